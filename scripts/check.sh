@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every check CI runs, in order: setup, formatting, clippy (host and wasm32, -D warnings), native
+# tests, the release build, and the end-to-end tests in headless Chromium.
+# Usage: scripts/check.sh [--quick]   (--quick skips the release build and the browser tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+quick=false
+[ "${1:-}" = "--quick" ] && quick=true
+
+step() { printf '\n\033[1;34m==> %s\033[0m\n' "$*"; }
+
+step "setup (installs only what is missing)"
+scripts/setup.sh
+
+step "rustfmt"
+cargo fmt --all -- --check
+
+step "clippy (host)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "clippy (wasm32)"
+cargo clippy -p strobe --target wasm32-unknown-unknown --locked -- -D warnings
+
+step "native tests"
+cargo test --workspace --locked
+
+if $quick; then
+  echo "quick mode: skipped the release build and the browser tests"
+  exit 0
+fi
+
+step "release build (trunk)"
+trunk build --release --locked
+
+step "end-to-end tests (headless Chromium)"
+node --test --test-concurrency=1 tests/e2e/

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Serves strobe at http://127.0.0.1:8080 with the built-in simulated endpoint (strobe-sim) at
+# http://127.0.0.1:8011/v1, the app's default endpoint. Ctrl-C stops both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+scripts/setup.sh
+cargo build --release -p strobe-sim --locked
+target/release/strobe-sim --port 8011 &
+sim_pid=$!
+trap 'kill $sim_pid 2>/dev/null || true' EXIT INT TERM
+echo "strobe-sim listening on http://127.0.0.1:8011/v1"
+trunk serve --release --locked

@@ -1,0 +1,14 @@
+//! The pure core of strobe: everything that can be decided without a clock, a network or a DOM.
+//!
+//! Timestamps enter as `f64` milliseconds from the caller, so the same code is exact in native
+//! tests and in the browser.
+
+pub mod artifact;
+pub mod observe;
+pub mod plan;
+pub mod prompt;
+pub mod pyjson;
+pub mod pyrandom;
+pub mod sse;
+pub mod stats;
+pub mod validate;

@@ -1,0 +1,290 @@
+//! A bit-exact port of CPython's `random.Random(int)`: MT19937 keyed the way CPython keys it
+//! from an integer seed, and `random()` with its 53-bit resolution.
+//!
+//! The sampled context plan (ARTIFACT.md §1.2, §11.16) is defined as "whatever CPython's
+//! `Random(seed).random()` returns", so an artifact's `context_distribution` can only be
+//! reproduced if this generator matches CPython draw for draw.
+
+/// Number of 32-bit words in the Mersenne Twister state.
+const STATE_WORDS: usize = 624;
+/// Offset of the word mixed into each regenerated word.
+const SHIFT_SIZE: usize = 397;
+const MATRIX_A: u32 = 0x9908_b0df;
+const UPPER_MASK: u32 = 0x8000_0000;
+const LOWER_MASK: u32 = 0x7fff_ffff;
+
+/// CPython's `random.Random` generator (MT19937), seeded like `random.Random(seed)` for an int.
+#[derive(Clone)]
+pub struct PyRandom {
+    state: [u32; STATE_WORDS],
+    /// Index of the next state word to temper; `STATE_WORDS` means "regenerate first".
+    next_index: usize,
+}
+
+impl std::fmt::Debug for PyRandom {
+    // The 624-word state is noise in test failures; the position is what helps.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PyRandom")
+            .field("next_index", &self.next_index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PyRandom {
+    /// The generator `random.Random(seed)` gives for a Python int `seed`.
+    ///
+    /// CPython seeds from `abs(seed)` (so `-5` and `5` give the same stream) split into 32-bit
+    /// words, least significant word first, with at least one word (so `0` is the key `[0]`).
+    pub fn new(seed: i64) -> Self {
+        let magnitude = seed.unsigned_abs();
+        // Truncation is the point: these are the low and high 32-bit words of the magnitude.
+        let low = magnitude as u32;
+        let high = (magnitude >> 32) as u32;
+        if high == 0 {
+            Self::from_key(&[low])
+        } else {
+            Self::from_key(&[low, high])
+        }
+    }
+
+    /// The generator CPython builds from an already split key (`init_by_array`).
+    ///
+    /// `key` holds the seed's magnitude in 32-bit words, least significant first, without
+    /// high zero words; this is how seeds wider than 64 bits can be reproduced. An empty key is
+    /// treated as `[0]`, as CPython never passes an empty key.
+    pub fn from_key(key: &[u32]) -> Self {
+        let key: &[u32] = if key.is_empty() { &[0] } else { key };
+        let mut generator = Self::from_u32_seed(19_650_218);
+        let mt = &mut generator.state;
+        let mut i = 1usize;
+        let mut j = 0usize;
+        for _ in 0..STATE_WORDS.max(key.len()) {
+            let previous = mt[i - 1] ^ (mt[i - 1] >> 30);
+            // `j` is below key.len(), which is far below 2^32 for any real seed; the wrapping
+            // cast mirrors CPython's uint32_t arithmetic.
+            mt[i] = (mt[i] ^ previous.wrapping_mul(1_664_525))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= STATE_WORDS {
+                mt[0] = mt[STATE_WORDS - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..STATE_WORDS - 1 {
+            let previous = mt[i - 1] ^ (mt[i - 1] >> 30);
+            mt[i] = (mt[i] ^ previous.wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            i += 1;
+            if i >= STATE_WORDS {
+                mt[0] = mt[STATE_WORDS - 1];
+                i = 1;
+            }
+        }
+        // Guarantees a non-zero initial state, exactly as the reference does.
+        mt[0] = 0x8000_0000;
+        generator
+    }
+
+    /// MT19937's `init_genrand`: the base state `init_by_array` starts from.
+    fn from_u32_seed(seed: u32) -> Self {
+        let mut state = [0u32; STATE_WORDS];
+        state[0] = seed;
+        for i in 1..STATE_WORDS {
+            let previous = state[i - 1] ^ (state[i - 1] >> 30);
+            state[i] = previous.wrapping_mul(1_812_433_253).wrapping_add(i as u32);
+        }
+        Self {
+            state,
+            next_index: STATE_WORDS,
+        }
+    }
+
+    /// Refills the whole state block (the "twist").
+    fn regenerate(&mut self) {
+        let mt = &mut self.state;
+        for k in 0..STATE_WORDS {
+            let y = (mt[k] & UPPER_MASK) | (mt[(k + 1) % STATE_WORDS] & LOWER_MASK);
+            let mag = if y & 1 == 1 { MATRIX_A } else { 0 };
+            mt[k] = mt[(k + SHIFT_SIZE) % STATE_WORDS] ^ (y >> 1) ^ mag;
+        }
+        self.next_index = 0;
+    }
+
+    /// The next 32-bit output (`genrand_uint32`; equals Python's `getrandbits(32)`).
+    pub fn next_u32(&mut self) -> u32 {
+        if self.next_index >= STATE_WORDS {
+            self.regenerate();
+        }
+        let mut y = self.state[self.next_index];
+        self.next_index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^= y >> 18;
+        y
+    }
+
+    /// The next float in `[0.0, 1.0)`, bit-identical to Python's `random()`.
+    ///
+    /// Two outputs give 27 and 26 bits (`a >> 5`, `b >> 6`), combined into a 53-bit integer
+    /// and scaled by 2^-53, so every value is exact in an `f64`.
+    pub fn random(&mut self) -> f64 {
+        let high_bits = f64::from(self.next_u32() >> 5);
+        let low_bits = f64::from(self.next_u32() >> 6);
+        (high_bits * 67_108_864.0 + low_bits) * (1.0 / 9_007_199_254_740_992.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Generated with CPython 3.11.7:
+    //   r = random.Random(seed); [struct.unpack('<Q', struct.pack('<d', r.random()))[0]
+    //                             for _ in range(5)]
+    //   r = random.Random(seed); [r.getrandbits(32) for _ in range(3)]
+    const RANDOM_VECTORS: &[(i64, [u64; 5], [u32; 3])] = &[
+        (
+            0,
+            [
+                0x3feb0580f98a7dbe,
+                0x3fe84129978f9c1a,
+                0x3fdaeaa51052e978,
+                0x3fd092178fb945a6,
+                0x3fe05c5ccdf19707,
+            ],
+            [3626764237, 1654615998, 3255389356],
+        ),
+        (
+            1,
+            [
+                0x3fc132d8f91b7584,
+                0x3feb1e2d5b3584f8,
+                0x3fe870d778409f13,
+                0x3fd0530d08f17f5c,
+                0x3fdfb5355e16737a,
+            ],
+            [577090037, 2444712010, 3639700191],
+        ),
+        (
+            42,
+            [
+                0x3fe4762f307200c5,
+                0x3f999c6b5eeb2060,
+                0x3fd19a1491f589dc,
+                0x3fcc922b623b8c1c,
+                0x3fe7912c1468f47e,
+            ],
+            [2746317213, 478163327, 107420369],
+        ),
+        (
+            1717,
+            [
+                0x3fe8f0a560b088cd,
+                0x3fcd48369f150e28,
+                0x3fee066cb0de20b4,
+                0x3fbdd85ee177c878,
+                0x3fe12f1fe8e45cb5,
+            ],
+            [3347393308, 740438906, 982543654],
+        ),
+        (
+            -5,
+            [
+                0x3fe3eecf89059360,
+                0x3fe7bcb8116f23ee,
+                0x3fe97239c6c3047f,
+                0x3fee288d7f5db50c,
+                0x3fe7ad3fc69bae32,
+            ],
+            [2675342405, 1097127993, 3185950873],
+        ),
+        (
+            (1 << 32) + 7,
+            [
+                0x3fccdd79ac3f8360,
+                0x3fd6f3517abe7aa2,
+                0x3fe99351583fc19a,
+                0x3feebb3d298880ee,
+                0x3fed82da8a9e3c66,
+            ],
+            [968553300, 3287823873, 1540179448],
+        ),
+        (
+            i64::MAX,
+            [
+                0x3fd443e8e5409ca6,
+                0x3fe43346b887de9d,
+                0x3fe9b6b765f6b847,
+                0x3fdd058d20dfba84,
+                0x3fde83c5ee300a8a,
+            ],
+            [1359979423, 2819855560, 2711238091],
+        ),
+        (
+            i64::MIN,
+            [
+                0x3fe1b5fa2193586f,
+                0x3fee198384d65bb9,
+                0x3fcef9ab7f81e664,
+                0x3feb3dbe4202321d,
+                0x3fb5b28d2b6d4850,
+            ],
+            [2377109768, 1691753470, 4039908392],
+        ),
+    ];
+
+    #[test]
+    fn random_matches_cpython_bit_for_bit() {
+        for (seed, expected_bits, _) in RANDOM_VECTORS {
+            let mut generator = PyRandom::new(*seed);
+            let got: Vec<u64> = (0..5).map(|_| generator.random().to_bits()).collect();
+            assert_eq!(got, expected_bits.to_vec(), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn next_u32_matches_cpython_getrandbits_32() {
+        for (seed, _, expected_words) in RANDOM_VECTORS {
+            let mut generator = PyRandom::new(*seed);
+            let got: Vec<u32> = (0..3).map(|_| generator.next_u32()).collect();
+            assert_eq!(got, expected_words.to_vec(), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn negative_seed_is_seeded_by_its_absolute_value() {
+        let mut negative = PyRandom::new(-1717);
+        let mut positive = PyRandom::new(1717);
+        for _ in 0..10 {
+            assert_eq!(negative.random().to_bits(), positive.random().to_bits());
+        }
+    }
+
+    #[test]
+    fn explicit_key_matches_integer_seed() {
+        let seed: i64 = (1 << 32) + 7;
+        let mut from_int = PyRandom::new(seed);
+        let mut from_words = PyRandom::from_key(&[7, 1]);
+        let mut from_empty = PyRandom::from_key(&[]);
+        let mut from_zero = PyRandom::new(0);
+        for _ in 0..5 {
+            assert_eq!(from_int.next_u32(), from_words.next_u32());
+            assert_eq!(from_empty.next_u32(), from_zero.next_u32());
+        }
+    }
+
+    #[test]
+    fn draws_stay_in_unit_interval_across_state_refills() {
+        // 2,000 draws cross several 624-word regenerations.
+        let mut generator = PyRandom::new(99);
+        for _ in 0..2_000 {
+            let u = generator.random();
+            assert!((0.0..1.0).contains(&u), "{u}");
+        }
+    }
+}

@@ -1,0 +1,37 @@
+// Launches Debian's Chromium headless through playwright-core, with the flags this machine needs
+// (no sandbox as root, no background networking on a closed network) and a fresh profile.
+import { chromium } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** A new browser context with its own throw-away profile directory. */
+export async function launchBrowser() {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'strobe-chromium-'));
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    acceptDownloads: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Collects console errors and uncaught page errors so a test can assert there were none. */
+export function collectPageErrors(page) {
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console.error: ${msg.text()}`);
+  });
+  return errors;
+}
