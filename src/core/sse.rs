@@ -1,1 +1,955 @@
-//! (placeholder: sse)
+//! Server-sent-events decoding: bytes from the network in, OpenAI chat-completions chunks out.
+//!
+//! Two layers, both pure and clock-free:
+//!
+//! 1. [`SseDecoder`] turns arbitrary byte slices (split anywhere: inside a line, between CR and
+//!    LF, inside a multi-byte UTF-8 character) into [`SseEvent`]s, following the WHATWG
+//!    `text/event-stream` rules: LF, CRLF and lone CR end a line; `:` lines are comments
+//!    (keep-alives, counted but silent); `data:` takes at most one space after the colon; several
+//!    `data:` lines of one event are joined with `\n`; a blank line dispatches; `event:`, `id:` and
+//!    `retry:` are tolerated. Lines are decoded as UTF-8 with U+FFFD replacement, as the reference
+//!    client does. A line or an event larger than a limit is an [`SseError`] value instead of an
+//!    unbounded allocation.
+//! 2. [`ChunkEvent::from_sse_data`] reads one dispatched event as a chat-completions chunk,
+//!    reproducing the reference client's interpretation (ARTIFACT.md §4.2): `[DONE]`, skipped
+//!    non-JSON payloads, truthiness of deltas, `reasoning_content` before `reasoning`, and
+//!    `finish_reason` stringified and cut to 128 characters.
+//!
+//! Why hand-written: the crates that decode event streams (e.g. `eventsource-stream`) are built
+//! around an async `futures::Stream` and buffer without a bound; the core must stay synchronous,
+//! dependency-light and bounded, and the state machine is under 200 lines.
+//!
+//! Deviations from the reference client, all deliberate:
+//! - Multi-line events are joined per the SSE standard (the reference parsed each `data:` line
+//!   alone). Every known OpenAI-compatible server sends one `data:` line per event, so both read
+//!   the same chunks. A server that never sends blank lines would have its whole stream joined
+//!   into one non-JSON event, which is counted as ignored and then fails stream validation
+//!   loudly, instead of being timed wrongly.
+//! - At end of stream an event still waiting for its blank line is dispatched
+//!   ([`SseDecoder::finish`]); browsers drop it, but the reference client read every `data:` line,
+//!   so a final `data: [DONE]` without a trailing blank line still counts.
+//! - A JSON object with an `error` member is surfaced as [`ChunkEvent::ServerError`] (the reference
+//!   ignored it and failed later with a less helpful message).
+
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+/// Default bound on one line and on one event's joined data: 8 MiB. A chat-completions chunk is a
+/// few hundred bytes, so anything near this is not a chat stream.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Longest `finish_reason` kept, in characters (the reference client's `str(x)[:128]`).
+pub const FINISH_REASON_MAX_CHARS: usize = 128;
+
+/// Longest server error message kept from an `{"error": …}` event, in characters.
+pub const SERVER_ERROR_MAX_CHARS: usize = 512;
+
+/// Why the decoder gave up on a stream. Once returned, the decoder keeps returning it.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum SseError {
+    /// One line grew past the limit without a line end.
+    #[error(
+        "a server-sent-events line exceeded {limit_bytes} bytes without a line end; the response \
+         is not a chat-completions stream (check that the base URL points at an OpenAI-compatible \
+         /v1 endpoint)"
+    )]
+    LineTooLong {
+        /// The limit that was exceeded, in bytes.
+        limit_bytes: usize,
+    },
+    /// The `data:` lines of one event added up past the limit before a blank line dispatched it.
+    #[error(
+        "one server-sent event carried more than {limit_bytes} bytes of data; the response is not \
+         a chat-completions stream (check that the base URL points at an OpenAI-compatible /v1 \
+         endpoint)"
+    )]
+    EventTooLarge {
+        /// The limit that was exceeded, in bytes.
+        limit_bytes: usize,
+    },
+}
+
+/// One dispatched server-sent event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` field, or `None` for the default type (`message`).
+    pub event_type: Option<String>,
+    /// The joined `data:` lines, without the final `\n`.
+    pub data: String,
+    /// The last `id:` seen on the stream so far (it persists across events, as the standard says).
+    pub last_event_id: Option<String>,
+}
+
+/// Counters a reader of the artifact can use to judge the transport (ARTIFACT.md §12 `client.sse`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SseDecoderStats {
+    /// Bytes pushed into the decoder.
+    pub bytes: u64,
+    /// Complete lines processed, blank ones included.
+    pub lines: u64,
+    /// Comment lines (`:` …), which servers send as keep-alives.
+    pub comment_lines: u64,
+    /// Events dispatched.
+    pub events: u64,
+}
+
+/// Incremental `text/event-stream` decoder. Feed it every byte of a response body in order.
+#[derive(Clone, Debug)]
+pub struct SseDecoder {
+    max_bytes: usize,
+    line: Vec<u8>,
+    /// The previous slice ended in CR: a leading LF of the next slice belongs to that line end.
+    after_cr: bool,
+    at_stream_start: bool,
+    data: String,
+    event_type: Option<String>,
+    last_event_id: Option<String>,
+    retry_ms: Option<u64>,
+    stats: SseDecoderStats,
+    failure: Option<SseError>,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SseDecoder {
+    /// A decoder bounded by [`DEFAULT_MAX_LINE_BYTES`].
+    pub fn new() -> Self {
+        Self::with_max_bytes(DEFAULT_MAX_LINE_BYTES)
+    }
+
+    /// A decoder whose single line and single event's data may not exceed `max_bytes`.
+    pub fn with_max_bytes(max_bytes: usize) -> Self {
+        Self {
+            max_bytes,
+            line: Vec::new(),
+            after_cr: false,
+            at_stream_start: true,
+            data: String::new(),
+            event_type: None,
+            last_event_id: None,
+            retry_ms: None,
+            stats: SseDecoderStats::default(),
+            failure: None,
+        }
+    }
+
+    /// Decodes the next piece of the body, appending every event it completes to `out`.
+    ///
+    /// Events completed before an error in the same slice are still appended.
+    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
+        let result = self.push_bytes(bytes, out);
+        if let Err(error) = &result {
+            self.failure = Some(error.clone());
+        }
+        result
+    }
+
+    /// Ends the stream: a last line without a line end is processed, and an event still waiting
+    /// for its blank line is dispatched (see the module notes). The decoder is then ready for a
+    /// new stream; its counters keep running.
+    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if let Some(failure) = &self.failure {
+            return Err(failure.clone());
+        }
+        if !self.line.is_empty() {
+            if let Err(error) = self.end_line(out) {
+                self.failure = Some(error.clone());
+                return Err(error);
+            }
+        }
+        self.dispatch(out);
+        self.after_cr = false;
+        self.at_stream_start = true;
+        self.last_event_id = None;
+        Ok(())
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> SseDecoderStats {
+        self.stats
+    }
+
+    /// The last valid `retry:` value, in milliseconds (strobe never reconnects; kept for display).
+    pub fn retry_ms(&self) -> Option<u64> {
+        self.retry_ms
+    }
+
+    fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        self.stats.bytes += bytes.len() as u64;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            if self.after_cr {
+                self.after_cr = false;
+                if rest[0] == b'\n' {
+                    rest = &rest[1..];
+                    continue;
+                }
+            }
+            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(end) => {
+                    self.append_to_line(&rest[..end])?;
+                    self.after_cr = rest[end] == b'\r';
+                    rest = &rest[end + 1..];
+                    self.end_line(out)?;
+                }
+                None => {
+                    self.append_to_line(rest)?;
+                    rest = &[];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn append_to_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
+        if self.line.len() + bytes.len() > self.max_bytes {
+            return Err(SseError::LineTooLong {
+                limit_bytes: self.max_bytes,
+            });
+        }
+        self.line.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        let raw = std::mem::take(&mut self.line);
+        let decoded = String::from_utf8_lossy(&raw);
+        let mut text: &str = &decoded;
+        if self.at_stream_start {
+            self.at_stream_start = false;
+            text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+        }
+        self.stats.lines += 1;
+        let result = self.process_line(text, out);
+        // Reuse the allocation for the next line.
+        self.line = raw;
+        self.line.clear();
+        result
+    }
+
+    fn process_line(&mut self, line: &str, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if line.is_empty() {
+            self.dispatch(out);
+            return Ok(());
+        }
+        if line.starts_with(':') {
+            self.stats.comment_lines += 1;
+            return Ok(());
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.data.len() + value.len() + 1 > self.max_bytes {
+                    return Err(SseError::EventTooLarge {
+                        limit_bytes: self.max_bytes,
+                    });
+                }
+                self.data.push_str(value);
+                self.data.push('\n');
+            }
+            "event" => self.event_type = Some(value.to_owned()),
+            "id" if !value.contains('\0') => self.last_event_id = Some(value.to_owned()),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                // An absurdly long number is ignored like any other invalid retry value.
+                if let Ok(retry_ms) = value.parse() {
+                    self.retry_ms = Some(retry_ms);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        let event_type = self.event_type.take();
+        if self.data.is_empty() {
+            return;
+        }
+        let mut data = std::mem::take(&mut self.data);
+        data.pop();
+        self.stats.events += 1;
+        out.push(SseEvent {
+            event_type,
+            data,
+            last_event_id: self.last_event_id.clone(),
+        });
+    }
+}
+
+/// What one choice of a chunk carried. Empty strings and JSON nulls are already dropped, as the
+/// reference client's truthiness tests drop them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChoiceDelta {
+    /// `str(finish_reason)[:128]` when the choice's `finish_reason` is not null.
+    pub finish_reason: Option<String>,
+    /// `delta.reasoning_content` if truthy, else `delta.reasoning`, if truthy. A non-string value
+    /// is kept as its JSON text; only its presence matters to the measurement.
+    pub reasoning: Option<String>,
+    /// `delta.content` when it is a non-empty string.
+    pub content: Option<String>,
+}
+
+/// One `chat.completion.chunk` as the measurement sees it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatChunk {
+    /// The chunk's choices, in order.
+    pub choices: Vec<ChoiceDelta>,
+    /// The chunk's `usage` when truthy (in practice a non-empty object); the last one wins.
+    pub usage: Option<Value>,
+}
+
+/// A dispatched event read as an OpenAI chat-completions stream item.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChunkEvent {
+    /// The `[DONE]` sentinel: the reference client stops reading here.
+    Done,
+    /// A regular chunk.
+    Chunk(ChatChunk),
+    /// Valid JSON that the reference client could not process (`choices: null`, `delta: null`, a
+    /// payload that is not an object, a non-string `content`). It raised an exception there,
+    /// which became a `request_error`; strobe keeps that behaviour (ARTIFACT.md §11.12).
+    Malformed {
+        /// What was wrong, for the failure message.
+        reason: String,
+    },
+    /// The server reported an error inside the stream (`{"error": …}`).
+    ServerError {
+        /// The server's message, control characters removed, at most
+        /// [`SERVER_ERROR_MAX_CHARS`] characters.
+        message: String,
+    },
+    /// A payload that is not JSON (the reference client skipped these silently; strobe counts
+    /// them).
+    Ignored,
+}
+
+impl ChunkEvent {
+    /// Interprets a dispatched event.
+    pub fn from_sse(event: &SseEvent) -> Self {
+        Self::from_sse_data(&event.data)
+    }
+
+    /// Interprets an event's data (ARTIFACT.md §4.2 steps 2-6).
+    pub fn from_sse_data(data: &str) -> Self {
+        let payload = data.trim_matches(is_python_space);
+        if payload == "[DONE]" {
+            return Self::Done;
+        }
+        let Ok(parsed) = serde_json::from_str::<Value>(payload) else {
+            return Self::Ignored;
+        };
+        let Value::Object(chunk) = parsed else {
+            return Self::malformed("the data payload is JSON but not an object");
+        };
+        if let Some(error) = chunk.get("error").filter(|error| is_truthy(error)) {
+            return Self::ServerError {
+                message: server_error_message(error),
+            };
+        }
+        let usage = chunk.get("usage").filter(|usage| is_truthy(usage)).cloned();
+        let choices = match chunk.get("choices") {
+            None => Vec::new(),
+            Some(Value::Array(choices)) => {
+                let mut deltas = Vec::with_capacity(choices.len());
+                for choice in choices {
+                    match choice_delta(choice) {
+                        Ok(delta) => deltas.push(delta),
+                        Err(reason) => return Self::malformed(reason),
+                    }
+                }
+                deltas
+            }
+            Some(Value::Null) => return Self::malformed("choices is null"),
+            Some(_) => return Self::malformed("choices is not a list"),
+        };
+        Self::Chunk(ChatChunk { choices, usage })
+    }
+
+    fn malformed(reason: &str) -> Self {
+        Self::Malformed {
+            reason: reason.to_owned(),
+        }
+    }
+}
+
+fn choice_delta(choice: &Value) -> Result<ChoiceDelta, &'static str> {
+    let Value::Object(choice) = choice else {
+        return Err("a choice is not an object");
+    };
+    let finish_reason = match choice.get("finish_reason") {
+        None | Some(Value::Null) => None,
+        Some(reason) => Some(
+            python_str(reason)
+                .chars()
+                .take(FINISH_REASON_MAX_CHARS)
+                .collect(),
+        ),
+    };
+    let empty = Map::new();
+    let delta = match choice.get("delta") {
+        None => &empty,
+        Some(Value::Object(delta)) => delta,
+        Some(Value::Null) => return Err("delta is null"),
+        Some(_) => return Err("delta is not an object"),
+    };
+    let reasoning_content = delta.get("reasoning_content").filter(|v| is_truthy(v));
+    let reasoning = reasoning_content
+        .or_else(|| delta.get("reasoning"))
+        .filter(|v| is_truthy(v))
+        .map(python_str);
+    let content = match delta.get("content").filter(|v| is_truthy(v)) {
+        None => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(_) => return Err("delta.content is not a string"),
+    };
+    Ok(ChoiceDelta {
+        finish_reason,
+        reasoning,
+        content,
+    })
+}
+
+fn server_error_message(error: &Value) -> String {
+    let text = match error {
+        Value::String(message) => message.clone(),
+        Value::Object(fields) => {
+            let message = match fields.get("message") {
+                Some(Value::String(message)) => message.clone(),
+                _ => error.to_string(),
+            };
+            let kind = fields.get("type").and_then(Value::as_str);
+            let code = fields.get("code").filter(|code| !code.is_null());
+            match (kind, code) {
+                (Some(kind), Some(code)) => format!("{message} (type {kind}, code {code})"),
+                (Some(kind), None) => format!("{message} (type {kind})"),
+                (None, Some(code)) => format!("{message} (code {code})"),
+                (None, None) => message,
+            }
+        }
+        other => other.to_string(),
+    };
+    sanitize_excerpt(&text, SERVER_ERROR_MAX_CHARS)
+}
+
+/// Replaces control characters with spaces, collapses runs of whitespace and keeps at most
+/// `max_chars` characters (an ellipsis marks a cut). For text from servers that ends up in
+/// messages and artifacts.
+pub fn sanitize_excerpt(text: &str, max_chars: usize) -> String {
+    let mut cleaned = String::new();
+    let mut kept = 0;
+    let mut pending_space = false;
+    for c in text.chars() {
+        if c.is_control() || is_python_space(c) {
+            pending_space = kept > 0;
+            continue;
+        }
+        let needed = if pending_space { 2 } else { 1 };
+        if kept + needed > max_chars {
+            cleaned.push('…');
+            return cleaned;
+        }
+        if pending_space {
+            cleaned.push(' ');
+            pending_space = false;
+        }
+        cleaned.push(c);
+        kept += needed;
+    }
+    cleaned
+}
+
+/// Python's `bool(value)` for a JSON value.
+pub fn is_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(fields) => !fields.is_empty(),
+    }
+}
+
+/// Python's `str.isspace()` for one character: Unicode White_Space plus the four ASCII
+/// separators U+001C..U+001F, which Python also treats as whitespace.
+pub fn is_python_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `str(value)` for the JSON values a server may put in `finish_reason`: strings as
+/// they are, booleans as `True`/`False`, numbers and containers as their JSON text (exact for
+/// integers; other shapes only appear from broken servers).
+fn python_str(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Null => "None".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    // Transcripts written to match what the named servers send (see tests/fixtures/sse/README.md).
+    const VLLM: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sse/vllm-reasoning.sse"
+    ));
+    const LLAMA_CPP: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sse/llamacpp.sse"
+    ));
+    const REASONING_FIELD: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sse/reasoning-field.sse"
+    ));
+    const CRLF_KEEPALIVE: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sse/crlf-keepalive.sse"
+    ));
+    const UTF8: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sse/utf8-multibyte.sse"
+    ));
+    const SERVER_ERROR: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sse/server-error.sse"
+    ));
+
+    const ALL: [(&str, &[u8]); 6] = [
+        ("vllm-reasoning", VLLM),
+        ("llamacpp", LLAMA_CPP),
+        ("reasoning-field", REASONING_FIELD),
+        ("crlf-keepalive", CRLF_KEEPALIVE),
+        ("utf8-multibyte", UTF8),
+        ("server-error", SERVER_ERROR),
+    ];
+
+    fn decode_pieces<'a>(
+        pieces: impl IntoIterator<Item = &'a [u8]>,
+    ) -> (Vec<SseEvent>, SseDecoderStats) {
+        let mut decoder = SseDecoder::new();
+        let mut events = Vec::new();
+        for piece in pieces {
+            decoder.push(piece, &mut events).expect("fixture decodes");
+        }
+        decoder.finish(&mut events).expect("fixture finishes");
+        (events, decoder.stats())
+    }
+
+    fn decode_whole(bytes: &[u8]) -> Vec<SseEvent> {
+        decode_pieces([bytes]).0
+    }
+
+    fn chunks(bytes: &[u8]) -> Vec<ChunkEvent> {
+        decode_whole(bytes)
+            .iter()
+            .map(ChunkEvent::from_sse)
+            .collect()
+    }
+
+    fn visible_text(events: &[ChunkEvent]) -> String {
+        let mut text = String::new();
+        for event in events {
+            if let ChunkEvent::Chunk(chunk) = event {
+                for choice in &chunk.choices {
+                    text.push_str(choice.content.as_deref().unwrap_or(""));
+                }
+            }
+        }
+        text
+    }
+
+    fn count_reasoning(events: &[ChunkEvent]) -> usize {
+        events
+            .iter()
+            .filter_map(|event| match event {
+                ChunkEvent::Chunk(chunk) => Some(chunk),
+                _ => None,
+            })
+            .flat_map(|chunk| &chunk.choices)
+            .filter(|choice| choice.reasoning.is_some())
+            .count()
+    }
+
+    #[test]
+    fn every_split_point_and_piece_size_gives_the_same_events() {
+        for (name, bytes) in ALL {
+            let (whole, whole_stats) = decode_pieces([bytes]);
+            assert!(!whole.is_empty(), "{name}: no events");
+            for split in 0..=bytes.len() {
+                let (head, tail) = bytes.split_at(split);
+                let (events, stats) = decode_pieces([head, tail]);
+                assert_eq!(events, whole, "{name}: split at byte {split}");
+                assert_eq!(stats, whole_stats, "{name}: stats, split at byte {split}");
+            }
+            for size in [1, 2, 3, 7] {
+                let (events, stats) = decode_pieces(bytes.chunks(size));
+                assert_eq!(events, whole, "{name}: {size}-byte pieces");
+                assert_eq!(stats, whole_stats, "{name}: stats, {size}-byte pieces");
+            }
+        }
+    }
+
+    #[test]
+    fn line_ending_style_does_not_change_events() {
+        for (name, bytes) in ALL {
+            let text = std::str::from_utf8(bytes).expect("fixtures are UTF-8");
+            let lf = text.replace("\r\n", "\n");
+            let crlf = lf.replace('\n', "\r\n");
+            let cr = lf.replace('\n', "\r");
+            let expected = decode_whole(lf.as_bytes());
+            assert_eq!(decode_whole(crlf.as_bytes()), expected, "{name}: CRLF");
+            assert_eq!(decode_whole(cr.as_bytes()), expected, "{name}: lone CR");
+            for size in [1, 3] {
+                let (events, _) = decode_pieces(cr.as_bytes().chunks(size));
+                assert_eq!(events, expected, "{name}: lone CR in {size}-byte pieces");
+            }
+        }
+    }
+
+    #[test]
+    fn crlf_fixture_really_uses_crlf() {
+        // Guards against a checkout that rewrote line ends (see the fixture folder's .gitattributes).
+        assert!(CRLF_KEEPALIVE.windows(2).any(|pair| pair == b"\r\n"));
+        assert!(!CRLF_KEEPALIVE
+            .windows(2)
+            .any(|pair| pair[1] == b'\n' && pair[0] != b'\r'));
+    }
+
+    #[test]
+    fn vllm_transcript_reads_as_the_server_sent_it() {
+        let events = chunks(VLLM);
+        assert_eq!(events.last(), Some(&ChunkEvent::Done));
+        assert_eq!(
+            visible_text(&events),
+            "ANVIL_REQ_1717_00000 The module defines helper functions that each return compute(n)."
+        );
+        assert_eq!(count_reasoning(&events), 6);
+        let finish: Vec<_> = events
+            .iter()
+            .filter_map(|event| match event {
+                ChunkEvent::Chunk(chunk) => Some(chunk),
+                _ => None,
+            })
+            .flat_map(|chunk| &chunk.choices)
+            .filter_map(|choice| choice.finish_reason.clone())
+            .collect();
+        assert_eq!(finish, ["stop"]);
+        let usage = events
+            .iter()
+            .filter_map(|event| match event {
+                ChunkEvent::Chunk(chunk) => chunk.usage.clone(),
+                _ => None,
+            })
+            .next_back()
+            .expect("usage chunk");
+        assert_eq!(usage["prompt_tokens_details"]["cached_tokens"], 62320);
+        assert_eq!(usage["completion_tokens"], 281);
+    }
+
+    #[test]
+    fn llamacpp_transcript_has_usage_on_the_finish_chunk() {
+        let events = chunks(LLAMA_CPP);
+        assert_eq!(events.last(), Some(&ChunkEvent::Done));
+        assert_eq!(visible_text(&events), "Hello! How can I help you today?");
+        assert_eq!(count_reasoning(&events), 0);
+        let ChunkEvent::Chunk(finish) = &events[events.len() - 2] else {
+            panic!("expected the finish chunk before [DONE]");
+        };
+        assert_eq!(finish.choices[0].finish_reason.as_deref(), Some("stop"));
+        assert_eq!(
+            finish.usage.as_ref().map(|u| &u["completion_tokens"]),
+            Some(&json!(10))
+        );
+    }
+
+    #[test]
+    fn reasoning_field_is_read_when_reasoning_content_is_null_or_empty() {
+        let events = chunks(REASONING_FIELD);
+        assert_eq!(count_reasoning(&events), 3);
+        assert_eq!(visible_text(&events), "4");
+    }
+
+    #[test]
+    fn keepalive_comments_are_counted_and_silent() {
+        let (events, stats) = decode_pieces([CRLF_KEEPALIVE]);
+        assert_eq!(stats.comment_lines, 3);
+        assert!(events.iter().all(|event| !event.data.starts_with(':')));
+        assert_eq!(visible_text(&chunks(CRLF_KEEPALIVE)), "pong");
+    }
+
+    #[test]
+    fn multibyte_text_survives_every_split() {
+        assert_eq!(visible_text(&chunks(UTF8)), "héllo 世界 🎉");
+    }
+
+    #[test]
+    fn server_error_event_is_surfaced_with_its_message() {
+        let events = chunks(SERVER_ERROR);
+        assert!(events.contains(&ChunkEvent::ServerError {
+            message: "The decoder prompt (length 70001) is longer than the maximum model length \
+                      of 65536. (type BadRequestError, code 400)"
+                .to_owned()
+        }));
+    }
+
+    #[test]
+    fn data_field_spacing_and_joining_follow_the_standard() {
+        let events = decode_whole(b"data:a\ndata:  b\ndata\n\ndata: c\n\n");
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].data, "a\n b\n");
+        assert_eq!(events[1].data, "c");
+    }
+
+    #[test]
+    fn event_id_and_retry_fields_are_tolerated() {
+        let mut decoder = SseDecoder::new();
+        let mut events = Vec::new();
+        decoder
+            .push(
+                b"event: chunk\nid: 7\nretry: 3000\ndata: x\n\ndata: y\n\nretry: soon\n",
+                &mut events,
+            )
+            .expect("valid stream");
+        assert_eq!(events[0].event_type.as_deref(), Some("chunk"));
+        assert_eq!(events[0].last_event_id.as_deref(), Some("7"));
+        assert_eq!(events[1].event_type, None);
+        assert_eq!(events[1].last_event_id.as_deref(), Some("7"));
+        assert_eq!(decoder.retry_ms(), Some(3000));
+    }
+
+    #[test]
+    fn blank_lines_without_data_dispatch_nothing() {
+        let (events, stats) = decode_pieces([&b"\n\n: ping\n\nevent: x\n\n"[..]]);
+        assert!(events.is_empty());
+        assert_eq!(stats.comment_lines, 1);
+        assert_eq!(stats.events, 0);
+    }
+
+    #[test]
+    fn leading_byte_order_mark_is_dropped() {
+        let events = decode_whole("\u{FEFF}data: x\n\n".as_bytes());
+        assert_eq!(events[0].data, "x");
+    }
+
+    #[test]
+    fn unterminated_last_event_is_dispatched_at_finish() {
+        assert_eq!(decode_whole(b"data: [DONE]")[0].data, "[DONE]");
+        assert_eq!(decode_whole(b"data: [DONE]\n")[0].data, "[DONE]");
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_not_fatal() {
+        let events = decode_whole(b"data: a\xffb\xe4\xb8\n\n");
+        assert_eq!(events[0].data, "a\u{FFFD}b\u{FFFD}");
+    }
+
+    #[test]
+    fn overlong_line_is_an_error_value_and_sticks() {
+        let mut decoder = SseDecoder::with_max_bytes(16);
+        let mut events = Vec::new();
+        decoder
+            .push(b"data: 0123456789", &mut events)
+            .expect("16 bytes fit");
+        let error = decoder
+            .push(b"!", &mut events)
+            .expect_err("17th byte overflows");
+        assert_eq!(error, SseError::LineTooLong { limit_bytes: 16 });
+        assert_eq!(decoder.push(b"\n\n", &mut events), Err(error.clone()));
+        assert_eq!(decoder.finish(&mut events), Err(error));
+        assert!(events.is_empty());
+    }
+
+    #[test]
+    fn overlong_event_is_an_error_value() {
+        let mut decoder = SseDecoder::with_max_bytes(16);
+        let mut events = Vec::new();
+        let error = decoder
+            .push(b"data: 01234567\ndata: 01234567\n", &mut events)
+            .expect_err("joined data exceeds 16 bytes");
+        assert_eq!(error, SseError::EventTooLarge { limit_bytes: 16 });
+    }
+
+    #[test]
+    fn done_sentinel_tolerates_surrounding_whitespace() {
+        assert_eq!(
+            ChunkEvent::from_sse_data(" [DONE] \u{1f}"),
+            ChunkEvent::Done
+        );
+        assert_eq!(ChunkEvent::from_sse_data("[done]"), ChunkEvent::Ignored);
+    }
+
+    #[test]
+    fn non_json_payloads_are_ignored() {
+        for data in ["", "hello", "{\"choices\": [", "NaN"] {
+            assert_eq!(
+                ChunkEvent::from_sse_data(data),
+                ChunkEvent::Ignored,
+                "{data:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn null_choices_delta_and_non_object_payloads_are_malformed() {
+        for (data, reason) in [
+            (r#"{"choices": null}"#, "choices is null"),
+            (r#"{"choices": {}}"#, "choices is not a list"),
+            (r#"{"choices": [{"delta": null}]}"#, "delta is null"),
+            (r#"{"choices": [{"delta": "x"}]}"#, "delta is not an object"),
+            (r#"{"choices": [3]}"#, "a choice is not an object"),
+            (
+                r#"{"choices": [{"delta": {"content": 5}}]}"#,
+                "delta.content is not a string",
+            ),
+            ("[1, 2]", "the data payload is JSON but not an object"),
+            ("42", "the data payload is JSON but not an object"),
+        ] {
+            assert_eq!(
+                ChunkEvent::from_sse_data(data),
+                ChunkEvent::Malformed {
+                    reason: reason.to_owned()
+                },
+                "{data}"
+            );
+        }
+    }
+
+    #[test]
+    fn missing_choices_and_missing_delta_are_empty_not_malformed() {
+        assert_eq!(
+            ChunkEvent::from_sse_data("{}"),
+            ChunkEvent::Chunk(ChatChunk::default())
+        );
+        assert_eq!(
+            ChunkEvent::from_sse_data(r#"{"choices": [{"index": 0}]}"#),
+            ChunkEvent::Chunk(ChatChunk {
+                choices: vec![ChoiceDelta::default()],
+                usage: None
+            })
+        );
+    }
+
+    #[test]
+    fn reasoning_prefers_a_truthy_reasoning_content() {
+        let reasoning = |data: &str| match ChunkEvent::from_sse_data(data) {
+            ChunkEvent::Chunk(chunk) => chunk.choices[0].reasoning.clone(),
+            other => panic!("not a chunk: {other:?}"),
+        };
+        let both = r#"{"choices":[{"delta":{"reasoning_content":"a","reasoning":"b"}}]}"#;
+        let empty_first = r#"{"choices":[{"delta":{"reasoning_content":"","reasoning":"b"}}]}"#;
+        let neither = r#"{"choices":[{"delta":{"reasoning_content":null,"reasoning":""}}]}"#;
+        assert_eq!(reasoning(both).as_deref(), Some("a"));
+        assert_eq!(reasoning(empty_first).as_deref(), Some("b"));
+        assert_eq!(reasoning(neither), None);
+    }
+
+    #[test]
+    fn finish_reason_is_stringified_and_cut_to_128_characters() {
+        let finish = |reason: Value| {
+            let data = json!({"choices": [{"delta": {}, "finish_reason": reason}]}).to_string();
+            match ChunkEvent::from_sse_data(&data) {
+                ChunkEvent::Chunk(chunk) => chunk.choices[0].finish_reason.clone(),
+                other => panic!("not a chunk: {other:?}"),
+            }
+        };
+        let long = "é".repeat(200);
+        assert_eq!(finish(json!(long)), Some("é".repeat(128)));
+        assert_eq!(finish(json!(true)).as_deref(), Some("True"));
+        assert_eq!(finish(json!(7)).as_deref(), Some("7"));
+        assert_eq!(finish(json!("")).as_deref(), Some(""));
+        assert_eq!(finish(Value::Null), None);
+    }
+
+    #[test]
+    fn empty_usage_is_not_usage() {
+        let usage = |data: &str| match ChunkEvent::from_sse_data(data) {
+            ChunkEvent::Chunk(chunk) => chunk.usage,
+            other => panic!("not a chunk: {other:?}"),
+        };
+        assert_eq!(usage(r#"{"choices":[],"usage":{}}"#), None);
+        assert_eq!(usage(r#"{"choices":[],"usage":null}"#), None);
+        assert_eq!(
+            usage(r#"{"choices":[],"usage":{"completion_tokens":3}}"#),
+            Some(json!({"completion_tokens": 3}))
+        );
+    }
+
+    #[test]
+    fn server_error_shapes() {
+        let message = |data: &str| match ChunkEvent::from_sse_data(data) {
+            ChunkEvent::ServerError { message } => message,
+            other => panic!("not a server error: {other:?}"),
+        };
+        assert_eq!(message(r#"{"error":"overloaded"}"#), "overloaded");
+        assert_eq!(
+            message(r#"{"error":{"message":"bad\nthing\u0007","code":500}}"#),
+            "bad thing (code 500)"
+        );
+        let long = format!(r#"{{"error":"{}"}}"#, "x".repeat(1000));
+        assert_eq!(message(&long).chars().count(), SERVER_ERROR_MAX_CHARS + 1);
+        assert_eq!(
+            ChunkEvent::from_sse_data(r#"{"error":null,"choices":[]}"#),
+            ChunkEvent::Chunk(ChatChunk::default())
+        );
+    }
+
+    #[test]
+    fn sanitize_excerpt_strips_controls_and_bounds_length() {
+        assert_eq!(sanitize_excerpt("  a\r\n\tb\u{0}c  ", 100), "a b c");
+        assert_eq!(sanitize_excerpt("abcdef", 3), "abc…");
+        assert_eq!(sanitize_excerpt("abc", 3), "abc");
+        assert_eq!(sanitize_excerpt("", 3), "");
+    }
+
+    #[test]
+    fn python_space_matches_python_isspace_exactly() {
+        // Generated with: [hex(c) for c in range(0x110000) if chr(c).isspace()] (CPython 3.11.7).
+        let python: [u32; 29] = [
+            0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000,
+            0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028,
+            0x2029, 0x202f, 0x205f, 0x3000,
+        ];
+        let ours: Vec<u32> = (0..=0x10FFFF_u32)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_python_space(c))
+            .map(u32::from)
+            .collect();
+        assert_eq!(ours, python);
+    }
+
+    #[test]
+    fn truthiness_follows_python() {
+        for (value, truthy) in [
+            (json!(null), false),
+            (json!(false), false),
+            (json!(0), false),
+            (json!(0.0), false),
+            (json!(""), false),
+            (json!([]), false),
+            (json!({}), false),
+            (json!(true), true),
+            (json!(-1), true),
+            (json!(" "), true),
+            (json!([0]), true),
+            (json!({"a": null}), true),
+        ] {
+            assert_eq!(is_truthy(&value), truthy, "{value}");
+        }
+    }
+}
