@@ -1,0 +1,297 @@
+//! `strobe-artifact summary`: the key facts and latency metrics of one artifact as an aligned
+//! text table, for any generation (legacy artifacts have only p50/p95).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use strobe::core::validate::{validate_artifact_text, Report, Verdict};
+
+use super::{parse_args, Command, Outcome};
+use crate::input::read_text;
+
+/// The `summary` entry in the registry.
+pub const COMMAND: Command = Command {
+    name: "summary",
+    summary: "print an artifact's identity, plan and key metrics as a table",
+    help: "\
+Usage: strobe-artifact summary FILE
+
+Prints the model, engine, gpu, measurement protocol, request counts, concurrency, context and
+max_tokens of FILE, then p50/p95/mean of time to first output, TTFT, E2E, TPOT and decode
+rate (legacy artifacts record only p50/p95), throughput and the prefix-cache hit average.
+A '-' marks a value the artifact does not record. The verdict line says whether the artifact
+passed `strobe-artifact validate`.
+
+Options:
+  -h, --help  print this help
+
+Exit codes:
+  0  summarized a valid (or valid legacy) artifact
+  1  summarized what could be read of an invalid artifact, or the file is not a JSON object
+  2  the file could not be read (missing, a directory, not UTF-8), or bad usage
+",
+    run,
+};
+
+/// One latency/rate row of the metric table.
+struct MetricRow {
+    /// Row label, with its unit.
+    label: &'static str,
+    /// Metric key prefix, e.g. `ttft` in `ttft_p50_ms`.
+    prefix: &'static str,
+    /// Unit suffix after the statistic, e.g. `_ms`.
+    suffix: &'static str,
+    /// Legacy `(prefix, suffix)` to read when the modern key is absent.
+    legacy: Option<(&'static str, &'static str)>,
+}
+
+const METRIC_ROWS: [MetricRow; 5] = [
+    MetricRow {
+        label: "ttfo (ms)",
+        prefix: "time_to_first_output",
+        suffix: "_ms",
+        legacy: None,
+    },
+    MetricRow {
+        label: "ttft (ms)",
+        prefix: "ttft",
+        suffix: "_ms",
+        legacy: None,
+    },
+    MetricRow {
+        label: "e2e (ms)",
+        prefix: "e2e",
+        suffix: "_ms",
+        legacy: None,
+    },
+    // G3 artifacts record TPOT only under its legacy name.
+    MetricRow {
+        label: "tpot (ms)",
+        prefix: "tpot",
+        suffix: "_ms",
+        legacy: Some(("mean_inter_token_latency_ms", "")),
+    },
+    MetricRow {
+        label: "decode (tok/s)",
+        prefix: "decode_tok_s",
+        suffix: "",
+        legacy: None,
+    },
+];
+
+const STATISTICS: [&str; 3] = ["p50", "p95", "mean"];
+
+fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
+    let parsed = match parse_args("summary", args, &[]) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            writeln!(err, "{message}")?;
+            return Ok(Outcome::Unusable);
+        }
+    };
+    if parsed.help {
+        write!(out, "{}", COMMAND.help)?;
+        return Ok(Outcome::Success);
+    }
+    let [file] = parsed.files.as_slice() else {
+        writeln!(
+            err,
+            "strobe-artifact summary: expected exactly one FILE, got {}; summarize one artifact \
+             at a time. Run `strobe-artifact summary --help`.",
+            parsed.files.len()
+        )?;
+        return Ok(Outcome::Unusable);
+    };
+    let text = match read_text(Path::new(file)) {
+        Ok(text) => text,
+        Err(error) => {
+            writeln!(err, "strobe-artifact summary: {error}")?;
+            return Ok(Outcome::Unusable);
+        }
+    };
+    let report = validate_artifact_text(&text);
+    let artifact = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(artifact)) => artifact,
+        _ => {
+            let reason = report
+                .violations
+                .first()
+                .map_or_else(|| "not a JSON object".to_string(), |v| v.message.clone());
+            writeln!(
+                err,
+                "strobe-artifact summary: {file} cannot be summarized: {reason}. \
+                 Run `strobe-artifact validate {file}` for every problem."
+            )?;
+            return Ok(Outcome::Invalid);
+        }
+    };
+    write!(out, "{}", render_summary(file, &artifact, &report))?;
+    Ok(if report.is_acceptable() {
+        Outcome::Success
+    } else {
+        Outcome::Invalid
+    })
+}
+
+/// The whole summary text (pure, so it is tested without files).
+fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) -> String {
+    let verdict = match report.verdict {
+        Verdict::Valid => "valid (modern)".to_string(),
+        Verdict::ValidLegacy(generation) => format!("valid legacy: {generation}"),
+        Verdict::Invalid => format!(
+            "invalid ({} violations; run `strobe-artifact validate {file}` for details)",
+            report.violations.len()
+        ),
+    };
+    let context = match (artifact.get("context_tokens"), artifact.get("context_seed")) {
+        (Some(Value::Number(tokens)), _) => format!("{tokens} tokens"),
+        (_, Some(Value::Number(seed))) => format!("sampled (seed {seed})"),
+        _ => "sampled".to_string(),
+    };
+    let context = match artifact.get("max_context_tokens") {
+        Some(Value::Number(max)) => format!("{context} (max {max})"),
+        _ => format!("{context} (max unknown)"),
+    };
+    let metrics = artifact.get("metrics").and_then(Value::as_object);
+    let metric = |key: &str| metrics.and_then(|metrics| metrics.get(key));
+    let throughput = match metric("throughput_tok_s").and_then(Value::as_f64) {
+        Some(rate) => format!("{rate:.2} tok/s"),
+        None => "-".to_string(),
+    };
+    let cache = metric("prefix_cache_hit_avg")
+        .and_then(Value::as_f64)
+        .map_or_else(|| "-".to_string(), |hit| format!("{hit:.4}"));
+    let facts: Vec<(&str, String)> = vec![
+        ("file", file.to_string()),
+        ("verdict", verdict),
+        ("model", field_text(artifact.get("model"))),
+        ("engine", field_text(artifact.get("engine"))),
+        ("gpu", field_text(artifact.get("gpu"))),
+        ("protocol", field_text(artifact.get("measurement_protocol"))),
+        ("requests", field_text(artifact.get("requests"))),
+        ("completed", field_text(artifact.get("completed"))),
+        ("failed", field_text(artifact.get("failed"))),
+        ("concurrency", field_text(artifact.get("concurrency"))),
+        ("context", context),
+        ("max_tokens", field_text(artifact.get("max_tokens"))),
+        ("throughput", throughput),
+        ("cache hit avg", cache),
+    ];
+    let label_width = facts
+        .iter()
+        .map(|(label, _)| label.len())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::new();
+    for (label, value) in &facts {
+        text.push_str(&format!("{label:<label_width$}  {value}\n"));
+    }
+
+    let mut table: Vec<[String; 4]> = vec![[
+        "metric".to_string(),
+        STATISTICS[0].to_string(),
+        STATISTICS[1].to_string(),
+        STATISTICS[2].to_string(),
+    ]];
+    for row in &METRIC_ROWS {
+        let MetricRow {
+            label,
+            prefix,
+            suffix,
+            legacy,
+        } = row;
+        let lookup = |statistic: &str| {
+            let modern = metric(&format!("{prefix}_{statistic}{suffix}")).and_then(Value::as_f64);
+            let legacy = legacy.and_then(|(prefix, suffix)| {
+                metric(&format!("{prefix}_{statistic}{suffix}")).and_then(Value::as_f64)
+            });
+            modern
+                .or(legacy)
+                .map_or_else(|| "-".to_string(), |value| format!("{value:.2}"))
+        };
+        table.push([
+            label.to_string(),
+            lookup(STATISTICS[0]),
+            lookup(STATISTICS[1]),
+            lookup(STATISTICS[2]),
+        ]);
+    }
+    let widths: Vec<usize> = (0..4)
+        .map(|column| {
+            table
+                .iter()
+                .map(|row| row[column].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    text.push('\n');
+    for row in &table {
+        let mut line = format!("{:<width$}", row[0], width = widths[0]);
+        for column in 1..4 {
+            line.push_str(&format!(
+                "  {:>width$}",
+                row[column],
+                width = widths[column]
+            ));
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+/// A top-level value as one safe line: strings without control characters (a hostile model
+/// name must not drive the terminal), at most 80 characters; '-' when absent or null.
+fn field_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => "-".to_string(),
+        Some(Value::String(text)) => {
+            let clean: String = text
+                .chars()
+                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+                .collect();
+            if clean.chars().count() > 80 {
+                format!("{}…", clean.chars().take(80).collect::<String>())
+            } else {
+                clean
+            }
+        }
+        Some(Value::Number(number)) => number.to_string(),
+        Some(Value::Bool(flag)) => flag.to_string(),
+        Some(Value::Array(_) | Value::Object(_)) => "(not a scalar)".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use strobe::core::validate::validate_artifact;
+
+    #[test]
+    fn legacy_tpot_falls_back_to_the_mean_inter_token_latency_key() {
+        let artifact = json!({
+            "model": "m",
+            "metrics": {"mean_inter_token_latency_ms_p50": 83.7673, "mean_inter_token_latency_ms_p95": 89.055},
+        });
+        let report = validate_artifact(&artifact);
+        let text = render_summary("x.json", artifact.as_object().expect("object"), &report);
+        let tpot = text
+            .lines()
+            .find(|line| line.starts_with("tpot (ms)"))
+            .expect("tpot row");
+        assert_eq!(
+            tpot.split_whitespace().collect::<Vec<_>>(),
+            ["tpot", "(ms)", "83.77", "89.06", "-"]
+        );
+    }
+
+    #[test]
+    fn control_characters_in_names_are_neutralised() {
+        assert_eq!(field_text(Some(&json!("a\u{1b}[31mb"))), "a\u{fffd}[31mb");
+        assert_eq!(field_text(Some(&json!(null))), "-");
+        assert!(field_text(Some(&json!("x".repeat(500)))).chars().count() <= 81);
+    }
+}

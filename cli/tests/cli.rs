@@ -1,0 +1,326 @@
+//! Runs the built `strobe-artifact` binary on the shared fixtures and checks exit codes and the
+//! key lines of its output.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(relative: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(relative)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_strobe-artifact"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+#[track_caller]
+fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(output),
+        stderr(output)
+    );
+}
+
+/// The summary line whose first words are `label`, split on whitespace after the label.
+fn summary_row(text: &str, label: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|line| line.starts_with(label))
+        .unwrap_or_else(|| panic!("no {label:?} row in:\n{text}"));
+    line[label.len()..]
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn validate_reference_is_valid_modern() {
+    let output = run(&["validate", &fixture("reference-artifact.json")]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(text.contains("  verdict:    valid\n"), "{text}");
+    assert!(text.contains("  generation: modern\n"), "{text}");
+    assert!(text.contains("  violations: none"), "{text}");
+}
+
+#[test]
+fn validate_every_real_and_generation_fixture_exits_zero() {
+    let mut files: Vec<String> = Vec::new();
+    for directory in ["real", "generations"] {
+        let mut found: Vec<String> = std::fs::read_dir(fixture(directory))
+            .expect("fixture directory")
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    assert_eq!(files.len(), 16);
+    let args: Vec<&str> = std::iter::once("validate")
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let output = run(&args);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(
+        text.contains("16 files: 16 valid, 0 invalid, 0 unreadable"),
+        "{text}"
+    );
+    assert!(text.contains("verdict:    valid (legacy g1-legacy-minimal)"));
+    assert!(text.contains("verdict:    valid (legacy g2)"));
+    assert!(text.contains("verdict:    valid (legacy g3)"));
+}
+
+#[test]
+fn validate_reports_nan_tokens_with_path_line_and_column() {
+    let output = run(&["validate", &fixture("invalid/nan-token.json")]);
+    assert_exit(&output, 1);
+    let text = stdout(&output);
+    assert!(text.contains("  verdict:    invalid"), "{text}");
+    assert!(
+        text.contains("[non-finite-number] $.metrics.ttft_p95_ms: `NaN` at line 15, column 20"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[non-finite-number] $.metrics.throughput_tok_s: `Infinity` at line 13"),
+        "{text}"
+    );
+}
+
+#[test]
+fn validate_rejects_non_json_deep_nesting_and_wrong_schema() {
+    for (file, line) in [
+        ("invalid/not-json.json", "[invalid-json] $: the file is not valid JSON"),
+        ("invalid/deeply-nested.json", "[nesting-too-deep] $: the JSON nests deeper than 128 levels"),
+        ("invalid/wrong-schema.json", "[schema-mismatch] $.schema: schema must be \"anvil-serving.benchmark/v1\", found \"anvil-serving.eval-plan/v1\""),
+    ] {
+        let output = run(&["validate", &fixture(file)]);
+        assert_exit(&output, 1);
+        assert!(stdout(&output).contains(line), "{file}:\n{}", stdout(&output));
+    }
+}
+
+#[test]
+fn validate_exits_two_when_a_file_is_unreadable_even_beside_invalid_ones() {
+    let output = run(&[
+        "validate",
+        &fixture("invalid/not-json.json"),
+        &fixture("does-not-exist.json"),
+    ]);
+    assert_exit(&output, 2);
+    let text = stdout(&output);
+    assert!(text.contains("verdict:    unreadable"), "{text}");
+    assert!(text.contains("no such file; check the path"), "{text}");
+    assert!(
+        text.contains("2 files: 0 valid, 1 invalid, 1 unreadable"),
+        "{text}"
+    );
+
+    let output = run(&["validate", &fixture("invalid/not-utf8.json")]);
+    assert_exit(&output, 2);
+    assert!(stdout(&output).contains("not UTF-8 text (first invalid byte at offset 54)"));
+}
+
+#[test]
+fn validate_exits_one_when_any_file_is_invalid() {
+    let output = run(&[
+        "validate",
+        &fixture("reference-artifact.json"),
+        &fixture("invalid/wrong-schema.json"),
+    ]);
+    assert_exit(&output, 1);
+    assert!(stdout(&output).contains("2 files: 1 valid, 1 invalid, 0 unreadable"));
+}
+
+#[test]
+fn validate_json_prints_one_machine_report_per_file() {
+    let output = run(&[
+        "validate",
+        "--json",
+        &fixture("generations/g3.json"),
+        &fixture("invalid/nan-token.json"),
+        &fixture("does-not-exist.json"),
+    ]);
+    assert_exit(&output, 2);
+    let reports: Value = serde_json::from_str(&stdout(&output)).expect("stdout is JSON");
+    let reports = reports.as_array().expect("an array");
+    assert_eq!(reports.len(), 3);
+    assert_eq!(reports[0]["verdict"], "valid-legacy");
+    assert_eq!(reports[0]["generation"], "g3");
+    assert_eq!(reports[0]["violations"], serde_json::json!([]));
+    assert_eq!(reports[1]["verdict"], "invalid");
+    assert_eq!(reports[1]["violations"][0]["rule"], "non-finite-number");
+    assert_eq!(
+        reports[1]["violations"][0]["path"],
+        "$.metrics.throughput_tok_s"
+    );
+    assert_eq!(reports[2]["verdict"], "unreadable");
+    assert!(reports[2]["error"]
+        .as_str()
+        .is_some_and(|error| error.contains("no such file")));
+    assert!(reports[2]["file"]
+        .as_str()
+        .is_some_and(|file| file.ends_with("does-not-exist.json")));
+}
+
+#[test]
+fn validate_usage_errors_say_what_to_do() {
+    let output = run(&["validate"]);
+    assert_exit(&output, 2);
+    assert!(
+        stderr(&output).contains("no files given"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = run(&["validate", "--jsno", &fixture("reference-artifact.json")]);
+    assert_exit(&output, 2);
+    let error = stderr(&output);
+    assert!(error.contains("unknown option \"--jsno\""), "{error}");
+    assert!(error.contains("strobe-artifact validate --help"), "{error}");
+}
+
+#[test]
+fn summary_of_the_reference_artifact() {
+    let output = run(&["summary", &fixture("reference-artifact.json")]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(summary_row(&text, "verdict"), ["valid", "(modern)"]);
+    assert_eq!(
+        summary_row(&text, "model"),
+        ["qwen38-swift15-ninfer-dflash2-c4-262k"]
+    );
+    assert_eq!(summary_row(&text, "engine"), ["ninfer"]);
+    assert_eq!(summary_row(&text, "gpu"), ["rtx5090"]);
+    assert_eq!(summary_row(&text, "protocol"), ["capacity-v4-reasoning"]);
+    assert_eq!(summary_row(&text, "requests"), ["6"]);
+    assert_eq!(summary_row(&text, "completed"), ["6"]);
+    assert_eq!(summary_row(&text, "failed"), ["0"]);
+    assert_eq!(summary_row(&text, "concurrency"), ["1"]);
+    assert_eq!(
+        summary_row(&text, "context"),
+        ["65536", "tokens", "(max", "262144)"]
+    );
+    assert_eq!(summary_row(&text, "max_tokens"), ["8192"]);
+    assert_eq!(summary_row(&text, "throughput"), ["53.86", "tok/s"]);
+    assert_eq!(summary_row(&text, "cache hit avg"), ["0.3333"]);
+    assert_eq!(summary_row(&text, "metric"), ["p50", "p95", "mean"]);
+    // Values from the artifact's metrics (ttft_p50_ms 8953.168…, ttft_p95_ms 10017.0004…, …).
+    assert_eq!(
+        summary_row(&text, "ttfo (ms)"),
+        ["8016.38", "8157.26", "5453.78"]
+    );
+    assert_eq!(
+        summary_row(&text, "ttft (ms)"),
+        ["8953.17", "10017.00", "6933.45"]
+    );
+    assert_eq!(
+        summary_row(&text, "e2e (ms)"),
+        ["9133.99", "10137.65", "7063.14"]
+    );
+    assert_eq!(summary_row(&text, "tpot (ms)"), ["4.17", "4.62", "4.26"]);
+    assert_eq!(
+        summary_row(&text, "decode (tok/s)"),
+        ["231.96", "250.05", "235.31"]
+    );
+}
+
+#[test]
+fn summary_of_a_legacy_artifact_has_only_p50_and_p95() {
+    let output = run(&["summary", &fixture("generations/g1-legacy-minimal.json")]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(
+        summary_row(&text, "verdict"),
+        ["valid", "legacy:", "G1", "legacy", "minimal"]
+    );
+    assert_eq!(summary_row(&text, "engine"), ["-"]);
+    assert_eq!(summary_row(&text, "failed"), ["-"]);
+    assert_eq!(summary_row(&text, "ttft (ms)"), ["201.75", "388.00", "-"]);
+    assert_eq!(summary_row(&text, "tpot (ms)"), ["-", "-", "-"]);
+}
+
+#[test]
+fn summary_exit_codes() {
+    let output = run(&["summary", &fixture("invalid/not-json.json")]);
+    assert_exit(&output, 1);
+    assert!(
+        stderr(&output).contains("cannot be summarized"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = run(&["summary", &fixture("does-not-exist.json")]);
+    assert_exit(&output, 2);
+    assert!(stderr(&output).contains("no such file"));
+
+    let output = run(&[
+        "summary",
+        &fixture("generations/g2.json"),
+        &fixture("generations/g3.json"),
+    ]);
+    assert_exit(&output, 2);
+    assert!(stderr(&output).contains("expected exactly one FILE, got 2"));
+}
+
+#[test]
+fn recompute_is_not_yet_available() {
+    let output = run(&["recompute", &fixture("reference-artifact.json")]);
+    assert_exit(&output, 2);
+    assert!(
+        stderr(&output).contains("not yet available"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn every_command_has_help() {
+    for command in ["validate", "summary", "recompute"] {
+        let output = run(&[command, "--help"]);
+        assert_exit(&output, 0);
+        let text = stdout(&output);
+        assert!(
+            text.starts_with(&format!("Usage: strobe-artifact {command}")),
+            "{text}"
+        );
+        assert!(text.contains("Exit codes:"), "{text}");
+    }
+    let output = run(&["--help"]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    for command in ["validate", "summary", "recompute"] {
+        assert!(text.contains(&format!("  {command} ")), "{text}");
+    }
+}
+
+#[test]
+fn no_command_or_an_unknown_one_is_a_usage_error() {
+    let output = run(&[]);
+    assert_exit(&output, 2);
+    assert!(stderr(&output).contains("Usage: strobe-artifact <command>"));
+    let output = run(&["check"]);
+    assert_exit(&output, 2);
+    assert!(stderr(&output).contains("unknown command \"check\""));
+}
