@@ -285,17 +285,6 @@ fn summary_exit_codes() {
 }
 
 #[test]
-fn recompute_is_not_yet_available() {
-    let output = run(&["recompute", &fixture("reference-artifact.json")]);
-    assert_exit(&output, 2);
-    assert!(
-        stderr(&output).contains("not yet available"),
-        "{}",
-        stderr(&output)
-    );
-}
-
-#[test]
 fn every_command_has_help() {
     for command in ["validate", "summary", "recompute"] {
         let output = run(&[command, "--help"]);

@@ -798,13 +798,15 @@ impl RunPlan {
 
     /// The artifact's `serve_flags` block.
     ///
-    /// `no_thinking` is true exactly when thinking is disabled. The CLI sets it only for its
-    /// `--no-thinking` alias (real artifacts made with `--thinking-mode disabled` show
-    /// `thinking_mode: "disabled"` with `no_thinking: false`); strobe has a single picker, so
-    /// it reports the flag the way the alias would.
+    /// `no_thinking` is always false: it records the reference CLI's `--no-thinking` alias,
+    /// which strobe does not have, and the reference writes false for `--thinking-mode
+    /// disabled` (real artifacts show `thinking_mode: "disabled"` with `no_thinking: false`).
+    /// The combiner compares `serve_flags` across replicas, so a strobe run with thinking
+    /// disabled must record exactly what the reference tool records for the same setting;
+    /// `thinking_mode` carries the setting.
     pub fn serve_flags(&self) -> Value {
         json!({
-            "no_thinking": self.config.thinking_mode == ThinkingMode::Disabled,
+            "no_thinking": false,
             "reasoning_effort": self.config.reasoning_effort.map(ReasoningEffort::as_str),
             "shared_prefix_burst": self.is_burst(),
             "thinking_mode": self.config.thinking_mode.as_str(),
@@ -1583,9 +1585,10 @@ mod tests {
             thinking_mode: ThinkingMode::Disabled,
             ..valid_config()
         };
+        // As the reference writes `--thinking-mode disabled`: the mode, not the alias flag.
         assert_eq!(
             RunPlan::new(&disabled, None).ok().map(|p| p.serve_flags()),
-            Some(json!({"no_thinking": true, "reasoning_effort": null,
+            Some(json!({"no_thinking": false, "reasoning_effort": null,
                         "shared_prefix_burst": false, "thinking_mode": "disabled"}))
         );
         let enabled = RunConfig {
