@@ -1,0 +1,31 @@
+//! `strobe-sim`: an OpenAI-compatible streaming endpoint whose timing is known.
+//!
+//! It serves `/v1/models` and `/v1/chat/completions` (streaming and not) like an inference
+//! server, paces tokens on an explicit latency model (admission queue, serial prefill with a
+//! prefix cache, decode that slows with load), obeys the benchmark's output contract, injects
+//! faults on demand, and records for every request what it really sent and when, readable at
+//! `GET /sim/truth`. Start one in-process with [`spawn`]; the `strobe-sim` binary wraps it.
+//!
+//! Module map: pure parts first — [`model`] (latency model on a virtual clock),
+//! [`prefix_cache`], [`contract`] (what the model says), [`faults`], [`wire`] (bytes on the
+//! wire), [`rng`] — then the runtime: [`engine`], [`http`], [`truth`], and the private server
+//! and chat handler.
+
+pub mod config;
+pub mod contract;
+pub mod engine;
+pub mod faults;
+pub mod http;
+pub mod model;
+pub mod prefix_cache;
+pub mod rng;
+pub mod truth;
+pub mod wire;
+
+mod chat;
+mod server;
+
+pub use config::{Args, ConfigError, SimConfig};
+pub use faults::Fault;
+pub use server::{spawn, Running, SimError};
+pub use truth::{Outcome, Stamp, TruthLog, TruthPage, TruthRecord, TruthTimes};

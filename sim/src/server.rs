@@ -1,0 +1,579 @@
+//! Listeners, connections and routing: everything between an accepted socket and the chat
+//! handler, plus the small endpoints (`/health`, `/v1/models`, `/sim/truth`) and CORS.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::chat;
+use crate::config::SimConfig;
+use crate::engine::Engine;
+use crate::faults::FAULT_HEADER;
+use crate::http::{response_head, Connection, HttpError, HttpRequest, Limits};
+use crate::prefix_cache::PrefixCache;
+use crate::truth::{JsonlOpenError, SimClock, TruthLog};
+use crate::wire::ErrorBody;
+
+/// How long an idle keep-alive connection may wait for its next request.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Largest request head accepted.
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// Pending connections the kernel may hold per listener, so bursts of connects are not dropped.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// State shared by every connection of one server.
+pub(crate) struct Shared {
+    pub(crate) config: SimConfig,
+    pub(crate) clock: SimClock,
+    pub(crate) truth: Arc<TruthLog>,
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) next_request: AtomicU64,
+    pub(crate) started_unix_s: u64,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// A port could not be bound.
+    #[error("cannot listen on {addr} ({source}); pick a free port with --port (or 0 for any)")]
+    Bind {
+        /// The address tried.
+        addr: SocketAddr,
+        /// The socket error.
+        #[source]
+        source: io::Error,
+    },
+    /// The truth file could not be opened.
+    #[error(transparent)]
+    Jsonl(#[from] JsonlOpenError),
+}
+
+/// A running simulator. Dropping it leaves the server running until the runtime ends; call
+/// [`Running::shutdown`] to stop it.
+pub struct Running {
+    /// The bound addresses, one per `--port`, in order.
+    pub addrs: Vec<SocketAddr>,
+    /// The truth log.
+    pub truth: Arc<TruthLog>,
+    shared: Arc<Shared>,
+    stop: watch::Sender<bool>,
+    listeners: Vec<JoinHandle<()>>,
+}
+
+impl Running {
+    /// `http://<first address>/v1`, the base URL a client should use.
+    pub fn base_url(&self) -> String {
+        self.addrs
+            .first()
+            .map(|addr| format!("http://{addr}/v1"))
+            .unwrap_or_default()
+    }
+
+    /// The server's clock, to put a client's readings on the truth log's time axis.
+    pub fn clock(&self) -> SimClock {
+        self.shared.clock
+    }
+
+    /// Sequences admitted right now.
+    pub fn active_sequences(&self) -> usize {
+        self.shared.engine.active()
+    }
+
+    /// The most sequences that were ever admitted at once.
+    pub fn peak_active_sequences(&self) -> usize {
+        self.shared.engine.peak_active()
+    }
+
+    /// Stops accepting, cuts open connections, and flushes the truth file.
+    pub async fn shutdown(self) {
+        // Receivers may all be gone already; then there is nothing left to stop.
+        let _ = self.stop.send(true);
+        for listener in self.listeners {
+            let _ = listener.await;
+        }
+        // Give cancelled connection tasks a moment to record their last truth.
+        tokio::task::yield_now().await;
+        self.truth.close_file();
+    }
+}
+
+/// Starts a simulator on the current tokio runtime and returns once every port is bound.
+pub async fn spawn(config: SimConfig) -> Result<Running, SimError> {
+    config.validate()?;
+    let clock = SimClock::start();
+    let truth = Arc::new(TruthLog::new(
+        clock,
+        config.truth_capacity,
+        config.truth_jsonl.as_deref(),
+    )?);
+    let engine = Arc::new(Engine::new(
+        config.latency.clone(),
+        PrefixCache::new(config.prefix_block_bytes, config.prefix_cache_blocks),
+    ));
+    let mut bound = Vec::with_capacity(config.ports.len());
+    for port in &config.ports {
+        let addr = SocketAddr::new(config.host, *port);
+        let listener = bind(addr).map_err(|source| SimError::Bind { addr, source })?;
+        let local = listener
+            .local_addr()
+            .map_err(|source| SimError::Bind { addr, source })?;
+        bound.push((listener, local));
+    }
+    let started_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or(0);
+    let shared = Arc::new(Shared {
+        config,
+        clock,
+        truth: Arc::clone(&truth),
+        engine,
+        next_request: AtomicU64::new(0),
+        started_unix_s,
+    });
+    let (stop, stopped) = watch::channel(false);
+    let addrs = bound.iter().map(|(_, addr)| *addr).collect();
+    let listeners = bound
+        .into_iter()
+        .map(|(listener, _)| {
+            tokio::spawn(accept_loop(Arc::clone(&shared), listener, stopped.clone()))
+        })
+        .collect();
+    Ok(Running {
+        addrs,
+        truth,
+        shared,
+        stop,
+        listeners,
+    })
+}
+
+fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
+async fn accept_loop(
+    shared: Arc<Shared>,
+    listener: TcpListener,
+    mut stopped: watch::Receiver<bool>,
+) {
+    loop {
+        tokio::select! {
+            _ = stopped.changed() => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => {
+                    tokio::spawn(serve_connection(Arc::clone(&shared), stream, stopped.clone()));
+                }
+                Err(error) => {
+                    // Out of file descriptors or similar: back off instead of spinning.
+                    eprintln!("strobe-sim: accept failed ({error}); retrying");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+        }
+    }
+}
+
+async fn serve_connection(
+    shared: Arc<Shared>,
+    stream: TcpStream,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let mut connection = Connection::new(stream);
+    let limits = Limits {
+        max_head_bytes: MAX_HEAD_BYTES,
+        max_body_bytes: shared.config.max_body_bytes,
+    };
+    loop {
+        let next = tokio::select! {
+            _ = stopped.changed() => return,
+            next = tokio::time::timeout(IDLE_TIMEOUT, connection.read_request(limits)) => next,
+        };
+        let request = match next {
+            // Idle too long, or the peer closed between requests.
+            Err(_) | Ok(Ok(None)) => return,
+            Ok(Err(error)) => {
+                answer_unreadable(&mut connection, &error).await;
+                return;
+            }
+            Ok(Ok(Some(request))) => request,
+        };
+        let keep_alive = tokio::select! {
+            _ = stopped.changed() => return,
+            keep_alive = route(&shared, &mut connection, request) => keep_alive,
+        };
+        if !keep_alive {
+            return;
+        }
+    }
+}
+
+async fn answer_unreadable(connection: &mut Connection, error: &HttpError) {
+    let Some(status) = error.status() else {
+        return;
+    };
+    let body = ErrorBody::new(error.to_string(), "invalid_request_error", None, None).to_json();
+    let headers = vec![
+        ("content-type".to_string(), "application/json".to_string()),
+        ("content-length".to_string(), body.len().to_string()),
+        ("connection".to_string(), "close".to_string()),
+    ];
+    let mut bytes = response_head(status, &headers);
+    bytes.extend_from_slice(body.as_bytes());
+    // The connection is closed right after; a failed write changes nothing.
+    let _ = connection.write(&bytes).await;
+}
+
+/// Handles one request; returns whether the connection may carry another.
+async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpRequest) -> bool {
+    let keep_alive = request.keeps_alive();
+    let path = match request.path.trim_end_matches('/') {
+        "" => "/",
+        trimmed => trimmed,
+    }
+    .to_string();
+    let method = request.method.as_str();
+    if method == "OPTIONS" {
+        return send(connection, &request, preflight(&request), keep_alive).await;
+    }
+    let reply = match (method, path.as_str()) {
+        ("POST", "/v1/chat/completions") => {
+            return chat::handle(shared, connection, request).await;
+        }
+        ("GET", "/health") => Reply::json(200, r#"{"status":"ok"}"#.to_string()),
+        ("GET", "/v1/models") => match check_api_key(&shared.config, &request) {
+            Some(denied) => denied,
+            None => Reply::json(200, models_body(shared)),
+        },
+        ("GET", "/sim/truth") => match parse_since(request.query.as_deref()) {
+            Ok(since) => Reply::json(200, to_json(&shared.truth.page(since))),
+            Err(message) => Reply::error(
+                400,
+                ErrorBody::new(message, "invalid_request_error", Some("since"), None),
+            ),
+        },
+        ("POST", "/sim/truth/reset") | ("DELETE", "/sim/truth") => {
+            let dropped = shared.truth.reset();
+            let body = format!(
+                r#"{{"dropped":{dropped},"last_seq":{}}}"#,
+                shared.truth.last_seq()
+            );
+            Reply::json(200, body)
+        }
+        (
+            _,
+            "/health" | "/v1/models" | "/v1/chat/completions" | "/sim/truth" | "/sim/truth/reset",
+        ) => {
+            let message = format!("{method} is not allowed on {path}");
+            let mut reply = Reply::error(
+                405,
+                ErrorBody::new(message, "invalid_request_error", None, None),
+            );
+            reply
+                .headers
+                .push(("allow".into(), allowed_methods(&path).into()));
+            reply
+        }
+        _ => {
+            let message = format!(
+                "{path} is not an endpoint of strobe-sim; use /v1/chat/completions, /v1/models, /sim/truth or /health"
+            );
+            Reply::error(
+                404,
+                ErrorBody::new(message, "invalid_request_error", None, Some("not_found")),
+            )
+        }
+    };
+    send(connection, &request, reply, keep_alive).await
+}
+
+fn allowed_methods(path: &str) -> &'static str {
+    match path {
+        "/v1/chat/completions" | "/sim/truth/reset" => "POST, OPTIONS",
+        "/sim/truth" => "GET, DELETE, OPTIONS",
+        _ => "GET, OPTIONS",
+    }
+}
+
+fn parse_since(query: Option<&str>) -> Result<u64, String> {
+    let Some(query) = query else {
+        return Ok(0);
+    };
+    for pair in query.split('&') {
+        if let Some(value) = pair.strip_prefix("since=") {
+            return value.parse::<u64>().map_err(|_| {
+                format!("since must be a record seq (an integer ≥ 0), got `{value}`")
+            });
+        }
+    }
+    Ok(0)
+}
+
+#[derive(Serialize)]
+struct ModelList<'a> {
+    object: &'static str,
+    data: Vec<ModelCard<'a>>,
+}
+
+#[derive(Serialize)]
+struct ModelCard<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    owned_by: &'static str,
+    root: &'a str,
+    parent: Option<&'a str>,
+    max_model_len: u32,
+}
+
+fn models_body(shared: &Shared) -> String {
+    let list = ModelList {
+        object: "list",
+        data: shared
+            .config
+            .models
+            .iter()
+            .map(|id| ModelCard {
+                id,
+                object: "model",
+                created: shared.started_unix_s,
+                owned_by: "strobe-sim",
+                root: id,
+                parent: None,
+                max_model_len: shared.config.max_model_len,
+            })
+            .collect(),
+    };
+    to_json(&list)
+}
+
+pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|error| {
+        ErrorBody::new(
+            format!("strobe-sim could not encode its reply: {error}"),
+            "server_error",
+            None,
+            None,
+        )
+        .to_json()
+    })
+}
+
+/// `None` when the request may pass; otherwise the 401 reply.
+pub(crate) fn check_api_key(config: &SimConfig, request: &HttpRequest) -> Option<Reply> {
+    let expected = config.api_key.as_deref()?;
+    let given = request
+        .header("authorization")
+        .and_then(|value| {
+            value
+                .strip_prefix("Bearer ")
+                .or_else(|| value.strip_prefix("bearer "))
+        })
+        .map(str::trim);
+    if given == Some(expected) {
+        return None;
+    }
+    let message = if given.is_some() {
+        "Incorrect API key provided. Send the key strobe-sim was started with (--api-key) as `Authorization: Bearer <key>`."
+    } else {
+        "Missing API key. strobe-sim was started with --api-key; send `Authorization: Bearer <key>`."
+    };
+    let mut reply = Reply::error(
+        401,
+        ErrorBody::new(
+            message,
+            "invalid_request_error",
+            None,
+            Some("invalid_api_key"),
+        ),
+    );
+    reply
+        .headers
+        .push(("www-authenticate".into(), "Bearer".into()));
+    Some(reply)
+}
+
+/// A complete, non-streaming reply.
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: String,
+}
+
+impl Reply {
+    pub(crate) fn json(status: u16, body: String) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body,
+        }
+    }
+
+    pub(crate) fn error(status: u16, error: ErrorBody) -> Self {
+        Self::json(status, error.to_json())
+    }
+}
+
+/// Headers every response carries: CORS for a cross-origin page, and timing/resource policy so a
+/// cross-origin-isolated page may read the response and its Resource Timing.
+pub(crate) fn cors_headers(request: &HttpRequest) -> Vec<(String, String)> {
+    let origin = request.header("origin").unwrap_or("*").to_string();
+    vec![
+        ("access-control-allow-origin".into(), origin),
+        ("vary".into(), "Origin".into()),
+        (
+            "access-control-expose-headers".into(),
+            format!("x-sim-request-id, {FAULT_HEADER}, retry-after"),
+        ),
+        ("timing-allow-origin".into(), "*".into()),
+        ("cross-origin-resource-policy".into(), "cross-origin".into()),
+    ]
+}
+
+fn preflight(request: &HttpRequest) -> Reply {
+    let allowed_headers = request
+        .header("access-control-request-headers")
+        .filter(|requested| !requested.trim().is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("authorization, content-type, {FAULT_HEADER}"));
+    let mut headers = vec![
+        (
+            "access-control-allow-methods".into(),
+            "GET, POST, DELETE, OPTIONS".into(),
+        ),
+        ("access-control-allow-headers".into(), allowed_headers),
+        ("access-control-max-age".into(), "600".into()),
+    ];
+    // Chrome's Private Network Access asks before a public page may reach 127.0.0.1.
+    if request
+        .header("access-control-request-private-network")
+        .is_some_and(|value| value.eq_ignore_ascii_case("true"))
+    {
+        headers.push(("access-control-allow-private-network".into(), "true".into()));
+    }
+    Reply {
+        status: 204,
+        headers,
+        body: String::new(),
+    }
+}
+
+/// Writes `reply` with CORS and framing headers; returns whether the connection stays open.
+pub(crate) async fn send(
+    connection: &mut Connection,
+    request: &HttpRequest,
+    reply: Reply,
+    keep_alive: bool,
+) -> bool {
+    let mut headers = reply.headers;
+    headers.extend(cors_headers(request));
+    headers.push(("server".into(), "strobe-sim".into()));
+    headers.push(("content-length".into(), reply.body.len().to_string()));
+    headers.push((
+        "connection".into(),
+        if keep_alive { "keep-alive" } else { "close" }.into(),
+    ));
+    let mut bytes = response_head(reply.status, &headers);
+    bytes.extend_from_slice(reply.body.as_bytes());
+    connection.write(&bytes).await.is_ok() && keep_alive
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(headers: &[(&str, &str)]) -> HttpRequest {
+        HttpRequest {
+            method: "OPTIONS".into(),
+            path: "/v1/chat/completions".into(),
+            query: None,
+            minor_version: 1,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            body: Vec::new(),
+        }
+    }
+
+    fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+        headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    #[test]
+    fn preflight_allows_what_the_page_asks_for() {
+        let asked = request(&[
+            ("origin", "http://127.0.0.1:8080"),
+            ("access-control-request-method", "POST"),
+            (
+                "access-control-request-headers",
+                "authorization,content-type",
+            ),
+            ("access-control-request-private-network", "true"),
+        ]);
+        let reply = preflight(&asked);
+        assert_eq!(reply.status, 204);
+        assert_eq!(
+            header(&reply.headers, "access-control-allow-headers"),
+            Some("authorization,content-type")
+        );
+        assert_eq!(
+            header(&reply.headers, "access-control-allow-private-network"),
+            Some("true")
+        );
+        let cors = cors_headers(&asked);
+        assert_eq!(
+            header(&cors, "access-control-allow-origin"),
+            Some("http://127.0.0.1:8080")
+        );
+        assert_eq!(
+            header(&cors, "cross-origin-resource-policy"),
+            Some("cross-origin")
+        );
+        let bare = preflight(&request(&[]));
+        assert!(header(&bare.headers, "access-control-allow-headers")
+            .is_some_and(|v| v.contains("authorization")));
+    }
+
+    #[test]
+    fn since_defaults_to_zero_and_rejects_junk() {
+        assert_eq!(parse_since(None), Ok(0));
+        assert_eq!(parse_since(Some("x=1&since=7")), Ok(7));
+        assert!(parse_since(Some("since=-1")).is_err());
+    }
+
+    #[test]
+    fn the_api_key_must_match_exactly() {
+        let config = SimConfig {
+            api_key: Some("k".into()),
+            ..SimConfig::default()
+        };
+        assert!(check_api_key(&config, &request(&[("authorization", "Bearer k")])).is_none());
+        let wrong =
+            check_api_key(&config, &request(&[("authorization", "Bearer x")])).expect("denied");
+        assert_eq!(wrong.status, 401);
+        assert!(wrong.body.contains("Incorrect API key"));
+        assert!(check_api_key(&config, &request(&[])).is_some());
+        assert!(check_api_key(&SimConfig::default(), &request(&[])).is_none());
+    }
+}
