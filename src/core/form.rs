@@ -25,6 +25,15 @@ const MAX_UNKNOWN_KEY_NOTICES: usize = 8;
 /// How many characters of user text an error message or notice quotes.
 const PREVIEW_CHARS: usize = 40;
 
+/// Longest `owned_by` text [`engine_hint`] accepts as an engine name; real engines report
+/// short names (`vllm`, `llamacpp`), so anything longer is not a name worth recording.
+pub const MAX_ENGINE_HINT_CHARS: usize = 64;
+
+/// Why an empty engine field blocks a run, and how it gets filled.
+const ENGINE_REQUIRED_MESSAGE: &str = "engine must name the serving engine (e.g. vllm, sglang, \
+     llama.cpp): artifacts without one cannot be compared or combined; Check endpoint fills it \
+     from the server's model list when it can.";
+
 /// Which fieldset a setting is shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FieldGroup {
@@ -149,7 +158,8 @@ const ENGINE: FieldSpec = FieldSpec {
     key: "engine",
     label: "Engine",
     kind: FieldKind::Text,
-    help: "Serving engine label recorded in the artifact, e.g. vllm or sglang. Empty records null.",
+    help: "Serving engine recorded in the artifact, e.g. vllm, sglang or llama.cpp; required. \
+           When empty, Check endpoint fills it from the server's /models list (owned_by).",
     group: FieldGroup::Endpoint,
 };
 const GPU: FieldSpec = FieldSpec {
@@ -433,7 +443,8 @@ impl RunForm {
     }
 
     /// What a first visit shows: a small, quick run against the built-in simulator
-    /// (`strobe-sim` on port 8011). The model stays empty until picked from `/models`.
+    /// (`strobe-sim` on port 8011). The model and engine stay empty until picked from
+    /// `/models` (the engine from the model's `owned_by`, see [`engine_hint`]).
     pub fn browser_defaults() -> Self {
         Self::with_texts([
             (BASE_URL.key, "http://127.0.0.1:8011/v1".to_owned()),
@@ -532,7 +543,9 @@ impl RunForm {
     ///
     /// Returns every problem at once, in [`FIELDS`] order: fields that do not parse, and rule
     /// violations of the fields that do. Surrounding whitespace is ignored; empty optional
-    /// fields become `None`. Settings the form has no field for keep [`RunConfig::default`].
+    /// fields become `None`. `engine` is required here although [`RunConfig`] allows `None`:
+    /// a browser run always writes an artifact, and readers reject one without an engine.
+    /// Settings the form has no field for keep [`RunConfig::default`].
     pub fn to_config(&self) -> Result<RunConfig, Vec<ConfigError>> {
         let defaults = RunConfig::default();
         let mut parser = FieldParser {
@@ -542,7 +555,7 @@ impl RunForm {
         let config = RunConfig {
             base_url: parser.required_text(&BASE_URL),
             model: parser.required_text(&MODEL),
-            engine: parser.optional_text(&ENGINE),
+            engine: parser.engine(&ENGINE),
             gpu: parser.optional_text(&GPU),
             requests: parser.unsigned(&REQUESTS).unwrap_or(defaults.requests),
             concurrency: parser
@@ -735,6 +748,44 @@ impl RunForm {
     }
 }
 
+/// The engine name a server's `/models` answer suggests for `model`: the `owned_by` of the
+/// first `data[]` entry whose `id` is `model` (surrounding whitespace of `model` ignored, as
+/// [`RunForm::to_config`] ignores it). vLLM reports `"vllm"`, llama.cpp `"llamacpp"` and
+/// strobe-sim `"strobe-sim"`.
+///
+/// The answer is outside input that ends up in the form and the artifact, so only a plain
+/// name is taken: trimmed, non-empty, at most [`MAX_ENGINE_HINT_CHARS`] characters, with no
+/// control or invisible formatting character. Anything else gives `None` and the user types
+/// the engine.
+pub fn engine_hint(models_body: &serde_json::Value, model: &str) -> Option<String> {
+    let model = Some(model.trim()).filter(|model| !model.is_empty())?;
+    let entry = models_body
+        .get("data")?
+        .as_array()?
+        .iter()
+        .find(|entry| entry.get("id").and_then(serde_json::Value::as_str) == Some(model))?;
+    let owned_by = entry.get("owned_by")?.as_str()?.trim();
+    let is_plain_name = !owned_by.is_empty()
+        && owned_by.chars().count() <= MAX_ENGINE_HINT_CHARS
+        && !owned_by.chars().any(is_unprintable);
+    is_plain_name.then(|| owned_by.to_owned())
+}
+
+/// Control characters, and the invisible formatting characters (zero-width, bidirectional
+/// overrides, byte order mark) that can make a recorded name read differently from what it is.
+fn is_unprintable(character: char) -> bool {
+    character.is_control()
+        || matches!(
+            character,
+            '\u{00AD}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+        )
+}
+
 /// The form text of an optional decimal: empty for `None`.
 fn decimal_text(value: Option<f64>) -> String {
     value.map(|value| value.to_string()).unwrap_or_default()
@@ -762,6 +813,17 @@ impl FieldParser<'_> {
     /// Trimmed text; emptiness is the validator's call (it names the fix).
     fn required_text(&self, spec: &FieldSpec) -> String {
         self.trimmed(spec).to_owned()
+    }
+
+    /// The trimmed engine name. Unlike `gpu` it may not be empty: readers reject an artifact
+    /// whose `engine` is null (ARTIFACT.md §9), and no [`RunConfig::validate`] rule checks it
+    /// because the CLI may leave it unset.
+    fn engine(&mut self, spec: &FieldSpec) -> Option<String> {
+        let engine = self.optional_text(spec);
+        if engine.is_none() {
+            self.reject(spec, ENGINE_REQUIRED_MESSAGE.to_owned());
+        }
+        engine
     }
 
     /// Trimmed text, `None` when empty.
@@ -1007,10 +1069,12 @@ mod tests {
     use super::*;
     use crate::core::plan::ReasoningEffort;
 
-    /// The browser defaults with a model picked, as after the first `/models` fetch.
+    /// The browser defaults with a model and engine picked, as after the first `/models`
+    /// fetch from strobe-sim (whose models are `owned_by` "strobe-sim").
     fn defaults_with_model() -> RunForm {
         let mut form = RunForm::browser_defaults();
         assert_eq!(form.set("model", "sim-model"), Ok(()));
+        assert_eq!(form.set("engine", "strobe-sim"), Ok(()));
         form
     }
 
@@ -1113,15 +1177,17 @@ mod tests {
     }
 
     #[test]
-    fn browser_defaults_need_only_a_model() {
+    fn browser_defaults_need_only_a_model_and_an_engine() {
         let errors = errors_of(&RunForm::browser_defaults());
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(errors[0].0, "model");
+        let fields: Vec<&str> = errors.iter().map(|(field, _)| *field).collect();
+        assert_eq!(fields, ["model", "engine"], "{errors:?}");
+        assert_eq!(errors[1].1, ENGINE_REQUIRED_MESSAGE);
 
         let config = defaults_with_model().to_config();
         let expected = RunConfig {
             base_url: "http://127.0.0.1:8011/v1".to_owned(),
             model: "sim-model".to_owned(),
+            engine: Some("strobe-sim".to_owned()),
             requests: 24,
             concurrency: 4,
             context_tokens: 4_096,
@@ -1165,6 +1231,7 @@ mod tests {
         let base = RunConfig {
             base_url: "https://gpu-box.example:8443/v1".to_owned(),
             model: "Qwen/Qwen3-8B".to_owned(),
+            engine: Some("vllm".to_owned()),
             ..RunConfig::default()
         };
         let mut configs = vec![
@@ -1252,7 +1319,10 @@ mod tests {
     #[test]
     fn to_query_omits_defaults_and_follows_field_order() {
         let form = form_with(&[("margin", "2048"), ("requests", "8"), ("model", "m")]);
-        assert_eq!(form.to_query(), "model=m&requests=8&margin=2048");
+        assert_eq!(
+            form.to_query(),
+            "model=m&engine=strobe-sim&requests=8&margin=2048"
+        );
     }
 
     #[test]
@@ -1369,8 +1439,12 @@ mod tests {
             "api-key=sk-123",
             "openai_api_key=sk-123",
         ] {
-            let (form, notices) = RunForm::from_query(&format!("model=m&{query}"));
-            assert_eq!(form, form_with(&[("model", "m")]), "{query}");
+            let (form, notices) = RunForm::from_query(&format!("model=m&engine=e&{query}"));
+            assert_eq!(
+                form,
+                form_with(&[("model", "m"), ("engine", "e")]),
+                "{query}"
+            );
             assert_eq!(notices.len(), 1, "{query}: {notices:?}");
             let notice = &notices[0];
             assert!(notice.message.contains("API key"), "{query}");
@@ -1605,7 +1679,7 @@ mod tests {
         let form = form_with(&[
             ("base_url", "  http://h:1/v1\t"),
             ("model", " m "),
-            ("engine", "   "),
+            ("engine", " vllm\t"),
             ("gpu", " A100 "),
             ("requests", " 7\n"),
             ("context_seed", " -9 "),
@@ -1620,7 +1694,7 @@ mod tests {
         let expected = RunConfig {
             base_url: "http://h:1/v1".to_owned(),
             model: "m".to_owned(),
-            engine: None,
+            engine: Some("vllm".to_owned()),
             gpu: Some("A100".to_owned()),
             requests: 7,
             context_seed: -9,
@@ -1633,6 +1707,10 @@ mod tests {
             ..defaults_with_model().to_config().unwrap_or_default()
         };
         assert_eq!(config, Ok(expected));
+
+        // An optional text field holding only whitespace is unset, not a blank label.
+        let config = form_with(&[("gpu", " \t ")]).to_config();
+        assert_eq!(config.map(|config| config.gpu), Ok(None));
     }
 
     #[test]
@@ -1661,6 +1739,7 @@ mod tests {
         let config = RunConfig {
             base_url: "http://h/v1".to_owned(),
             model: "m".to_owned(),
+            engine: Some("sglang".to_owned()),
             tier: Some("t1".to_owned()),
             burst: 8,
             clock_domain_id: Some("lab".to_owned()),
@@ -1672,5 +1751,160 @@ mod tests {
             reopened.map(|c| (c.tier, c.burst, c.clock_domain_id)),
             Ok((defaults.tier, defaults.burst, defaults.clock_domain_id))
         );
+    }
+    #[test]
+    fn an_empty_engine_is_reported_with_the_other_errors() {
+        for engine in ["", "   ", "\t\n"] {
+            let errors = errors_of(&form_with(&[("engine", engine)]));
+            assert_eq!(
+                errors,
+                [("engine", ENGINE_REQUIRED_MESSAGE.to_owned())],
+                "{engine:?}"
+            );
+
+            let form = form_with(&[
+                ("concurrency", "4.5"),
+                ("engine", engine),
+                ("model", ""),
+                ("base_url", "ftp://x"),
+                ("timeout_s", "0"),
+            ]);
+            let fields: Vec<&str> = errors_of(&form).iter().map(|(field, _)| *field).collect();
+            assert_eq!(
+                fields,
+                ["base_url", "model", "engine", "concurrency", "timeout_s"],
+                "{engine:?}"
+            );
+        }
+        // The message says why and what to do.
+        assert!(ENGINE_REQUIRED_MESSAGE.contains("compared or combined"));
+        assert!(ENGINE_REQUIRED_MESSAGE.contains("Check endpoint"));
+    }
+
+    #[test]
+    fn a_named_engine_is_accepted_and_kept_through_links() {
+        for engine in [
+            "vllm",
+            "llamacpp",
+            "llama.cpp",
+            "strobe-sim",
+            "sglang 0.5 & co",
+        ] {
+            let form = form_with(&[("engine", engine)]);
+            let config = form.to_config();
+            assert_eq!(
+                config.as_ref().map(|config| config.engine.as_deref()),
+                Ok(Some(engine)),
+                "{engine}"
+            );
+            // Form → link → form → config keeps the engine.
+            let (reopened, notices) = RunForm::from_query(&form.to_query());
+            assert!(notices.is_empty(), "{notices:?}");
+            assert_eq!(reopened.get("engine"), Some(engine));
+            assert_eq!(reopened.to_config(), config);
+        }
+        // Config → form → config keeps it too.
+        for config in sample_configs() {
+            let engine = config.engine.clone();
+            assert!(engine.is_some());
+            let reopened = RunForm::from_config(&config).to_config();
+            assert_eq!(reopened.map(|config| config.engine), Ok(engine));
+        }
+    }
+
+    /// A `/models` answer listing `entries`, in the OpenAI shape vLLM and strobe-sim send.
+    fn models_body(entries: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({ "object": "list", "data": entries })
+    }
+
+    #[test]
+    fn engine_hint_takes_owned_by_of_the_matching_model() {
+        let body = models_body(serde_json::json!([
+            { "id": "other", "object": "model", "owned_by": "sglang" },
+            { "id": "Qwen/Qwen3-8B", "object": "model", "owned_by": "vllm", "max_model_len": 40960 },
+            { "id": "gguf", "object": "model", "owned_by": "llamacpp" },
+            { "id": "sim-model", "object": "model", "owned_by": "strobe-sim" },
+            { "id": "padded", "owned_by": "  vllm \n" },
+            { "id": "Qwen/Qwen3-8B", "owned_by": "second-entry" },
+        ]));
+        assert_eq!(engine_hint(&body, "Qwen/Qwen3-8B"), Some("vllm".to_owned()));
+        assert_eq!(engine_hint(&body, " gguf "), Some("llamacpp".to_owned()));
+        assert_eq!(
+            engine_hint(&body, "sim-model"),
+            Some("strobe-sim".to_owned())
+        );
+        assert_eq!(engine_hint(&body, "other"), Some("sglang".to_owned()));
+        assert_eq!(engine_hint(&body, "padded"), Some("vllm".to_owned()));
+    }
+
+    #[test]
+    fn engine_hint_is_none_without_a_matching_model() {
+        let body = models_body(serde_json::json!([
+            { "id": "Qwen/Qwen3-8B", "owned_by": "vllm" },
+            { "id": "", "owned_by": "blank-id" },
+        ]));
+        for model in ["qwen/qwen3-8b", "Qwen3-8B", "", "  "] {
+            assert_eq!(engine_hint(&body, model), None, "{model:?}");
+        }
+        for body in [
+            serde_json::json!({}),
+            serde_json::json!(null),
+            serde_json::json!([{ "id": "Qwen/Qwen3-8B", "owned_by": "vllm" }]),
+            serde_json::json!({ "data": { "id": "Qwen/Qwen3-8B", "owned_by": "vllm" } }),
+            serde_json::json!({ "data": "Qwen/Qwen3-8B" }),
+            models_body(serde_json::json!([])),
+            models_body(serde_json::json!([null, 7, "Qwen/Qwen3-8B", { "id": 1 }])),
+        ] {
+            assert_eq!(engine_hint(&body, "Qwen/Qwen3-8B"), None, "{body}");
+        }
+    }
+
+    #[test]
+    fn engine_hint_ignores_missing_or_non_text_owned_by() {
+        for entry in [
+            serde_json::json!({ "id": "m" }),
+            serde_json::json!({ "id": "m", "owned_by": null }),
+            serde_json::json!({ "id": "m", "owned_by": 42 }),
+            serde_json::json!({ "id": "m", "owned_by": true }),
+            serde_json::json!({ "id": "m", "owned_by": ["vllm"] }),
+            serde_json::json!({ "id": "m", "owned_by": { "name": "vllm" } }),
+            serde_json::json!({ "id": "m", "owned_by": "" }),
+            serde_json::json!({ "id": "m", "owned_by": " \t " }),
+        ] {
+            let body = models_body(serde_json::json!([entry]));
+            assert_eq!(engine_hint(&body, "m"), None, "{body}");
+        }
+    }
+
+    #[test]
+    fn engine_hint_rejects_hostile_text() {
+        let at_limit = "é".repeat(MAX_ENGINE_HINT_CHARS);
+        let hint = |owned_by: &str| {
+            engine_hint(
+                &models_body(serde_json::json!([{ "id": "m", "owned_by": owned_by }])),
+                "m",
+            )
+        };
+        // The limit counts characters, not bytes, and applies after trimming.
+        assert_eq!(hint(&at_limit), Some(at_limit.clone()));
+        assert_eq!(hint(&format!("  {at_limit}  ")), Some(at_limit.clone()));
+        assert_eq!(hint(&format!("{at_limit}x")), None);
+        assert_eq!(hint(&"v".repeat(100_000)), None);
+        for hostile in [
+            "vllm\u{0}",
+            "vl\nlm",
+            "vllm\rinjected",
+            "\u{1b}[31mvllm",
+            "vllm\u{7f}",
+            "vl\u{85}lm",
+            "vl\u{200B}lm",
+            "\u{202E}mllv",
+            "vllm\u{2066}",
+            "\u{FEFF}vllm",
+        ] {
+            assert_eq!(hint(hostile), None, "{hostile:?}");
+        }
+        // Non-ASCII printable names are fine.
+        assert_eq!(hint("引擎 v1"), Some("引擎 v1".to_owned()));
     }
 }
