@@ -33,5 +33,9 @@ fi
 step "release build (trunk)"
 trunk build --release --locked
 
+step "binaries the end-to-end tests drive (strobe-sim, strobe-artifact)"
+cargo build --release -p strobe-sim --locked
+cargo build -p strobe-artifact --locked
+
 step "end-to-end tests (headless Chromium)"
 node --test --test-concurrency=1 tests/e2e/

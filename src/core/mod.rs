@@ -4,6 +4,7 @@
 //! tests and in the browser.
 
 pub mod artifact;
+pub mod form;
 pub mod observe;
 pub mod plan;
 pub mod prompt;

@@ -1,11 +1,49 @@
-//! The application shell: header, the run view and the results view.
+//! The application shell: provides the shared state and lays out the run and results views.
 
 use leptos::prelude::*;
 
-/// The whole page. Later issues fill the run and results views; the shell is stable so tests can
-/// rely on its `data-testid` landmarks.
+use crate::core::form::RunForm;
+
+use super::results::ResultsView;
+use super::run_view::RunView;
+use super::state::{AppState, RunPhase};
+use super::storage;
+
+/// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
+    let query = window().location().search().unwrap_or_default();
+    let (form, notices) = RunForm::from_query(&query);
+    let remembered_key = storage::load_api_key();
+    let state = AppState {
+        form: RwSignal::new(form),
+        query_notices: RwSignal::new(notices),
+        remember_key: RwSignal::new(remembered_key.is_some()),
+        api_key: RwSignal::new(remembered_key.unwrap_or_default()),
+        models: RwSignal::new(None),
+        preflight_error: RwSignal::new(None),
+        phase: RwSignal::new(RunPhase::Idle),
+        live: StoredValue::new_local(None),
+        snapshot: RwSignal::new(Default::default()),
+        finished: RwSignal::new_local(None),
+    };
+    provide_context(state);
+
+    // Keep the URL in step with the form, so the address bar is always a link to this setup.
+    // The API key is not part of the form, so it can never reach the URL.
+    Effect::new(move |_| {
+        let query = state.form.with(RunForm::to_query);
+        storage::replace_query(&query);
+    });
+    // Keep the key in local storage only while the user asks for it.
+    Effect::new(move |_| {
+        if state.remember_key.get() {
+            storage::save_api_key(&state.api_key.get());
+        } else {
+            storage::forget_api_key();
+        }
+    });
+
     view! {
         <header class="app-header">
             <h1 class="brand">"strobe"</h1>
@@ -18,33 +56,7 @@ pub fn App() -> impl IntoView {
         <footer class="app-footer">
             <span>"Writes and reads "</span>
             <code>"anvil-serving.benchmark/v1"</code>
-            <span>" artifacts."</span>
+            <span>" artifacts. Nothing leaves your browser except the requests you run."</span>
         </footer>
-    }
-}
-
-/// Where a benchmark is configured and run.
-#[component]
-fn RunView() -> impl IntoView {
-    view! {
-        <section class="panel run-view" data-testid="run-view">
-            <h2>"Run"</h2>
-            <p class="empty-state" data-testid="run-empty">
-                "No endpoint yet. Start one with the README's serve command, then point strobe at it."
-            </p>
-        </section>
-    }
-}
-
-/// Where finished runs and loaded artifacts are shown.
-#[component]
-fn ResultsView() -> impl IntoView {
-    view! {
-        <section class="panel results-view" data-testid="results-view">
-            <h2>"Results"</h2>
-            <p class="empty-state" data-testid="results-empty">
-                "No results yet. Finish a run or load a saved artifact."
-            </p>
-        </section>
     }
 }

@@ -1,5 +1,16 @@
-//! The browser layer of strobe (compiled for wasm32 only): components, transport, clock, files.
+//! The browser layer of strobe (compiled for wasm32 only): components, transport, clock,
+//! scheduler, files and storage. Everything here is glue around `crate::core`.
 
 mod app;
+mod clock;
+mod files;
+mod preflight;
+mod results;
+mod run_view;
+mod runner;
+mod state;
+mod storage;
+mod timers;
+mod transport;
 
 pub use app::App;

@@ -22,6 +22,7 @@ export async function launchBrowser() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(process.env.STROBE_CHROMIUM_EXTRA ? process.env.STROBE_CHROMIUM_EXTRA.split(' ') : []),
     ],
   });
 }

@@ -1,0 +1,95 @@
+//! The browser's clocks: `performance.now()` for every measured interval, and
+//! `performance.timeOrigin + performance.now()` for the artifact's wall-clock fields.
+//!
+//! Only this module reads a clock; the core receives plain millisecond timestamps.
+
+use wasm_bindgen::JsCast;
+use web_sys::Performance;
+
+/// A handle on the page's monotonic clock.
+#[derive(Clone)]
+pub struct Clock {
+    performance: Performance,
+}
+
+impl Clock {
+    /// The page's clock, or `None` where the browser exposes no `performance` object.
+    pub fn from_window() -> Option<Self> {
+        let performance = web_sys::window()?.performance()?;
+        Some(Self { performance })
+    }
+
+    /// Milliseconds since the page's time origin (monotonic, sub-millisecond).
+    pub fn now_ms(&self) -> f64 {
+        self.performance.now()
+    }
+
+    /// The Unix epoch time in whole nanoseconds of a reading of [`now_ms`](Self::now_ms).
+    pub fn unix_ns_at(&self, now_ms: f64) -> i64 {
+        let epoch_ms = self.performance.time_origin() + now_ms;
+        (epoch_ms * 1_000_000.0).round() as i64
+    }
+
+    /// The smallest step the clock actually takes, measured by reading it in a tight loop
+    /// (5 µs when the page is cross-origin isolated, 100 µs or coarser otherwise). If the clock
+    /// never moved during the 20 ms probe, the probe's length is the honest upper bound.
+    pub fn measure_resolution_ms(&self) -> f64 {
+        let mut smallest = f64::INFINITY;
+        let mut previous = self.now_ms();
+        const PROBE_MS: f64 = 20.0;
+        let deadline = previous + PROBE_MS;
+        let mut steps = 0;
+        while steps < 50 {
+            let now = self.now_ms();
+            let step = now - previous;
+            if step > 0.0 {
+                smallest = smallest.min(step);
+                steps += 1;
+                previous = now;
+            }
+            if now > deadline {
+                break;
+            }
+        }
+        if smallest.is_finite() {
+            smallest
+        } else {
+            PROBE_MS
+        }
+    }
+}
+
+/// Whether the page is cross-origin isolated (then the timer is precise to 5 µs).
+pub fn cross_origin_isolated() -> bool {
+    web_sys::window()
+        .and_then(|window| js_sys::Reflect::get(&window, &"crossOriginIsolated".into()).ok())
+        .and_then(|value| value.as_bool())
+        .unwrap_or(false)
+}
+
+/// The browser's user agent string, for the artifact's `client` block.
+pub fn user_agent() -> String {
+    web_sys::window()
+        .and_then(|window| window.navigator().user_agent().ok())
+        .unwrap_or_default()
+}
+
+/// The `nextHopProtocol` values (e.g. `http/1.1`, `h2`) of the Resource Timing entries whose
+/// URL starts with `url_prefix`, deduplicated and sorted. Empty when the server withholds timing
+/// (no `Timing-Allow-Origin`) or the browser recorded nothing.
+pub fn protocols_seen(url_prefix: &str) -> Vec<String> {
+    let Some(performance) = web_sys::window().and_then(|window| window.performance()) else {
+        return Vec::new();
+    };
+    let entries = performance.get_entries_by_type("resource");
+    let mut protocols: Vec<String> = entries
+        .iter()
+        .filter_map(|entry| entry.dyn_into::<web_sys::PerformanceResourceTiming>().ok())
+        .filter(|entry| entry.name().starts_with(url_prefix))
+        .map(|entry| entry.next_hop_protocol())
+        .filter(|protocol| !protocol.is_empty())
+        .collect();
+    protocols.sort();
+    protocols.dedup();
+    protocols
+}

@@ -1,0 +1,35 @@
+//! Files in and out of the page: downloads built from text.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
+
+use super::transport::js_text;
+
+/// Offers `text` to the user as a file named `file_name`.
+pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&text.into());
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|err| format!("could not prepare the file: {}", js_text(&err)))?;
+    let url = Url::create_object_url_with_blob(&blob)
+        .map_err(|err| format!("could not prepare the file: {}", js_text(&err)))?;
+    let document = web_sys::window()
+        .and_then(|window| window.document())
+        .ok_or("no document to download from")?;
+    let anchor: HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|err| js_text(&err))?
+        .unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(file_name);
+    anchor.click();
+    // Chromium starts the download asynchronously: keep the object URL alive a little while.
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(60),
+    );
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! The results view: the finished run's key numbers, its failures with their reasons, and the
+//! artifact download.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::core::artifact::ArtifactV1;
+
+use super::files::download_text;
+use super::state::AppState;
+
+/// The right column: what the last run measured.
+#[component]
+pub fn ResultsView() -> impl IntoView {
+    let state = AppState::expect();
+    view! {
+        <section class="panel results-view" data-testid="results-view">
+            <h2>"Results"</h2>
+            {move || match state.finished.get() {
+                None => view! {
+                    <p class="empty-state" data-testid="results-empty">
+                        "No results yet. Finish a run or load a saved artifact."
+                    </p>
+                }
+                .into_any(),
+                Some(run) => view! { <RunSummary artifact=run.artifact.clone() /> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// One line of the summary table.
+struct MetricRow {
+    label: &'static str,
+    p50: Option<f64>,
+    p95: Option<f64>,
+    mean: Option<f64>,
+    unit: &'static str,
+}
+
+/// One finished run: headline numbers, failures and the download.
+#[component]
+fn RunSummary(
+    /// The run's artifact.
+    artifact: std::rc::Rc<ArtifactV1>,
+) -> impl IntoView {
+    let redact = RwSignal::new(false);
+    let download_error = RwSignal::new(None::<String>);
+    let metrics = artifact.metrics.clone();
+    let number = move |key: &str| metrics.get(key).and_then(Value::as_f64);
+    let rows: Vec<MetricRow> = [
+        ("time to first output", "time_to_first_output", "_ms", "ms"),
+        ("TTFT", "ttft", "_ms", "ms"),
+        ("E2E", "e2e", "_ms", "ms"),
+        ("TPOT", "tpot", "_ms", "ms"),
+        ("decode", "decode_tok_s", "", "tok/s"),
+        ("effective prefill", "effective_prefill_tok_s", "", "tok/s"),
+    ]
+    .into_iter()
+    .map(|(label, prefix, suffix, unit)| MetricRow {
+        label,
+        p50: number(&format!("{prefix}_p50{suffix}")),
+        p95: number(&format!("{prefix}_p95{suffix}")),
+        mean: number(&format!("{prefix}_mean{suffix}")),
+        unit,
+    })
+    .collect();
+    let throughput = number("throughput_tok_s");
+    let cache = number("prefix_cache_hit_avg");
+    let failures = artifact.failures.clone();
+    let client_note = artifact.client.as_ref().map(|client| {
+        let mut notes = vec![format!(
+            "timer resolution {} · cross-origin isolated: {}",
+            format!("{} ms", client.timer_resolution_ms),
+            if client.cross_origin_isolated {
+                "yes"
+            } else {
+                "no"
+            }
+        )];
+        if client.transport.connection_limit_suspected {
+            notes.push(
+                "More requests were in flight than the browser's 6 connections per HTTP/1.1 \
+                 origin: some TTFO values include time spent waiting inside the browser."
+                    .to_string(),
+            );
+        }
+        notes
+    });
+    let fmt = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.2}"));
+    let artifact_for_download = artifact.clone();
+    let on_download = move |_| {
+        let mut artifact = (*artifact_for_download).clone();
+        if redact.get_untracked() {
+            artifact.redact_base_url();
+        }
+        let outcome = artifact
+            .to_json_text()
+            .map_err(|err| err.to_string())
+            .and_then(|text| download_text(&artifact.file_name(), "application/json", &text));
+        download_error.set(outcome.err());
+    };
+    view! {
+        <div class="run-summary" data-testid="run-summary">
+            <p class="run-title">
+                <strong>{artifact.run_id.clone()}</strong>
+                " · "
+                {artifact.model.clone()}
+                " · "
+                {format!("{} of {} completed", artifact.completed, artifact.requests)}
+                " · "
+                {artifact.measurement_protocol.to_string()}
+            </p>
+            <table class="metrics-table" data-testid="summary-table">
+                <thead>
+                    <tr><th>"metric"</th><th>"p50"</th><th>"p95"</th><th>"mean"</th><th>"unit"</th></tr>
+                </thead>
+                <tbody>
+                    {rows
+                        .into_iter()
+                        .map(|row| {
+                            view! {
+                                <tr>
+                                    <td>{row.label}</td>
+                                    <td>{fmt(row.p50)}</td>
+                                    <td>{fmt(row.p95)}</td>
+                                    <td>{fmt(row.mean)}</td>
+                                    <td>{row.unit}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+            <p>
+                "Throughput: "
+                {throughput.map_or("withheld (some requests failed)".to_string(), |v| format!("{v:.1} tok/s"))}
+                " · prefix cache hit: "
+                {cache.map_or("not reported".to_string(), |v| format!("{:.1} %", v * 100.0))}
+            </p>
+            {client_note
+                .map(|notes| {
+                    view! {
+                        <ul class="client-notes" data-testid="client-notes">
+                            {notes.into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
+                        </ul>
+                    }
+                })}
+            {(!failures.is_empty())
+                .then(|| {
+                    view! {
+                        <h3>{format!("Failures ({})", failures.len())}</h3>
+                        <table class="failures-table" data-testid="failures-table">
+                            <thead>
+                                <tr><th>"request"</th><th>"class"</th><th>"type"</th><th>"reason"</th></tr>
+                            </thead>
+                            <tbody>
+                                {failures
+                                    .into_iter()
+                                    .map(|failure| {
+                                        view! {
+                                            <tr>
+                                                <td>{failure.request_index}</td>
+                                                <td>{failure_class_label(&failure.failure_class)}</td>
+                                                <td>{failure.error_type}</td>
+                                                <td>{failure.error_message}</td>
+                                            </tr>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </tbody>
+                        </table>
+                    }
+                })}
+            <div class="actions">
+                <label class="checkbox">
+                    <input
+                        type="checkbox"
+                        data-testid="redact-base-url"
+                        prop:checked=move || redact.get()
+                        on:change=move |ev| redact.set(event_target_checked(&ev))
+                    />
+                    " Redact the endpoint URL in the download"
+                </label>
+                <button type="button" class="primary" data-testid="download" on:click=on_download>
+                    "Download artifact"
+                </button>
+            </div>
+            {move || download_error.get().map(|error| view! { <p class="error-box">{error}</p> })}
+        </div>
+    }
+}
+
+/// The failure class as the artifact spells it.
+fn failure_class_label(class: &crate::core::observe::FailureClass) -> String {
+    serde_json::to_value(class)
+        .ok()
+        .and_then(|value| value.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}

@@ -1,0 +1,594 @@
+//! The run view: the configuration form, preflight, Run and Cancel, and the live numbers.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::core::form::RunForm;
+use crate::core::form::{engine_hint, FieldGroup, FieldKind, FieldSpec, FIELDS};
+use crate::core::plan::{ConfigError, RunConfig, RunPlan};
+
+use super::clock::Clock;
+use super::preflight::{fetch_models, CORS_RECIPES};
+use super::runner::{self, LiveRun, LiveSnapshot, RunSetup, HTTP1_CONNECTIONS_PER_HOST};
+use super::state::{AppState, FinishedRun, RunPhase};
+
+/// The left column: configure, check, run, watch.
+#[component]
+pub fn RunView() -> impl IntoView {
+    let state = AppState::expect();
+    let errors = Memo::new(move |_| {
+        state.form.with(|form| match form.to_config() {
+            Ok(_) => BTreeMap::new(),
+            Err(errors) => errors
+                .into_iter()
+                .map(|error| (error.field.to_string(), error.message))
+                .fold(
+                    BTreeMap::<String, String>::new(),
+                    |mut map, (field, message)| {
+                        map.entry(field)
+                            .and_modify(|existing| {
+                                existing.push_str("; ");
+                                existing.push_str(&message);
+                            })
+                            .or_insert(message);
+                        map
+                    },
+                ),
+        })
+    });
+    let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
+
+    view! {
+        <section class="panel run-view" data-testid="run-view">
+            <h2>"Run"</h2>
+            <QueryNotices />
+            <form
+                class="run-form"
+                on:submit=move |ev| {
+                    ev.prevent_default();
+                    start_run(state);
+                }
+            >
+                {[FieldGroup::Endpoint, FieldGroup::Load, FieldGroup::Prompt, FieldGroup::Sampling, FieldGroup::Limits]
+                    .into_iter()
+                    .map(|group| view! { <FieldSet group=group errors=errors /> })
+                    .collect_view()}
+                <fieldset class="field-group" disabled=busy>
+                    <legend>"Secret"</legend>
+                    <label class="field">
+                        <span class="field-label">"API key"</span>
+                        <input
+                            type="password"
+                            autocomplete="off"
+                            data-testid="api-key"
+                            prop:value=move || state.api_key.get()
+                            on:input=move |ev| state.api_key.set(event_target_value(&ev))
+                        />
+                        <span class="field-help">
+                            "Sent only to the endpoint, as a Bearer header. Never written to an artifact, a link or a log."
+                        </span>
+                    </label>
+                    <label class="field checkbox">
+                        <input
+                            type="checkbox"
+                            data-testid="remember-key"
+                            prop:checked=move || state.remember_key.get()
+                            on:change=move |ev| state.remember_key.set(event_target_checked(&ev))
+                        />
+                        <span>"Remember the key on this device (local storage)"</span>
+                    </label>
+                </fieldset>
+                <ConnectionLimitWarning />
+                <div class="actions">
+                    <button
+                        type="button"
+                        data-testid="load-models"
+                        disabled=busy
+                        on:click=move |_| {
+                            spawn_local(async move {
+                                load_models(state).await;
+                            })
+                        }
+                    >
+                        "Check endpoint"
+                    </button>
+                    <button
+                        type="submit"
+                        class="primary"
+                        data-testid="run"
+                        disabled=move || {
+                            busy()
+                                || errors
+                                    .with(|errors| {
+                                        errors.keys().any(|key| !FILLED_BY_PREFLIGHT.contains(&key.as_str()))
+                                    })
+                        }
+                    >
+                        "Run"
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="cancel"
+                        disabled=move || state.phase.get() != RunPhase::Running
+                        on:click=move |_| {
+                            if let Some(live) = state.live.get_value() {
+                                live.cancel();
+                            }
+                        }
+                    >
+                        "Cancel"
+                    </button>
+                </div>
+            </form>
+            <PreflightStatus />
+            <LivePanel />
+        </section>
+    }
+}
+
+/// What reading the page's link changed or ignored.
+#[component]
+fn QueryNotices() -> impl IntoView {
+    let state = AppState::expect();
+    view! {
+        <Show when=move || state.query_notices.with(|notices| !notices.is_empty())>
+            <ul class="notices" data-testid="query-notices">
+                {move || {
+                    state
+                        .query_notices
+                        .get()
+                        .into_iter()
+                        .map(|notice| view! { <li>{notice.message}</li> })
+                        .collect_view()
+                }}
+            </ul>
+        </Show>
+    }
+}
+
+/// One group of form fields.
+#[component]
+fn FieldSet(
+    /// Which fields to show.
+    group: FieldGroup,
+    /// The current validation errors, by field key.
+    errors: Memo<BTreeMap<String, String>>,
+) -> impl IntoView {
+    let state = AppState::expect();
+    let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
+    view! {
+        <fieldset class="field-group" disabled=busy>
+            <legend>{group.label()}</legend>
+            {FIELDS
+                .iter()
+                .filter(|spec| spec.group == group)
+                .map(|spec| view! { <Field spec=spec errors=errors /> })
+                .collect_view()}
+        </fieldset>
+    }
+}
+
+/// One labelled input, bound to the form's raw text for its key, with its error under it.
+#[component]
+fn Field(
+    /// The field's description.
+    spec: &'static FieldSpec,
+    /// The current validation errors, by field key.
+    errors: Memo<BTreeMap<String, String>>,
+) -> impl IntoView {
+    let state = AppState::expect();
+    let key = spec.key;
+    let value = move || {
+        state
+            .form
+            .with(|form| form.get(key).unwrap_or_default().to_string())
+    };
+    let set = move |text: String| {
+        // Every key comes from FIELDS, so the form always knows it.
+        state.form.update(|form| {
+            let _ = form.set(key, text);
+        })
+    };
+    let error = move || errors.with(|errors| errors.get(key).cloned());
+    let input = match spec.kind {
+        FieldKind::Toggle => view! {
+            <input
+                type="checkbox"
+                name=key
+                data-testid=format!("field-{key}")
+                prop:checked=move || value() == "true"
+                on:change=move |ev| set(event_target_checked(&ev).to_string())
+            />
+        }
+        .into_any(),
+        FieldKind::Choice(options) | FieldKind::OptionalChoice(options) => {
+            let optional = matches!(spec.kind, FieldKind::OptionalChoice(_));
+            view! {
+                <select
+                    name=key
+                    data-testid=format!("field-{key}")
+                    prop:value=value
+                    on:change=move |ev| set(event_target_value(&ev))
+                >
+                    {optional.then(|| view! { <option value="">"(not sent)"</option> })}
+                    {options
+                        .iter()
+                        .map(|option| view! { <option value=*option>{*option}</option> })
+                        .collect_view()}
+                </select>
+            }
+            .into_any()
+        }
+        FieldKind::Integer { .. } | FieldKind::Decimal { .. } => view! {
+            <input
+                type="text"
+                inputmode="decimal"
+                name=key
+                data-testid=format!("field-{key}")
+                prop:value=value
+                on:input=move |ev| set(event_target_value(&ev))
+            />
+        }
+        .into_any(),
+        FieldKind::Text | FieldKind::Url => {
+            let list = (key == "model").then_some("model-options");
+            view! {
+                <input
+                    type="text"
+                    name=key
+                    list=list
+                    spellcheck="false"
+                    data-testid=format!("field-{key}")
+                    prop:value=value
+                    on:input=move |ev| set(event_target_value(&ev))
+                />
+                {(key == "model").then(|| view! { <ModelOptions /> })}
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <label class="field" class:invalid=move || error().is_some()>
+            <span class="field-label">{spec.label}</span>
+            {input}
+            <span class="field-help">{spec.help}</span>
+            {move || {
+                error()
+                    .map(|message| {
+                        view! {
+                            <span class="field-error" data-testid=format!("error-{key}")>
+                                {message}
+                            </span>
+                        }
+                    })
+            }}
+        </label>
+    }
+}
+
+/// The endpoint's models, offered as suggestions for the model field.
+#[component]
+fn ModelOptions() -> impl IntoView {
+    let state = AppState::expect();
+    view! {
+        <datalist id="model-options">
+            {move || {
+                state
+                    .models
+                    .get()
+                    .map(|models| {
+                        models
+                            .ids
+                            .into_iter()
+                            .map(|id| view! { <option value=id></option> })
+                            .collect_view()
+                    })
+            }}
+        </datalist>
+    }
+}
+
+/// Says, before a run, when concurrency exceeds what one HTTP/1.1 origin can carry.
+#[component]
+fn ConnectionLimitWarning() -> impl IntoView {
+    let state = AppState::expect();
+    let concurrency = move || {
+        state.form.with(|form| {
+            form.get("concurrency")
+                .unwrap_or_default()
+                .trim()
+                .parse::<u64>()
+                .unwrap_or(0)
+        })
+    };
+    view! {
+        <Show when=move || { concurrency() > HTTP1_CONNECTIONS_PER_HOST }>
+            <p class="warning" data-testid="connection-limit-warning">
+                {move || {
+                    format!(
+                        "Concurrency {} exceeds the {} connections a browser opens to one HTTP/1.1 origin: \
+                         the extra requests wait inside the browser and that wait is counted in their TTFO. \
+                         The artifact records this (client.transport.connection_limit_suspected). \
+                         Use an HTTPS (HTTP/2) endpoint to go past it.",
+                        concurrency(),
+                        HTTP1_CONNECTIONS_PER_HOST,
+                    )
+                }}
+            </p>
+        </Show>
+    }
+}
+
+/// The result of the last endpoint check, with CORS recipes when they apply.
+#[component]
+fn PreflightStatus() -> impl IntoView {
+    let state = AppState::expect();
+    view! {
+        {move || {
+            state
+                .preflight_error
+                .get()
+                .map(|(message, cors)| {
+                    view! {
+                        <div class="error-box" data-testid="preflight-error">
+                            <p>{message}</p>
+                            {cors
+                                .then(|| {
+                                    view! {
+                                        <p>"To let this page read an endpoint's answers:"</p>
+                                        <ul class="cors-recipes">
+                                            {CORS_RECIPES
+                                                .iter()
+                                                .map(|(engine, recipe)| {
+                                                    view! {
+                                                        <li>
+                                                            <strong>{*engine}</strong>
+                                                            ": "
+                                                            {*recipe}
+                                                        </li>
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </ul>
+                                    }
+                                })}
+                        </div>
+                    }
+                })
+        }}
+        {move || {
+            state
+                .models
+                .get()
+                .map(|models| {
+                    view! {
+                        <p class="ok" data-testid="preflight-ok">
+                            {format!("Endpoint reachable: {} model(s): {}", models.ids.len(), models.ids.join(", "))}
+                        </p>
+                    }
+                })
+        }}
+    }
+}
+
+/// Progress and running medians, refreshed once per animation frame.
+#[component]
+fn LivePanel() -> impl IntoView {
+    let state = AppState::expect();
+    let snapshot = state.snapshot;
+    let ms = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.1} ms"));
+    let rate = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.1} tok/s"));
+    view! {
+        <div class="live" data-testid="status" data-state=move || state.phase.get().as_str()>
+            <p class="status-line">
+                {move || status_text(&state.phase.get(), &snapshot.get())}
+            </p>
+            <Show when=move || { snapshot.with(|s| s.requests > 0) }>
+                <progress
+                    max=move || snapshot.with(|s| s.requests as f64)
+                    value=move || snapshot.with(|s| (s.completed + s.failed) as f64)
+                ></progress>
+                <dl class="live-metrics">
+                    <dt>"done / failed / in flight"</dt>
+                    <dd data-testid="live-counts">
+                        {move || snapshot.with(|s| format!("{} / {} / {}", s.completed, s.failed, s.in_flight))}
+                    </dd>
+                    <dt>"elapsed"</dt>
+                    <dd>{move || snapshot.with(|s| format!("{:.1} s", s.elapsed_ms / 1000.0))}</dd>
+                    <dt>"p50 time to first output"</dt>
+                    <dd>{move || snapshot.with(|s| ms(s.p50_ttfo_ms))}</dd>
+                    <dt>"p50 TTFT"</dt>
+                    <dd>{move || snapshot.with(|s| ms(s.p50_ttft_ms))}</dd>
+                    <dt>"p50 decode"</dt>
+                    <dd>{move || snapshot.with(|s| rate(s.p50_decode_tok_s))}</dd>
+                    <dt>"throughput"</dt>
+                    <dd>{move || snapshot.with(|s| rate(s.throughput_tok_s))}</dd>
+                </dl>
+                {move || {
+                    snapshot
+                        .with(|s| s.last_failure.clone())
+                        .map(|reason| view! { <p class="failure-reason">"Last failure: " {reason}</p> })
+                }}
+            </Show>
+        </div>
+    }
+}
+
+fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot) -> String {
+    match phase {
+        RunPhase::Idle => "Ready. Check the endpoint, then press Run.".to_string(),
+        RunPhase::Preflight => "Checking the endpoint…".to_string(),
+        RunPhase::Running if snapshot.cancelled => "Cancelling…".to_string(),
+        RunPhase::Running => format!(
+            "Running: {} of {} done.",
+            snapshot.completed + snapshot.failed,
+            snapshot.requests
+        ),
+        RunPhase::Finished => format!(
+            "Finished{}: {} completed, {} failed.",
+            if snapshot.cancelled {
+                " (cancelled)"
+            } else {
+                ""
+            },
+            snapshot.completed,
+            snapshot.failed
+        ),
+        RunPhase::Failed(reason) => format!("Could not run: {reason}"),
+    }
+}
+
+/// Fields the endpoint check fills when they are empty (from `/models`).
+const FILLED_BY_PREFLIGHT: [&str; 2] = ["model", "engine"];
+
+/// The configuration to check the endpoint with: model and engine may still be empty then,
+/// since the check is what fills them.
+fn config_for_preflight(form: &RunForm) -> Result<RunConfig, Vec<ConfigError>> {
+    let mut probe = form.clone();
+    for key in FILLED_BY_PREFLIGHT {
+        if probe.get(key).unwrap_or_default().trim().is_empty() {
+            let _ = probe.set(key, "to-be-discovered");
+        }
+    }
+    let mut config = probe.to_config()?;
+    config.model = form.get("model").unwrap_or_default().trim().to_string();
+    config.engine = Some(form.get("engine").unwrap_or_default().trim().to_string())
+        .filter(|engine| !engine.is_empty());
+    Ok(config)
+}
+
+async fn load_models(state: AppState) -> Option<u64> {
+    let Ok(config) = state.form.with_untracked(config_for_preflight) else {
+        state.preflight_error.set(Some((
+            "Fix the fields marked in red first.".to_string(),
+            false,
+        )));
+        return None;
+    };
+    let key = state.api_key.get_untracked();
+    match fetch_models(&config.models_url(), Some(key.as_str())).await {
+        Ok(models) => {
+            state.preflight_error.set(None);
+            if config.model.is_empty() {
+                if let Some(first) = models.ids.first() {
+                    state.form.update(|form| {
+                        let _ = form.set("model", first.as_str());
+                    });
+                }
+            }
+            let model = state
+                .form
+                .with_untracked(|form| form.get("model").unwrap_or_default().to_string());
+            if config.engine.is_none() {
+                if let Some(engine) = engine_hint(&models.body, &model) {
+                    state.form.update(|form| {
+                        let _ = form.set("engine", engine);
+                    });
+                }
+            }
+            let max_len = models.max_model_len(&model);
+            state.models.set(Some(models));
+            max_len
+        }
+        Err(error) => {
+            state.models.set(None);
+            state
+                .preflight_error
+                .set(Some((error.summary, error.show_cors_help)));
+            None
+        }
+    }
+}
+
+fn start_run(state: AppState) {
+    if matches!(
+        state.phase.get_untracked(),
+        RunPhase::Preflight | RunPhase::Running
+    ) {
+        return;
+    }
+    state.phase.set(RunPhase::Preflight);
+    spawn_local(async move {
+        let discovered = load_models(state).await;
+        if state.preflight_error.with_untracked(Option::is_some) {
+            state.phase.set(RunPhase::Failed(
+                "the endpoint check failed; see the message above".to_string(),
+            ));
+            return;
+        }
+        let config = match state.form.with_untracked(|form| form.to_config()) {
+            Ok(config) => config,
+            Err(errors) => {
+                let fields: Vec<&str> = errors.iter().map(|error| error.field).collect();
+                state.phase.set(RunPhase::Failed(format!(
+                    "fix these fields first: {}",
+                    fields.join(", ")
+                )));
+                return;
+            }
+        };
+        let plan = match RunPlan::new(&config, discovered) {
+            Ok(plan) => plan,
+            Err(error) => {
+                state.phase.set(RunPhase::Failed(error.to_string()));
+                return;
+            }
+        };
+        let Some(clock) = Clock::from_window() else {
+            state.phase.set(RunPhase::Failed(
+                "this browser has no performance clock".to_string(),
+            ));
+            return;
+        };
+        let key = state.api_key.get_untracked();
+        let setup = Rc::new(RunSetup {
+            config,
+            plan,
+            api_key: (!key.is_empty()).then_some(key),
+        });
+        state.finished.set(None);
+        let live = runner::start(clock, &setup);
+        state.live.set_value(Some(live.clone()));
+        state.snapshot.set(live.snapshot());
+        state.phase.set(RunPhase::Running);
+        poll_live(live.clone(), state.snapshot);
+        let result = runner::execute(live.clone(), setup).await;
+        state.snapshot.set(live.snapshot());
+        match result {
+            Ok(artifact) => {
+                state.finished.set(Some(FinishedRun {
+                    artifact: Rc::new(artifact),
+                }));
+                state.phase.set(RunPhase::Finished);
+            }
+            Err(reason) => state.phase.set(RunPhase::Failed(reason)),
+        }
+    });
+}
+
+/// How often the live numbers are refreshed: a few times a second is plenty for a person, and
+/// every refresh is main-thread work that could delay a read callback being timed.
+const LIVE_REFRESH_MS: f64 = 250.0;
+
+/// Copies the run's numbers into the page, on an animation frame and at most every
+/// [`LIVE_REFRESH_MS`], until the run ends.
+fn poll_live(live: Rc<LiveRun>, snapshot: RwSignal<LiveSnapshot>) {
+    poll_live_from(live, snapshot, f64::NEG_INFINITY);
+}
+
+fn poll_live_from(live: Rc<LiveRun>, snapshot: RwSignal<LiveSnapshot>, last_refresh_ms: f64) {
+    request_animation_frame(move || {
+        let now_ms = live.now_ms();
+        let mut refreshed_at = last_refresh_ms;
+        if now_ms - last_refresh_ms >= LIVE_REFRESH_MS || live.is_finished() {
+            snapshot.set(live.snapshot());
+            refreshed_at = now_ms;
+        }
+        if !live.is_finished() {
+            poll_live_from(live, snapshot, refreshed_at);
+        }
+    });
+}

@@ -1,0 +1,78 @@
+//! The page's shared state, provided once through context.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use crate::core::artifact::ArtifactV1;
+use crate::core::form::{QueryNotice, RunForm};
+
+use super::preflight::ModelsInfo;
+use super::runner::{LiveRun, LiveSnapshot};
+
+/// Where the run view is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunPhase {
+    /// Nothing running; the form is editable.
+    Idle,
+    /// Asking the endpoint for its models before the run.
+    Preflight,
+    /// Requests are in flight.
+    Running,
+    /// The run ended (completed or cancelled) and its artifact is ready.
+    Finished,
+    /// The run could not start or its artifact could not be built.
+    Failed(String),
+}
+
+impl RunPhase {
+    /// The `data-state` value tests and scripts read.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RunPhase::Idle => "idle",
+            RunPhase::Preflight => "preflight",
+            RunPhase::Running => "running",
+            RunPhase::Finished => "finished",
+            RunPhase::Failed(_) => "error",
+        }
+    }
+}
+
+/// A finished run kept on the page until the next one starts.
+#[derive(Clone, Debug)]
+pub struct FinishedRun {
+    /// The artifact as built by the core.
+    pub artifact: Rc<ArtifactV1>,
+}
+
+/// State shared by the run and results views.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The form's raw field text (mirrored into the URL query).
+    pub form: RwSignal<RunForm>,
+    /// Notices from reading the page's URL query.
+    pub query_notices: RwSignal<Vec<QueryNotice>>,
+    /// The API key: in memory only, unless `remember_key` is ticked.
+    pub api_key: RwSignal<String>,
+    /// Whether the key is kept in this browser's local storage.
+    pub remember_key: RwSignal<bool>,
+    /// What the endpoint's `/models` said, when asked.
+    pub models: RwSignal<Option<ModelsInfo>>,
+    /// The last preflight problem, if any, and whether CORS help applies.
+    pub preflight_error: RwSignal<Option<(String, bool)>>,
+    /// Where the run view is.
+    pub phase: RwSignal<RunPhase>,
+    /// The run in progress (not reactive: polled once per animation frame).
+    pub live: StoredValue<Option<Rc<LiveRun>>, LocalStorage>,
+    /// The latest numbers of the run in progress.
+    pub snapshot: RwSignal<LiveSnapshot>,
+    /// The last finished run.
+    pub finished: RwSignal<Option<FinishedRun>, LocalStorage>,
+}
+
+impl AppState {
+    /// The state provided to the page's components.
+    pub fn expect() -> Self {
+        expect_context::<AppState>()
+    }
+}

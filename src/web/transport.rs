@@ -1,0 +1,276 @@
+//! The fetch transport: one streaming `POST {base}/chat/completions`, read chunk by chunk.
+//!
+//! Every network read is stamped with one clock reading taken the moment it arrives, then handed
+//! to the core's SSE decoder and stream accumulator. Browser errors become the core's
+//! [`RequestError`] values with their reason: `TypeError` (network or CORS), `HttpError`
+//! (non-2xx, with a sanitized body excerpt), `AbortError` (cancelled), `TimeoutError` (no data
+//! within the timeout), `StreamError` (the body broke or was not a stream).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, RequestInit, Response};
+
+use crate::core::observe::{RequestError, StreamAccumulator, StreamFlow, StreamResult};
+use crate::core::sse::{ChunkEvent, SseDecoder, SseEvent};
+
+use super::clock::Clock;
+
+/// The most bytes of an error body strobe reads (the excerpt it keeps is shorter still).
+const ERROR_BODY_READ_LIMIT: usize = 64 * 1024;
+
+/// Why a request's [`AbortController`] fired, so the failure names the right cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AbortCause {
+    /// Not aborted.
+    None,
+    /// The user pressed Cancel.
+    Cancelled,
+    /// No data arrived within the per-request timeout.
+    TimedOut,
+}
+
+/// Shared between a running request, its timeout watchdog and the Cancel button.
+pub struct RequestControl {
+    /// Aborts the fetch and its body stream.
+    pub controller: AbortController,
+    /// Set before `controller.abort()` is called.
+    pub cause: Cell<AbortCause>,
+    /// The clock reading of the last network read (or of the send), for the idle timeout.
+    pub last_activity_ms: Cell<f64>,
+}
+
+impl RequestControl {
+    /// A fresh control, or the browser's error if `AbortController` is unavailable.
+    pub fn new(now_ms: f64) -> Result<Rc<Self>, RequestError> {
+        let controller = AbortController::new()
+            .map_err(|err| RequestError::stream(format!("AbortController: {}", js_text(&err))))?;
+        Ok(Rc::new(Self {
+            controller,
+            cause: Cell::new(AbortCause::None),
+            last_activity_ms: Cell::new(now_ms),
+        }))
+    }
+
+    /// Aborts the request for `cause` (the first cause wins).
+    pub fn abort(&self, cause: AbortCause) {
+        if self.cause.get() == AbortCause::None {
+            self.cause.set(cause);
+        }
+        self.controller.abort();
+    }
+}
+
+/// What one request sends.
+pub struct ChatRequest<'a> {
+    /// `{base_url}/chat/completions`.
+    pub url: &'a str,
+    /// The JSON body built by the core.
+    pub body: &'a str,
+    /// Sent as `Authorization: Bearer …` when present; never logged or stored.
+    pub api_key: Option<&'a str>,
+    /// The per-read idle timeout, for the failure message.
+    pub timeout_s: f64,
+}
+
+/// Sends `request` and reads its stream to the end.
+///
+/// `started_ms` is read immediately before `fetch()` is called, after the prompt and body were
+/// built; it is the origin of TTFO, TTFT and E2E.
+pub async fn stream_chat(
+    clock: &Clock,
+    request: &ChatRequest<'_>,
+    control: &RequestControl,
+) -> (f64, Result<StreamResult, RequestError>) {
+    let init = RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&JsValue::from_str(request.body));
+    init.set_signal(Some(&control.controller.signal()));
+    init.set_mode(web_sys::RequestMode::Cors);
+    init.set_cache(web_sys::RequestCache::NoStore);
+    let headers = match build_headers(request.api_key) {
+        Ok(headers) => headers,
+        Err(err) => return (clock.now_ms(), Err(err)),
+    };
+    init.set_headers(&headers);
+    let Some(window) = web_sys::window() else {
+        return (
+            clock.now_ms(),
+            Err(RequestError::stream("no window to fetch from")),
+        );
+    };
+
+    let started_ms = clock.now_ms();
+    control.last_activity_ms.set(started_ms);
+    let promise = window.fetch_with_str_and_init(request.url, &init);
+    let mut accumulator = StreamAccumulator::new(started_ms);
+    let result = match JsFuture::from(promise).await {
+        Ok(response) => {
+            control.last_activity_ms.set(clock.now_ms());
+            match response.dyn_into::<Response>() {
+                Ok(response) => {
+                    read_response(clock, request, control, response, &mut accumulator).await
+                }
+                Err(_) => Err(RequestError::stream(
+                    "fetch resolved to something not a Response",
+                )),
+            }
+        }
+        Err(err) => Err(abort_or(control, request.timeout_s, || {
+            RequestError::fetch_failed(&js_text(&err))
+        })),
+    };
+    // E2E ends at the arrival of the read that carried the stream's last byte (`[DONE]` or the
+    // end of the body): one clock reading per read, taken before the connection is released,
+    // so the cost of closing it is not counted as server time.
+    let result = result.and_then(|ended_ms| accumulator.finish(ended_ms));
+    (started_ms, result)
+}
+
+fn build_headers(api_key: Option<&str>) -> Result<Headers, RequestError> {
+    let headers = Headers::new().map_err(|err| RequestError::stream(js_text(&err)))?;
+    let set = |name: &str, value: &str| {
+        headers
+            .set(name, value)
+            .map_err(|_| RequestError::new("TypeError", format!("the {name} header is not valid")))
+    };
+    set("Content-Type", "application/json")?;
+    set("Accept", "text/event-stream")?;
+    if let Some(key) = api_key.filter(|key| !key.is_empty()) {
+        // The key's text is never put into the error: say only that it was refused.
+        headers.set("Authorization", &format!("Bearer {key}")).map_err(|_| {
+            RequestError::new(
+                "TypeError",
+                "the API key contains characters a header cannot carry; paste it again without spaces or line breaks",
+            )
+        })?;
+    }
+    Ok(headers)
+}
+
+async fn read_response(
+    clock: &Clock,
+    request: &ChatRequest<'_>,
+    control: &RequestControl,
+    response: Response,
+    accumulator: &mut StreamAccumulator,
+) -> Result<f64, RequestError> {
+    if !response.ok() {
+        let body = read_text_bounded(&response).await.unwrap_or_default();
+        let secrets: Vec<&str> = request.api_key.into_iter().collect();
+        return Err(RequestError::http_status(
+            response.status(),
+            &response.status_text(),
+            &body,
+            &secrets,
+        ));
+    }
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    if content_type.starts_with("application/json") {
+        let body = read_text_bounded(&response).await.unwrap_or_default();
+        return Err(RequestError::stream(format!(
+            "the server answered with a JSON document, not an event stream; it may not support \
+             \"stream\": true on this route. It said: {}",
+            crate::core::sse::sanitize_excerpt(&body, 512)
+        )));
+    }
+    let Some(body) = response.body() else {
+        return Err(RequestError::stream("the response has no body"));
+    };
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut decoder = SseDecoder::new();
+    let mut sse_events: Vec<SseEvent> = Vec::new();
+    let mut chunk_events: Vec<ChunkEvent> = Vec::new();
+    loop {
+        let read = JsFuture::from(reader.read()).await;
+        let now_ms = clock.now_ms();
+        control.last_activity_ms.set(now_ms);
+        let read = match read {
+            Ok(read) => read,
+            Err(err) => {
+                return Err(abort_or(control, request.timeout_s, || {
+                    RequestError::stream(format!(
+                        "the connection broke while streaming: {}",
+                        js_text(&err)
+                    ))
+                }))
+            }
+        };
+        let done = Reflect::get(&read, &"done".into())
+            .ok()
+            .and_then(|done| done.as_bool())
+            .unwrap_or(true);
+        if done {
+            decoder
+                .finish(&mut sse_events)
+                .map_err(RequestError::from)?;
+            flush(accumulator, now_ms, &mut sse_events, &mut chunk_events);
+            return Ok(now_ms);
+        }
+        let Ok(value) = Reflect::get(&read, &"value".into()) else {
+            continue;
+        };
+        let bytes = Uint8Array::new(&value).to_vec();
+        decoder
+            .push(&bytes, &mut sse_events)
+            .map_err(RequestError::from)?;
+        if flush(accumulator, now_ms, &mut sse_events, &mut chunk_events) == StreamFlow::Stop {
+            // `[DONE]` ends the measurement (§4.2): release the connection without waiting.
+            let _ = reader.cancel();
+            return Ok(now_ms);
+        }
+    }
+}
+
+fn flush(
+    accumulator: &mut StreamAccumulator,
+    now_ms: f64,
+    sse_events: &mut Vec<SseEvent>,
+    chunk_events: &mut Vec<ChunkEvent>,
+) -> StreamFlow {
+    if sse_events.is_empty() {
+        // A read that carried no complete event still counts as a read for the statistics.
+        return accumulator.on_read_events(now_ms, &[]);
+    }
+    chunk_events.clear();
+    chunk_events.extend(
+        sse_events
+            .drain(..)
+            .map(|event| ChunkEvent::from_sse(&event)),
+    );
+    accumulator.on_read_events(now_ms, chunk_events)
+}
+
+fn abort_or(
+    control: &RequestControl,
+    timeout_s: f64,
+    otherwise: impl FnOnce() -> RequestError,
+) -> RequestError {
+    match control.cause.get() {
+        AbortCause::Cancelled => RequestError::cancelled(),
+        AbortCause::TimedOut => RequestError::timed_out(timeout_s),
+        AbortCause::None => otherwise(),
+    }
+}
+
+async fn read_text_bounded(response: &Response) -> Option<String> {
+    let promise = response.text().ok()?;
+    let text = JsFuture::from(promise).await.ok()?.as_string()?;
+    Some(text.chars().take(ERROR_BODY_READ_LIMIT).collect())
+}
+
+/// The message of a JS error value, or its string form.
+pub fn js_text(value: &JsValue) -> String {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+}
