@@ -4,7 +4,11 @@
 //! tests and in the browser.
 
 pub mod artifact;
+pub mod charts;
+pub mod compare;
+pub mod export;
 pub mod form;
+pub mod loaded;
 pub mod observe;
 pub mod plan;
 pub mod prompt;

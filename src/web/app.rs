@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::core::form::RunForm;
 
+use super::library::Library;
 use super::results::ResultsView;
 use super::run_view::RunView;
 use super::state::{AppState, RunPhase};
@@ -28,6 +29,7 @@ pub fn App() -> impl IntoView {
         finished: RwSignal::new_local(None),
     };
     provide_context(state);
+    provide_context(Library::new());
 
     // Keep the URL in step with the form, so the address bar is always a link to this setup.
     // The API key is not part of the form, so it can never reach the URL.

@@ -5,6 +5,21 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
 use super::transport::js_text;
 
+/// Offers the resource at `url` (an object or data URL) as a download named `file_name`.
+pub fn download_url(file_name: &str, url: &str) -> Result<(), String> {
+    let document = web_sys::window()
+        .and_then(|window| window.document())
+        .ok_or("no document to download from")?;
+    let anchor: HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|err| js_text(&err))?
+        .unchecked_into();
+    anchor.set_href(url);
+    anchor.set_download(file_name);
+    anchor.click();
+    Ok(())
+}
+
 /// Offers `text` to the user as a file named `file_name`.
 pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&text.into());
@@ -14,16 +29,7 @@ pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), Stri
         .map_err(|err| format!("could not prepare the file: {}", js_text(&err)))?;
     let url = Url::create_object_url_with_blob(&blob)
         .map_err(|err| format!("could not prepare the file: {}", js_text(&err)))?;
-    let document = web_sys::window()
-        .and_then(|window| window.document())
-        .ok_or("no document to download from")?;
-    let anchor: HtmlAnchorElement = document
-        .create_element("a")
-        .map_err(|err| js_text(&err))?
-        .unchecked_into();
-    anchor.set_href(&url);
-    anchor.set_download(file_name);
-    anchor.click();
+    download_url(file_name, &url)?;
     // Chromium starts the download asynchronously: keep the object URL alive a little while.
     leptos::prelude::set_timeout(
         move || {

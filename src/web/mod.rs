@@ -1,9 +1,12 @@
 //! The browser layer of strobe (compiled for wasm32 only): components, transport, clock,
 //! scheduler, files and storage. Everything here is glue around `crate::core`.
 
+mod analysis;
 mod app;
 mod clock;
+mod echart;
 mod files;
+mod library;
 mod preflight;
 mod results;
 mod run_view;

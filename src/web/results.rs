@@ -6,10 +6,13 @@ use serde_json::Value;
 
 use crate::core::artifact::ArtifactV1;
 
+use super::analysis::SelectionView;
 use super::files::download_text;
+use super::library::{ArtifactDrop, ArtifactList};
 use super::state::AppState;
 
-/// The right column: what the last run measured.
+/// The right column: what the last run measured, and the artifact library with its charts and
+/// comparisons.
 #[component]
 pub fn ResultsView() -> impl IntoView {
     let state = AppState::expect();
@@ -19,12 +22,16 @@ pub fn ResultsView() -> impl IntoView {
             {move || match state.finished.get() {
                 None => view! {
                     <p class="empty-state" data-testid="results-empty">
-                        "No results yet. Finish a run or load a saved artifact."
+                        "No run yet on this page. Finish a run, or load saved artifacts below."
                     </p>
                 }
                 .into_any(),
                 Some(run) => view! { <RunSummary artifact=run.artifact.clone() /> }.into_any(),
             }}
+            <h2>"Artifacts"</h2>
+            <ArtifactDrop />
+            <ArtifactList />
+            <SelectionView />
         </section>
     }
 }

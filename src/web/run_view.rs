@@ -8,9 +8,11 @@ use leptos::task::spawn_local;
 
 use crate::core::form::RunForm;
 use crate::core::form::{engine_hint, FieldGroup, FieldKind, FieldSpec, FIELDS};
+use crate::core::loaded::LoadedArtifact;
 use crate::core::plan::{ConfigError, RunConfig, RunPlan};
 
 use super::clock::Clock;
+use super::library::Library;
 use super::preflight::{fetch_models, CORS_RECIPES};
 use super::runner::{self, LiveRun, LiveSnapshot, RunSetup, HTTP1_CONNECTIONS_PER_HOST};
 use super::state::{AppState, FinishedRun, RunPhase};
@@ -19,6 +21,7 @@ use super::state::{AppState, FinishedRun, RunPhase};
 #[component]
 pub fn RunView() -> impl IntoView {
     let state = AppState::expect();
+    let library = expect_context::<Library>();
     let errors = Memo::new(move |_| {
         state.form.with(|form| match form.to_config() {
             Ok(_) => BTreeMap::new(),
@@ -49,7 +52,7 @@ pub fn RunView() -> impl IntoView {
                 class="run-form"
                 on:submit=move |ev| {
                     ev.prevent_default();
-                    start_run(state);
+                    start_run(state, library);
                 }
             >
                 {[FieldGroup::Endpoint, FieldGroup::Load, FieldGroup::Prompt, FieldGroup::Sampling, FieldGroup::Limits]
@@ -192,7 +195,15 @@ fn Field(
             let _ = form.set(key, text);
         })
     };
-    let error = move || errors.with(|errors| errors.get(key).cloned());
+    // Model and engine start empty and the endpoint check fills them: no red before that.
+    let error = move || {
+        let shown = !FILLED_BY_PREFLIGHT.contains(&key)
+            || state.models.with(Option::is_some)
+            || matches!(state.phase.get(), RunPhase::Failed(_));
+        errors
+            .with(|errors| errors.get(key).cloned())
+            .filter(|_| shown)
+    };
     let input = match spec.kind {
         FieldKind::Toggle => view! {
             <input
@@ -503,7 +514,7 @@ async fn load_models(state: AppState) -> Option<u64> {
     }
 }
 
-fn start_run(state: AppState) {
+fn start_run(state: AppState, library: Library) {
     if matches!(
         state.phase.get_untracked(),
         RunPhase::Preflight | RunPhase::Running
@@ -559,6 +570,11 @@ fn start_run(state: AppState) {
         state.snapshot.set(live.snapshot());
         match result {
             Ok(artifact) => {
+                // The run joins the library too, so it is charted and can be compared with
+                // saved artifacts exactly like a dropped file.
+                if let Ok(text) = artifact.to_json_text() {
+                    library.add(LoadedArtifact::from_text(&artifact.file_name(), &text));
+                }
                 state.finished.set(Some(FinishedRun {
                     artifact: Rc::new(artifact),
                 }));

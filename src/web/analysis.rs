@@ -1,0 +1,247 @@
+//! Charts and comparison of the artifacts selected in the library, and their exports
+//! (rows as CSV, summary as Markdown; each chart exports itself as PNG).
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::core::charts::{artifact_charts, comparison_charts, ChartTheme, NamedChart};
+use crate::core::compare::{compare, format_delta, ComparedMetric};
+use crate::core::export::{rows_csv, summary_markdown};
+use crate::core::loaded::{LoadedArtifact, MetricStat};
+
+use super::echart::{prefers_dark, EChart};
+use super::files::download_text;
+use super::library::Library;
+
+fn theme() -> ChartTheme {
+    ChartTheme {
+        dark: prefers_dark(),
+    }
+}
+
+/// A grid of charts from the core's option builders.
+#[component]
+pub fn ChartGrid(
+    /// The charts to draw.
+    charts: Vec<NamedChart>,
+) -> impl IntoView {
+    view! {
+        <div class="chart-grid">
+            {charts
+                .into_iter()
+                .map(|chart| {
+                    view! {
+                        <EChart
+                            option=Signal::stored(chart.option)
+                            title=chart.title
+                            test_id=format!("chart-{}", chart.id)
+                        />
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+}
+
+/// What the selected artifacts show: one run's charts, or a comparison of several.
+#[component]
+pub fn SelectionView() -> impl IntoView {
+    let library = expect_context::<Library>();
+    let selected = Memo::new(move |_| SelectedRuns(library.selected()));
+    view! {
+        {move || {
+            let runs = selected.get().0;
+            match runs.len() {
+                0 => ().into_any(),
+                1 => view! { <SingleRun run=runs[0].clone() /> }.into_any(),
+                _ => view! { <CompareRuns runs=runs /> }.into_any(),
+            }
+        }}
+    }
+}
+
+/// The selected artifacts; equal when they are the same files (by pointer).
+#[derive(Clone)]
+struct SelectedRuns(Vec<Arc<LoadedArtifact>>);
+
+impl PartialEq for SelectedRuns {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| Arc::ptr_eq(a, b))
+    }
+}
+
+/// One artifact's charts and exports.
+#[component]
+fn SingleRun(
+    /// The artifact.
+    run: Arc<LoadedArtifact>,
+) -> impl IntoView {
+    let charts = artifact_charts(&run, theme());
+    let export_error = RwSignal::new(None::<String>);
+    let csv_run = run.clone();
+    let md_run = run.clone();
+    let stem = file_stem(&run);
+    let csv_stem = stem.clone();
+    view! {
+        <section class="analysis" data-testid="single-run">
+            <h3>{run.label()}</h3>
+            <div class="actions">
+                <button
+                    type="button"
+                    data-testid="export-csv"
+                    disabled=!run.has_rows()
+                    on:click=move |_| {
+                        export_error
+                            .set(download_text(&format!("{csv_stem}-rows.csv"), "text/csv", &rows_csv(&csv_run)).err())
+                    }
+                >
+                    "Rows as CSV"
+                </button>
+                <button
+                    type="button"
+                    data-testid="export-markdown"
+                    on:click=move |_| {
+                        let runs = [md_run.as_ref()];
+                        let text = summary_markdown(&runs, &compare(&runs));
+                        export_error
+                            .set(download_text(&format!("{stem}-summary.md"), "text/markdown", &text).err())
+                    }
+                >
+                    "Summary as Markdown"
+                </button>
+            </div>
+            {move || export_error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
+            <ChartGrid charts=charts />
+        </section>
+    }
+}
+
+/// Side by side: key metrics with deltas and ratios against the first run, workload
+/// mismatches, overlaid CDFs.
+#[component]
+fn CompareRuns(
+    /// The artifacts, the first is the baseline.
+    runs: Vec<Arc<LoadedArtifact>>,
+) -> impl IntoView {
+    let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+    let comparison = compare(&refs);
+    let charts = comparison_charts(&refs, theme());
+    let markdown = summary_markdown(&refs, &comparison);
+    let export_error = RwSignal::new(None::<String>);
+    let shown_stats = [MetricStat::P50, MetricStat::P95];
+    let rows: Vec<_> = comparison
+        .metrics
+        .iter()
+        .filter(|metric| match metric.metric {
+            ComparedMetric::Distribution(_, stat) => shown_stats.contains(&stat),
+            _ => true,
+        })
+        .cloned()
+        .collect();
+    let labels = comparison.labels.clone();
+    let mismatches = comparison.mismatches.clone();
+    view! {
+        <section class="analysis" data-testid="compare-runs">
+            <h3>{format!("Comparing {} runs (baseline: {})", labels.len(), labels[0])}</h3>
+            {if mismatches.is_empty() {
+                view! {
+                    <p class="ok" data-testid="like-for-like">
+                        "Same workload as far as the files tell."
+                    </p>
+                }
+                    .into_any()
+            } else {
+                view! {
+                    <div class="mismatches" data-testid="mismatches">
+                        <p>
+                            <strong>"These runs did not measure the same workload:"</strong>
+                            " read the differences below with that in mind."
+                        </p>
+                        <ul>
+                            {mismatches
+                                .into_iter()
+                                .map(|mismatch| {
+                                    view! {
+                                        <li data-testid="mismatch" data-field=mismatch.field>
+                                            <code>{mismatch.field}</code>
+                                            ": "
+                                            {mismatch.values.join(" vs ")}
+                                            " — "
+                                            {mismatch.explanation}
+                                        </li>
+                                    }
+                                })
+                                .collect_view()}
+                        </ul>
+                    </div>
+                }
+                    .into_any()
+            }}
+            <table class="metrics-table" data-testid="compare-table">
+                <thead>
+                    <tr>
+                        <th>"metric"</th>
+                        {labels.iter().map(|label| view! { <th>{label.clone()}</th> }).collect_view()}
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows
+                        .into_iter()
+                        .map(|metric| {
+                            let unit = metric.metric.unit();
+                            view! {
+                                <tr>
+                                    <td>{metric.metric.label()}</td>
+                                    {metric
+                                        .runs
+                                        .iter()
+                                        .enumerate()
+                                        .map(|(position, delta)| {
+                                            view! { <td>{format_delta(delta, unit, position == 0)}</td> }
+                                        })
+                                        .collect_view()}
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+            <div class="actions">
+                <button
+                    type="button"
+                    data-testid="export-markdown"
+                    on:click=move |_| {
+                        export_error
+                            .set(download_text("strobe-comparison.md", "text/markdown", &markdown).err())
+                    }
+                >
+                    "Summary as Markdown"
+                </button>
+            </div>
+            {move || export_error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
+            <ChartGrid charts=charts />
+        </section>
+    }
+}
+
+fn file_stem(run: &LoadedArtifact) -> String {
+    let label = run.label();
+    let stem = label.strip_suffix(".json").unwrap_or(&label);
+    let cleaned: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(80)
+        .collect();
+    if cleaned.is_empty() {
+        "strobe-run".to_string()
+    } else {
+        cleaned
+    }
+}

@@ -1,0 +1,255 @@
+//! The artifact library: files dropped on the page (or picked, or the shipped example) are
+//! validated by the core and listed with their verdict; selected ones are charted and compared.
+//!
+//! Everything read from a file is data: it reaches the page only as text nodes and as ECharts
+//! canvas text, never as HTML.
+
+use std::sync::Arc;
+
+use js_sys::Uint8Array;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::core::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+use crate::core::validate::Verdict;
+
+use super::transport::js_text;
+
+/// How many problems a card lists before it summarises the rest.
+const PROBLEMS_SHOWN: usize = 50;
+
+/// One loaded file.
+#[derive(Clone)]
+pub struct LibraryEntry {
+    /// Stable id for list keys.
+    pub id: u64,
+    /// What the core read from the file.
+    pub artifact: Arc<LoadedArtifact>,
+    /// Whether the user selected it for charts and comparison.
+    pub selected: RwSignal<bool>,
+}
+
+/// The library's state, provided through context.
+#[derive(Clone, Copy)]
+pub struct Library {
+    /// Loaded files, in load order.
+    pub entries: RwSignal<Vec<LibraryEntry>>,
+    next_id: StoredValue<u64>,
+}
+
+impl Library {
+    /// A new, empty library.
+    pub fn new() -> Self {
+        Self {
+            entries: RwSignal::new(Vec::new()),
+            next_id: StoredValue::new(1),
+        }
+    }
+
+    /// Adds a loaded artifact; valid ones start selected.
+    pub fn add(&self, artifact: LoadedArtifact) {
+        let id = self.next_id.get_value();
+        self.next_id.set_value(id + 1);
+        let selected = RwSignal::new(artifact.verdict() != Verdict::Invalid);
+        self.entries.update(|entries| {
+            entries.push(LibraryEntry {
+                id,
+                artifact: Arc::new(artifact),
+                selected,
+            })
+        });
+    }
+
+    /// The selected, readable artifacts, in load order.
+    pub fn selected(&self) -> Vec<Arc<LoadedArtifact>> {
+        self.entries.with(|entries| {
+            entries
+                .iter()
+                .filter(|entry| {
+                    entry.selected.get() && entry.artifact.verdict() != Verdict::Invalid
+                })
+                .map(|entry| entry.artifact.clone())
+                .collect()
+        })
+    }
+}
+
+impl Default for Library {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Reads one picked or dropped file and adds it to the library.
+async fn load_file(library: Library, file: web_sys::File) {
+    let name = file.name();
+    let size = file.size();
+    if size > MAX_ARTIFACT_TEXT_BYTES as f64 {
+        // Refuse before reading: a huge file would stall the tab and its memory.
+        library.add(LoadedArtifact::too_large(&name, size as usize));
+        return;
+    }
+    match JsFuture::from(file.array_buffer()).await {
+        Ok(buffer) => {
+            let bytes = Uint8Array::new(&buffer).to_vec();
+            library.add(LoadedArtifact::from_bytes(&name, &bytes));
+        }
+        Err(err) => library.add(LoadedArtifact::unreadable(
+            &name,
+            &format!("the browser could not read the file: {}", js_text(&err)),
+        )),
+    }
+}
+
+fn load_file_list(library: Library, files: Option<web_sys::FileList>) {
+    let Some(files) = files else {
+        return;
+    };
+    for index in 0..files.length() {
+        if let Some(file) = files.get(index) {
+            spawn_local(load_file(library, file));
+        }
+    }
+}
+
+/// Loads the reference artifact shipped in `public/`, relative to the page so it works from
+/// any sub-path.
+async fn load_example(library: Library) {
+    const EXAMPLE: &str = "public/example-artifact.json";
+    let text = match gloo_net::http::Request::get(EXAMPLE).send().await {
+        Ok(response) if response.ok() => response.text().await.map_err(|err| err.to_string()),
+        Ok(response) => Err(format!("the example answered HTTP {}", response.status())),
+        Err(err) => Err(err.to_string()),
+    };
+    match text {
+        Ok(text) => library.add(LoadedArtifact::from_text("example-artifact.json", &text)),
+        Err(reason) => library.add(LoadedArtifact::unreadable("example-artifact.json", &reason)),
+    }
+}
+
+/// Drop zone, file picker and the example button.
+#[component]
+pub fn ArtifactDrop() -> impl IntoView {
+    let library = expect_context::<Library>();
+    let dragging = RwSignal::new(false);
+    view! {
+        <div
+            class="drop-zone"
+            class:dragging=move || dragging.get()
+            data-testid="drop-zone"
+            on:dragover=move |ev: web_sys::DragEvent| {
+                ev.prevent_default();
+                dragging.set(true);
+            }
+            on:dragleave=move |_| dragging.set(false)
+            on:drop=move |ev: web_sys::DragEvent| {
+                ev.prevent_default();
+                dragging.set(false);
+                load_file_list(library, ev.data_transfer().and_then(|transfer| transfer.files()));
+            }
+        >
+            <p>"Drop saved artifacts here (one or many), or "</p>
+            <label class="file-pick">
+                <input
+                    type="file"
+                    multiple
+                    accept=".json,application/json"
+                    data-testid="artifact-input"
+                    on:change=move |ev| {
+                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                        load_file_list(library, input.files());
+                        input.set_value("");
+                    }
+                />
+            </label>
+            <button
+                type="button"
+                data-testid="open-example"
+                on:click=move |_| spawn_local(load_example(library))
+            >
+                "Open example"
+            </button>
+        </div>
+    }
+}
+
+/// The loaded files with their verdicts and problems.
+#[component]
+pub fn ArtifactList() -> impl IntoView {
+    let library = expect_context::<Library>();
+    view! {
+        <ul class="artifact-list" data-testid="artifact-list">
+            <For
+                each=move || library.entries.get()
+                key=|entry| entry.id
+                children=move |entry| view! { <ArtifactCard entry=entry /> }
+            />
+        </ul>
+    }
+}
+
+/// One file's card.
+#[component]
+fn ArtifactCard(
+    /// The loaded file.
+    entry: LibraryEntry,
+) -> impl IntoView {
+    let library = expect_context::<Library>();
+    let artifact = entry.artifact.clone();
+    let (verdict_class, verdict_text) = match artifact.verdict() {
+        Verdict::Valid => ("verdict valid", "valid".to_string()),
+        Verdict::ValidLegacy(generation) => {
+            ("verdict legacy", format!("valid legacy ({generation})"))
+        }
+        Verdict::Invalid => ("verdict invalid", "invalid".to_string()),
+    };
+    let problems = artifact.problems();
+    let hidden = problems.len().saturating_sub(PROBLEMS_SHOWN);
+    let selectable = artifact.verdict() != Verdict::Invalid;
+    let id = entry.id;
+    let selected = entry.selected;
+    view! {
+        <li class="artifact-card" data-testid="artifact-card">
+            <header>
+                <strong data-testid="artifact-label">{artifact.label()}</strong>
+                <span class=verdict_class data-testid="verdict">{verdict_text}</span>
+                {selectable
+                    .then(|| {
+                        view! {
+                            <label class="checkbox">
+                                <input
+                                    type="checkbox"
+                                    data-testid="select-artifact"
+                                    prop:checked=move || selected.get()
+                                    on:change=move |ev| selected.set(event_target_checked(&ev))
+                                />
+                                " chart & compare"
+                            </label>
+                        }
+                    })}
+                <button
+                    type="button"
+                    class="small"
+                    on:click=move |_| library.entries.update(|entries| entries.retain(|e| e.id != id))
+                >
+                    "Remove"
+                </button>
+            </header>
+            <p class="status" data-testid="artifact-status">{artifact.status_line()}</p>
+            {(!problems.is_empty())
+                .then(|| {
+                    view! {
+                        <ul class="violations" data-testid="violations">
+                            {problems
+                                .into_iter()
+                                .take(PROBLEMS_SHOWN)
+                                .map(|problem| view! { <li>{problem}</li> })
+                                .collect_view()}
+                            {(hidden > 0).then(|| view! { <li>{format!("… and {hidden} more")}</li> })}
+                        </ul>
+                    }
+                })}
+        </li>
+    }
+}

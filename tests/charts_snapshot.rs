@@ -1,0 +1,310 @@
+//! Snapshot tests of the chart options for the reference artifact, a G1 legacy artifact and
+//! their comparison, plus safety checks over the options of every fixture.
+//!
+//! The snapshots live in `tests/fixtures/charts/`. After an intended change, rewrite them with
+//! `UPDATE_SNAPSHOTS=1 cargo test -p strobe --test charts_snapshot` and read the diff: units
+//! in axis names, `renderMode: "richText"`, no HTML anywhere.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use strobe::core::charts::{
+    artifact_charts, comparison_charts, distribution_cdf, distribution_histogram,
+    legacy_percentiles_bar, timeline, ChartTheme, MetricKind, NamedChart,
+};
+use strobe::core::loaded::{FailureView, LoadedArtifact};
+
+const REFERENCE: &str = "tests/fixtures/reference-artifact.json";
+const LEGACY_G1: &str =
+    "tests/fixtures/real/2026-07-16-gemma4-vllm0251-wsl2__control-fast-c128-ctx1024.json";
+
+fn repo_path(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+fn load(relative: &str) -> LoadedArtifact {
+    let path = repo_path(relative);
+    let bytes = fs::read(&path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()));
+    let file_name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    LoadedArtifact::from_bytes(&file_name, &bytes)
+}
+
+fn charts_object(charts: &[NamedChart]) -> Value {
+    let mut object = Map::new();
+    for chart in charts {
+        object.insert(chart.id.clone(), chart.option.clone());
+    }
+    Value::Object(object)
+}
+
+/// Compares `actual` with the committed snapshot, or rewrites it under `UPDATE_SNAPSHOTS=1`.
+fn assert_snapshot(name: &str, actual: &Value) {
+    let path = repo_path(&format!("tests/fixtures/charts/{name}.json"));
+    if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|value| value == "1") {
+        let mut text = serde_json::to_string_pretty(actual).expect("options serialize");
+        text.push('\n');
+        fs::write(&path, text).unwrap_or_else(|error| panic!("write {}: {error}", path.display()));
+        return;
+    }
+    let text = fs::read_to_string(&path).unwrap_or_else(|error| {
+        panic!(
+            "read {}: {error}; create it with UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    let expected: Value = serde_json::from_str(&text).expect("snapshot is JSON");
+    if &expected != actual {
+        let actual_text = serde_json::to_string_pretty(actual).unwrap_or_default();
+        let first_difference = text
+            .lines()
+            .zip(actual_text.lines())
+            .position(|(expected, actual)| expected != actual);
+        panic!(
+            "chart options differ from {} (first differing line: {:?}); if the change is \
+             intended, rerun with UPDATE_SNAPSHOTS=1 and review the diff",
+            path.display(),
+            first_difference.map(|line| line + 1)
+        );
+    }
+}
+
+#[test]
+fn reference_artifact_charts_match_snapshot() {
+    let reference = load(REFERENCE);
+    let charts = artifact_charts(&reference, ChartTheme::LIGHT);
+    let ids: Vec<&str> = charts.iter().map(|chart| chart.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "hist-ttfo",
+            "cdf-ttfo",
+            "hist-ttft",
+            "cdf-ttft",
+            "hist-e2e",
+            "cdf-e2e",
+            "hist-tpot",
+            "cdf-tpot",
+            "hist-decode",
+            "cdf-decode",
+            "timeline",
+            "context",
+            "throughput",
+        ]
+    );
+    assert_snapshot("reference", &charts_object(&charts));
+}
+
+#[test]
+fn legacy_g1_artifact_charts_match_snapshot() {
+    let legacy = load(LEGACY_G1);
+    assert!(!legacy.has_rows());
+    let charts = artifact_charts(&legacy, ChartTheme::LIGHT);
+    assert_eq!(charts.len(), 1, "a G1 artifact has only its p50/p95 bars");
+    assert_snapshot("legacy-g1", &charts_object(&charts));
+}
+
+#[test]
+fn comparison_charts_match_snapshot_in_dark_mode() {
+    let reference = load(REFERENCE);
+    let legacy = load(LEGACY_G1);
+    let charts = comparison_charts(&[&reference, &legacy], ChartTheme::DARK);
+    assert_snapshot("compare-reference-legacy-dark", &charts_object(&charts));
+}
+
+#[test]
+fn reference_cdf_marks_the_artifacts_own_percentiles() {
+    // The dashed p50/p95/p99 lines must sit exactly on the nearest-rank values the artifact
+    // states in its metrics (ARTIFACT.md §7.1), e.g. ttft_p50_ms = 8953.168000000005.
+    let reference = load(REFERENCE);
+    let option = distribution_cdf(
+        &[("reference", &MetricKind::Ttft.values(&reference.rows))],
+        MetricKind::Ttft,
+        ChartTheme::LIGHT,
+    );
+    let marks: Vec<(String, f64)> = option["series"][0]["markLine"]["data"]
+        .as_array()
+        .expect("markLine data")
+        .iter()
+        .filter_map(|mark| Some((mark["name"].as_str()?.to_owned(), mark["xAxis"].as_f64()?)))
+        .collect();
+    let stated = &reference.metrics.ttft;
+    // With 6 requests p95 and p99 are the same (largest) value, so they share one line.
+    assert_eq!(stated.p95, stated.p99);
+    assert_eq!(
+        marks,
+        [
+            ("p50 8953 ms".to_owned(), stated.p50.expect("p50")),
+            ("p95/p99 10017 ms".to_owned(), stated.p95.expect("p95")),
+        ]
+    );
+    // The last CDF point is the largest value at 100 %.
+    let points = option["series"][0]["data"].as_array().expect("data");
+    assert_eq!(points.len(), 7, "a start point at 0 % plus one per request");
+    let last = points.last().expect("a point");
+    assert_eq!(last[0].as_f64(), reference.metrics.ttft.p99);
+    assert_eq!(last[1].as_f64(), Some(100.0));
+}
+
+#[test]
+fn empty_inputs_give_no_data_options_instead_of_panicking() {
+    let theme = ChartTheme::LIGHT;
+    let options = [
+        distribution_histogram(&[], MetricKind::Ttft, theme),
+        distribution_histogram(&[("empty", &[])], MetricKind::Ttft, theme),
+        distribution_histogram(
+            &[("nan", &[f64::NAN, f64::INFINITY])],
+            MetricKind::E2e,
+            theme,
+        ),
+        distribution_cdf(&[], MetricKind::Decode, theme),
+        timeline(&[], &[], theme),
+        strobe::core::charts::context_scatter(&[], theme),
+        strobe::core::charts::throughput_over_time(&[], theme),
+        legacy_percentiles_bar(&[], theme),
+    ];
+    for option in &options {
+        let subtext = option["title"]["subtext"]
+            .as_str()
+            .or_else(|| option["title"][0]["subtext"].as_str())
+            .unwrap_or_default();
+        assert!(subtext.starts_with("No data: "), "{option}");
+        assert!(option.get("series").is_none(), "{option}");
+        assert_safe_option("empty", option);
+    }
+}
+
+#[test]
+fn hostile_text_reaches_charts_only_as_canvas_data() {
+    let hostile = "<img src=x onerror=alert(1)>";
+    let failure = FailureView {
+        request_index: Some(0),
+        failure_class: Some(strobe::core::loaded::CappedText::new(hostile)),
+        elapsed_ms: Some(12.5),
+        ..FailureView::default()
+    };
+    let option = timeline(&[], &[failure], ChartTheme::DARK);
+    let text = option.to_string();
+    // Kept verbatim (canvas text shows it literally); never inside a formatter.
+    assert!(text.contains(&format!("request 0: {hostile}")), "{text}");
+    assert_safe_option("timeline", &option);
+
+    let histogram = distribution_histogram(
+        &[(hostile, &[1.0, 2.0, 3.0])],
+        MetricKind::Ttft,
+        ChartTheme::LIGHT,
+    );
+    assert_eq!(histogram["series"][0]["name"], hostile);
+    assert_safe_option("histogram", &histogram);
+}
+
+/// Every option of every fixture (and of a comparison of all of them) is safe and complete.
+#[test]
+fn every_fixture_option_is_safe_and_labelled() {
+    let mut runs = vec![load(REFERENCE)];
+    for directory in [
+        "tests/fixtures/real",
+        "tests/fixtures/generations",
+        "tests/fixtures/invalid",
+    ] {
+        let mut paths: Vec<PathBuf> = fs::read_dir(repo_path(directory))
+            .expect("fixture directory")
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| {
+                path.extension()
+                    .is_some_and(|extension| extension == "json")
+            })
+            .collect();
+        paths.sort();
+        for path in paths {
+            let relative = path
+                .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+                .expect("inside the repository")
+                .to_string_lossy()
+                .into_owned();
+            runs.push(load(&relative));
+        }
+    }
+    assert!(runs.len() >= 20, "all fixtures were found");
+    for theme in [ChartTheme::LIGHT, ChartTheme::DARK] {
+        for run in &runs {
+            for chart in artifact_charts(run, theme) {
+                assert_safe_option(&format!("{} {}", run.label(), chart.id), &chart.option);
+            }
+        }
+        let all: Vec<&LoadedArtifact> = runs.iter().collect();
+        for chart in comparison_charts(&all, theme) {
+            assert_safe_option(&chart.id, &chart.option);
+        }
+    }
+}
+
+/// The safety and completeness rules every option must follow.
+fn assert_safe_option(context: &str, option: &Value) {
+    assert_eq!(option["animation"], false, "{context}: animation off");
+    assert_eq!(
+        option["tooltip"]["renderMode"], "richText",
+        "{context}: tooltip must render as canvas text"
+    );
+    assert_eq!(
+        option["toolbox"]["feature"]["saveAsImage"]["type"], "png",
+        "{context}: PNG export"
+    );
+    let title = option["title"]["text"]
+        .as_str()
+        .or_else(|| option["title"][0]["text"].as_str());
+    assert!(
+        title.is_some_and(|title| !title.is_empty()),
+        "{context}: a title"
+    );
+    for axis_key in ["xAxis", "yAxis"] {
+        let axes: Vec<&Value> = match &option[axis_key] {
+            Value::Array(axes) => axes.iter().collect(),
+            Value::Null => Vec::new(),
+            axis => vec![axis],
+        };
+        for axis in axes {
+            let name = axis["name"].as_str().unwrap_or_default();
+            assert!(!name.is_empty(), "{context}: every axis is named");
+        }
+    }
+    walk(option, &mut |key, value| {
+        if key == Some("formatter") {
+            let formatter = value.as_str().unwrap_or_default();
+            assert!(
+                !formatter.contains('<'),
+                "{context}: formatter {formatter:?} could carry HTML"
+            );
+        }
+        if key == Some("tooltip") {
+            assert_eq!(value["renderMode"], "richText", "{context}: nested tooltip");
+        }
+        if let Value::Number(number) = value {
+            assert!(
+                number.as_f64().is_some_and(f64::is_finite),
+                "{context}: finite numbers"
+            );
+        }
+    });
+}
+
+fn walk(value: &Value, visit: &mut dyn FnMut(Option<&str>, &Value)) {
+    match value {
+        Value::Object(object) => {
+            for (key, child) in object {
+                visit(Some(key), child);
+                walk(child, visit);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                visit(None, item);
+                walk(item, visit);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,124 @@
+// End-to-end: saved artifacts dropped on the page (through the file input) are validated by the
+// core, charted, compared, and never rendered as HTML.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { serveStatic } from './static-server.mjs';
+import { launchBrowser, collectPageErrors } from './browser.mjs';
+
+const DIST = process.env.STROBE_DIST ?? 'dist';
+const REFERENCE = 'tests/fixtures/reference-artifact.json';
+const G1 = 'tests/fixtures/real/2026-07-16-gemma4-vllm0251-wsl2__control-fast-c128-ctx1024.json';
+const HOSTILE = '<img src=x onerror="window.__pwned=(window.__pwned||0)+1">';
+let browser;
+let site;
+
+before(async () => {
+  mkdirSync('test-results', { recursive: true });
+  browser = await launchBrowser();
+  site = await serveStatic({ root: DIST });
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+function jsonFile(name, value) {
+  return { name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(value, null, 2)) };
+}
+
+async function openPage() {
+  const page = await browser.newPage();
+  const errors = collectPageErrors(page);
+  await page.goto(site.url);
+  await page.getByTestId('app-ready').waitFor();
+  return { page, errors };
+}
+
+async function cards(page, count) {
+  const list = page.getByTestId('artifact-card');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=artifact-card]').length >= n, count);
+  return list;
+}
+
+test('reference, legacy and invalid artifacts get the right verdicts', async () => {
+  const { page, errors } = await openPage();
+  await page
+    .getByTestId('artifact-input')
+    .setInputFiles([REFERENCE, G1, 'tests/fixtures/invalid/wrong-schema.json', 'tests/fixtures/invalid/not-json.json']);
+  const list = await cards(page, 4);
+  const verdictOf = async (name) =>
+    list.filter({ has: page.getByTestId('artifact-label').getByText(name, { exact: true }) }).getByTestId('verdict').textContent();
+  assert.equal(await verdictOf('reference-artifact.json'), 'valid');
+  assert.match(await verdictOf('2026-07-16-gemma4-vllm0251-wsl2__control-fast-c128-ctx1024.json'), /valid legacy \(G1/);
+  assert.equal(await verdictOf('wrong-schema.json'), 'invalid');
+  assert.equal(await verdictOf('not-json.json'), 'invalid');
+  const wrongSchema = list.filter({ hasText: 'wrong-schema.json' });
+  assert.match(await wrongSchema.getByTestId('violations').textContent(), /schema/);
+  // The two readable runs are selected: a comparison with the legacy run's p50/p95.
+  await page.getByTestId('compare-runs').waitFor();
+  await page.getByTestId('chart-compare-percentiles').locator('canvas').first().waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('one artifact is charted; the example button loads the shipped reference', async () => {
+  const { page, errors } = await openPage();
+  await page.getByTestId('open-example').click();
+  await cards(page, 1);
+  await page.getByTestId('single-run').waitFor();
+  for (const id of ['chart-cdf-ttft', 'chart-hist-ttft', 'chart-timeline', 'chart-context', 'chart-throughput']) {
+    await page.getByTestId(id).locator('canvas').first().waitFor({ timeout: 10_000 });
+  }
+  await page.screenshot({ path: 'test-results/results-view.png', fullPage: true });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
+  const csv = readFileSync(await download.path(), 'utf8');
+  assert.equal(csv.trim().split('\n').length, 7, 'a header and six rows');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('hostile strings in an artifact render as text and execute nothing', async () => {
+  const { page, errors } = await openPage();
+  const reference = JSON.parse(readFileSync(REFERENCE, 'utf8'));
+  const hostileValid = { ...reference, model: HOSTILE, engine: HOSTILE, gpu: HOSTILE };
+  const hostileInvalid = {
+    ...reference,
+    failed: 1,
+    failures: [{ request_index: 6, error_type: HOSTILE, error_message: HOSTILE, failure_class: 'request_error' }],
+  };
+  await page
+    .getByTestId('artifact-input')
+    .setInputFiles([jsonFile(`${HOSTILE}.json`, hostileValid), jsonFile('hostile-failures.json', hostileInvalid)]);
+  await cards(page, 2);
+  await page.getByTestId('single-run').waitFor();
+  await page.getByTestId('chart-timeline').locator('canvas').first().waitFor();
+  // Hover every chart so ECharts builds its tooltips.
+  for (const canvas of await page.locator('.chart-canvas canvas').all()) {
+    const box = await canvas.boundingBox();
+    if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  }
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no handler ran');
+  assert.equal(await page.locator('main img').count(), 0, 'no element was created from file text');
+  const text = await page.getByTestId('results-view').textContent();
+  assert.ok(text.includes(HOSTILE), 'the hostile text is shown verbatim, as text');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('comparing two runs flags a workload mismatch that is there', async () => {
+  const { page, errors } = await openPage();
+  const reference = JSON.parse(readFileSync(REFERENCE, 'utf8'));
+  const otherConcurrency = { ...reference, concurrency: 4, run_id: 'benchmark-20261005T120000Z' };
+  await page
+    .getByTestId('artifact-input')
+    .setInputFiles([jsonFile('reference.json', reference), jsonFile('concurrency-4.json', otherConcurrency)]);
+  await cards(page, 2);
+  await page.getByTestId('compare-runs').waitFor();
+  const fields = await page.getByTestId('mismatch').evaluateAll((items) => items.map((item) => item.dataset.field));
+  assert.ok(fields.includes('concurrency'), `mismatches: ${fields}`);
+  assert.equal(await page.getByTestId('compare-table').locator('tbody tr').count() > 5, true);
+  await page.screenshot({ path: 'test-results/compare-view.png', fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
