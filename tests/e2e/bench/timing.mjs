@@ -1,0 +1,431 @@
+// Timing-fidelity benchmark: how far strobe's clock readings in the browser land from the moments
+// the server itself says it sent the bytes, and up to what event rate that error stays under 1 ms.
+//
+// How: after one unreported warm-up run, for each rung of a ladder of decode intervals, start a
+// fresh strobe-sim (no load slowdown, a fast 10 ms prefill so decode sets the pace), open the built
+// app in headless Chromium with the run in its link, press Run, download the artifact, and join
+// every row to the simulator's truth log by its canary marker. For each row and metric the error
+// is the client's absolute moment (run start + started_at_ms + the metric) minus the server's
+// stamp of the same moment:
+//   ttfo → first_reasoning_byte_sent (else first_content_byte_sent)
+//   ttft → first_content_byte_sent
+//   e2e  → last_byte_sent
+// Both clocks are this machine's wall clock, so the difference is the client's measurement error
+// plus the loopback delivery time, and on a busy machine the time either process sat descheduled
+// (the JSON keeps the load average around every run). The event rate of a rung is measured, not
+// assumed: SSE events the server wrote (from the truth log) over the run's wall time on its clock.
+//
+// Per rung and metric it reports p50, p95 and max of |client − server| (nearest-rank) and the
+// signed median (bias), for all requests and for the steady state (without the requests sent as
+// the run starts), then the highest measured event rate at which p95 (and p50) of every metric
+// stays under 1 ms. It is a measurement, not a test: it never judges the numbers, but exits
+// non-zero when a run does not complete. Output: Markdown tables on stdout and every number, with
+// the environment, in test-results/bench-timing.json.
+//
+// Usage (from anywhere; needs dist/ and target/release/strobe-sim, see scripts/bench-timing.sh):
+//   node tests/e2e/bench/timing.mjs [--quick] [--repeat N] [--prefill-tok-s N] [--out FILE]
+// --quick runs two rungs (~15 s); --repeat runs the ladder N (≤ 5) times and pools each rung's rows.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { serveStatic } from '../static-server.mjs';
+import { launchBrowser, collectPageErrors, CHROMIUM } from '../browser.mjs';
+import { startSim } from '../sim.mjs';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const DIST = process.env.STROBE_DIST ?? 'dist';
+const FIDELITY_BAR_MS = 1;
+const METRICS = ['ttfo', 'ttft', 'e2e'];
+
+/** Decode intervals (ms between tokens per stream); at concurrency 4 about 250 to 8,000 events/s. */
+const LADDER_MS = [16, 8, 4, 2, 1, 0.5];
+const QUICK_LADDER_MS = [8, 1];
+const CONCURRENCY = 4;
+const CONTEXT_TOKENS = 1024;
+const MAX_TOKENS = 128;
+/** Fixed-length answers (marker + this many words + 8 reasoning tokens) so every stream is ~109 events. */
+const RESPONSE_WORDS = 100;
+const REASONING_TOKENS = 8;
+const TOKENS_PER_REQUEST = REASONING_TOKENS + 1 + RESPONSE_WORDS;
+/** Slow rungs keep 24 requests; faster ones send more so each run streams for a few seconds. */
+const BASE_REQUESTS = 24;
+const MAX_REQUESTS = 192;
+const RUN_SLACK_MS = 30_000;
+/** One ladder takes 35–45 s on 2 cores, so five stay within a few minutes. */
+const MAX_REPEAT = 5;
+/**
+ * Prefill runs one request at a time. At the simulator's default 20,000 tok/s a 1,024-token prompt
+ * takes 50 ms, which would cap the fast rungs near 2,300 events/s; 100,000 tok/s (10 ms, a fast GPU)
+ * keeps decode in charge while leaving the realistic gap between sending a request and its first
+ * token. With no gap at all the first token lands while the page is still busy with the request
+ * before, and TTFO measures the page's own work rather than its clock.
+ */
+const DEFAULT_PREFILL_TOK_S = 100_000;
+
+function parseOptions(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      repeat: { type: 'string', default: '1' },
+      out: { type: 'string' },
+      'prefill-tok-s': { type: 'string', default: String(DEFAULT_PREFILL_TOK_S) },
+    },
+  });
+  const repeat = Number(values.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > MAX_REPEAT) {
+    throw new Error(`--repeat must be a whole number from 1 to ${MAX_REPEAT}, got ${values.repeat}`);
+  }
+  // A given --out is relative to where the command was typed; the default lives in the repository.
+  const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-timing.json');
+  const prefillTokS = Number(values['prefill-tok-s']);
+  if (!(prefillTokS > 0)) throw new Error(`--prefill-tok-s must be a positive number, got ${values['prefill-tok-s']}`);
+  return { ladder: values.quick ? QUICK_LADDER_MS : LADDER_MS, repeat, out, quick: values.quick, prefillTokS };
+}
+
+/** The simulator flags and page settings of one rung. */
+function planRung(decodeIntervalMs, prefillTokS, requests = requestsFor(decodeIntervalMs)) {
+  const simArgs = [
+    '--decode-interval-ms', String(decodeIntervalMs),
+    '--decode-slowdown-per-seq', '0',
+    '--reasoning-tokens', String(REASONING_TOKENS),
+    '--prefill-tok-s', String(prefillTokS),
+    '--seed', '7',
+  ];
+  const settings = {
+    requests: String(requests),
+    concurrency: String(CONCURRENCY),
+    context_tokens: String(CONTEXT_TOKENS),
+    max_tokens: String(MAX_TOKENS),
+    response_words: String(RESPONSE_WORDS),
+    request_canaries: 'true',
+    thinking_mode: 'enabled',
+  };
+  const expectedMs = Math.ceil(requests / CONCURRENCY) * TOKENS_PER_REQUEST * decodeIntervalMs;
+  return { decodeIntervalMs, requests, simArgs, settings, timeoutMs: expectedMs + RUN_SLACK_MS };
+}
+
+function requestsFor(decodeIntervalMs) {
+  const scaled = Math.round((BASE_REQUESTS * 4) / decodeIntervalMs);
+  return Math.min(MAX_REQUESTS, Math.max(BASE_REQUESTS, scaled));
+}
+
+/** Opens the app with the run in its link, presses Run, waits for the end, returns the artifact. */
+async function runOnPage(browser, siteUrl, settings, timeoutMs) {
+  const page = await browser.newPage();
+  try {
+    const errors = collectPageErrors(page);
+    await page.goto(`${siteUrl}?${new URLSearchParams(settings)}`);
+    await page.getByTestId('app-ready').waitFor();
+    await page.getByTestId('run').click();
+    await page.waitForFunction(
+      () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
+      null,
+      { timeout: timeoutMs },
+    );
+    const status = page.getByTestId('status');
+    const state = await status.getAttribute('data-state');
+    if (state !== 'finished') throw new Error(`the page ended in state ${state}: ${await status.textContent()}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
+    const artifact = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    return { artifact, pageErrors: errors };
+  } finally {
+    await page.close();
+  }
+}
+
+/** One run of one rung against a fresh simulator: the artifact, the truth records, the machine load. */
+async function runRung(browser, siteUrl, rung) {
+  const sim = await startSim(rung.simArgs);
+  try {
+    const loadBefore = loadavg()[0];
+    const settings = { ...rung.settings, base_url: sim.baseUrls[0] };
+    const { artifact, pageErrors } = await runOnPage(browser, siteUrl, settings, rung.timeoutMs);
+    const truth = await sim.truth();
+    if (artifact.completed !== rung.requests) {
+      const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
+      throw new Error(`${artifact.completed} of ${rung.requests} requests completed; the first failure: ${first}`);
+    }
+    return { artifact, records: truth.records, pageErrors, load1m: [loadBefore, loadavg()[0]] };
+  } finally {
+    await sim.stop();
+  }
+}
+
+function stampMs(stamp) {
+  return stamp ? stamp.unix_ns / 1e6 : null;
+}
+
+/** Client − server, in ms, for every row and metric, joined to the truth log by canary marker. */
+function timingErrors(artifact, records) {
+  const byMarker = new Map(records.map((record) => [record.marker, record]));
+  const runStartMs = artifact.started_at_unix_ns / 1e6;
+  return artifact.request_timings.map((row) => {
+    const record = byMarker.get(row.request_canary?.marker);
+    if (!record) throw new Error(`row ${row.request_index} has no truth record (marker ${row.request_canary?.marker})`);
+    const start = runStartMs + row.started_at_ms;
+    const { times } = record;
+    const serverFirstOutput = stampMs(times.first_reasoning_byte_sent ?? times.first_content_byte_sent);
+    return {
+      request_index: row.request_index,
+      ttfo: start + row.time_to_first_output_ms - serverFirstOutput,
+      ttft: start + row.ttft_ms - stampMs(times.first_content_byte_sent),
+      e2e: start + row.e2e_ms - stampMs(times.last_byte_sent),
+    };
+  });
+}
+
+/** SSE events the server wrote (role, reasoning, content, finish, usage, [DONE]) per second of run. */
+function eventRate(records) {
+  const events = records.reduce((sum, record) => sum + sseEventsSent(record), 0);
+  const firstMs = Math.min(...records.map((record) => stampMs(record.times.received)));
+  const lastMs = Math.max(...records.map((record) => stampMs(record.times.last_byte_sent)));
+  const wallMs = lastMs - firstMs;
+  return { events, wall_ms: wallMs, events_per_s: events / (wallMs / 1000) };
+}
+
+function sseEventsSent(record) {
+  const roleAndFinish = 2;
+  return roleAndFinish + record.reasoning_tokens_sent + record.content_tokens_sent
+    + (record.usage ? 1 : 0) + (record.done_sent ? 1 : 0);
+}
+
+/** Nearest-rank percentile of an ascending list. */
+function percentile(sorted, p) {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** p50, p95, max of |error| and the signed median, for one metric's errors. */
+function summarize(errorsMs) {
+  const absolute = errorsMs.map(Math.abs).sort((a, b) => a - b);
+  const signed = [...errorsMs].sort((a, b) => a - b);
+  return {
+    n: errorsMs.length,
+    p50_abs_ms: percentile(absolute, 50),
+    p95_abs_ms: percentile(absolute, 95),
+    max_abs_ms: absolute.at(-1),
+    median_signed_ms: percentile(signed, 50),
+  };
+}
+
+/**
+ * The rows each verdict looks at. The first `CONCURRENCY` requests go out together as the run
+ * starts, while the page is still setting up its live view; steady state leaves them out so that
+ * start-up work and sustained event load can be told apart.
+ */
+const VIEWS = {
+  all_requests: () => true,
+  steady_state: (row) => row.request_index >= CONCURRENCY,
+};
+
+function summarizeRows(rows) {
+  return Object.fromEntries(METRICS.map((metric) => [metric, summarize(rows.map((row) => row[metric]))]));
+}
+
+/** Pools the runs of one rung: rows from every repeat, events and wall time summed. */
+function summarizeRung(rung, runs) {
+  const rows = runs.flatMap((run) => run.rows);
+  const events = runs.reduce((sum, run) => sum + run.rate.events, 0);
+  const wallMs = runs.reduce((sum, run) => sum + run.rate.wall_ms, 0);
+  return {
+    decode_interval_ms: rung.decodeIntervalMs,
+    requests_per_run: rung.requests,
+    runs: runs.length,
+    events_per_s: events / (wallMs / 1000),
+    views: Object.fromEntries(Object.entries(VIEWS).map(([view, keep]) => [view, summarizeRows(rows.filter(keep))])),
+  };
+}
+
+function allUnder(summary, view, statistic) {
+  return METRICS.every((metric) => summary.views[view][metric][statistic] < FIDELITY_BAR_MS);
+}
+
+/** The highest measured rate among rungs whose `statistic` is under the bar for every metric. */
+function highestRateUnderBar(summaries, view, statistic) {
+  const passing = summaries.filter((summary) => allUnder(summary, view, statistic));
+  if (passing.length === 0) return null;
+  const best = passing.reduce((a, b) => (b.events_per_s > a.events_per_s ? b : a));
+  const slowerOverBar = summaries
+    .filter((summary) => summary.events_per_s < best.events_per_s && !allUnder(summary, view, statistic))
+    .map((summary) => summary.decode_interval_ms);
+  return {
+    events_per_s: best.events_per_s,
+    decode_interval_ms: best.decode_interval_ms,
+    slower_rungs_over_bar: slowerOverBar,
+  };
+}
+
+function verdicts(summaries) {
+  return Object.fromEntries(Object.keys(VIEWS).map((view) => [view, {
+    p95: highestRateUnderBar(summaries, view, 'p95_abs_ms'),
+    p50: highestRateUnderBar(summaries, view, 'p50_abs_ms'),
+  }]));
+}
+
+function environment() {
+  return {
+    date: new Date().toISOString(),
+    chromium: chromiumVersion(),
+    node: process.version,
+    cpu_count: cpus().length,
+    cpu_model: cpus()[0]?.model ?? null,
+    load_average_at_start: loadavg(),
+    commit: gitCommit(),
+  };
+}
+
+/** A command's first line of output, or null when it cannot run. */
+function commandOutput(command, args) {
+  try {
+    // Debian's chromium wrapper prints a harmless shell warning on stderr; only stdout matters.
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+const chromiumVersion = () => commandOutput(CHROMIUM, ['--version']);
+const gitCommit = () => commandOutput('git', ['rev-parse', '--short', 'HEAD']);
+
+const ms = (value) => value.toFixed(3);
+
+function markdownTable(summaries, view) {
+  const lines = [
+    '| decode interval (ms) | requests | SSE events/s | TTFO \\|err\\| p50 / p95 / max (ms) '
+      + '| TTFT \\|err\\| p50 / p95 / max (ms) | E2E \\|err\\| p50 / p95 / max (ms) | bias TTFO / TTFT / E2E (ms) |',
+    '|---:|---:|---:|---|---|---|---|',
+  ];
+  for (const summary of summaries) {
+    const metrics = summary.views[view];
+    const cells = METRICS.map((metric) => {
+      const m = metrics[metric];
+      return `${ms(m.p50_abs_ms)} / ${ms(m.p95_abs_ms)} / ${ms(m.max_abs_ms)}`;
+    });
+    const bias = METRICS.map((metric) => ms(metrics[metric].median_signed_ms)).join(' / ');
+    const requests = summary.runs > 1 ? `${summary.runs} × ${summary.requests_per_run}` : summary.requests_per_run;
+    const rate = Math.round(summary.events_per_s);
+    lines.push(`| ${summary.decode_interval_ms} | ${requests} | ${rate} | ${cells.join(' | ')} | ${bias} |`);
+  }
+  return lines.join('\n');
+}
+
+function verdictLine(statistic, verdict) {
+  const label = `Highest event rate with ${statistic} |err| < ${FIDELITY_BAR_MS} ms for TTFO, TTFT and E2E`;
+  if (!verdict) return `${label}: none (no rung stayed under ${FIDELITY_BAR_MS} ms)`;
+  const caveat = verdict.slower_rungs_over_bar.length
+    ? ` (but the slower rungs at ${verdict.slower_rungs_over_bar.join(', ')} ms did not)`
+    : '';
+  const rate = Math.round(verdict.events_per_s);
+  return `${label}: ${rate} events/s (decode interval ${verdict.decode_interval_ms} ms)${caveat}`;
+}
+
+const VIEW_TITLES = {
+  all_requests: 'All requests',
+  steady_state: `Steady state (without the first ${CONCURRENCY} requests of each run, sent as the page starts the run)`,
+};
+
+function printReport(summaries, verdictsByView, env) {
+  for (const view of Object.keys(VIEWS)) {
+    console.log(`### ${VIEW_TITLES[view]}\n`);
+    console.log(markdownTable(summaries, view));
+    console.log('');
+    console.log(verdictLine('p95', verdictsByView[view].p95));
+    console.log(verdictLine('p50', verdictsByView[view].p50));
+    console.log('');
+  }
+  const loads = (list) => list.map((load) => load.toFixed(2)).join(' ');
+  console.log(`${env.chromium}; ${env.cpu_count} CPUs (${env.cpu_model}); `
+    + `load average ${loads(env.load_average_at_start)} at start, ${loads(env.load_average_at_end)} at end; ${env.date}`);
+}
+
+/** Runs the ladder `repeat` times; a failed run is recorded and the rest still run. */
+async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS }) {
+  const runsByRung = new Map(ladder.map((interval) => [interval, []]));
+  const failures = [];
+  for (let round = 1; round <= repeat; round += 1) {
+    for (const interval of ladder) {
+      const rung = planRung(interval, prefillTokS);
+      process.stderr.write(`round ${round}/${repeat}, decode interval ${interval} ms, ${rung.requests} requests… `);
+      try {
+        const { artifact, records, pageErrors, load1m } = await runRung(browser, siteUrl, rung);
+        const rows = timingErrors(artifact, records);
+        const rate = eventRate(records);
+        runsByRung.get(interval).push({
+          round, rate, load_1m: load1m, page_errors: pageErrors, rows,
+          client_sse: artifact.client?.sse ?? null, wall_clock_ms: artifact.wall_clock_ms,
+        });
+        process.stderr.write(`${Math.round(rate.events_per_s)} events/s, load average ${load1m[1].toFixed(2)}\n`);
+      } catch (err) {
+        failures.push({ round, decode_interval_ms: interval, error: String(err?.message ?? err) });
+        process.stderr.write(`FAILED: ${err?.message ?? err}\n`);
+      }
+    }
+  }
+  return { runsByRung, failures };
+}
+
+/** Warms the browser (wasm compile, JIT, connection code paths) with one short run that is not reported. */
+async function warmUp(browser, siteUrl, prefillTokS) {
+  process.stderr.write('warm-up run (not reported)… ');
+  await runRung(browser, siteUrl, planRung(4, prefillTokS, 8));
+  process.stderr.write('done\n');
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  process.chdir(REPO_ROOT);
+  const env = environment();
+  const browser = await launchBrowser();
+  const site = await serveStatic({ root: DIST });
+  let ladderResult;
+  try {
+    await warmUp(browser, site.url, options.prefillTokS);
+    ladderResult = await runLadder(browser, site.url, options);
+  } finally {
+    await browser.close();
+    await site.close();
+  }
+  const { runsByRung, failures } = ladderResult;
+  const summaries = options.ladder
+    .filter((interval) => runsByRung.get(interval).length > 0)
+    .map((interval) => summarizeRung(planRung(interval, options.prefillTokS), runsByRung.get(interval)));
+  const verdictsByView = verdicts(summaries);
+  env.load_average_at_end = loadavg();
+  printReport(summaries, verdictsByView, env);
+
+  const report = {
+    benchmark: 'strobe timing fidelity',
+    fidelity_bar_ms: FIDELITY_BAR_MS,
+    error_definition: 'client absolute moment − server stamp, ms (unix clock on both sides); '
+      + 'p50/p95/max are nearest-rank of |error|, median_signed_ms is the bias',
+    options: { quick: options.quick, repeat: options.repeat, ladder_decode_interval_ms: options.ladder },
+    setup: {
+      concurrency: CONCURRENCY, max_tokens: MAX_TOKENS, response_words: RESPONSE_WORDS,
+      reasoning_tokens: REASONING_TOKENS, context_tokens: CONTEXT_TOKENS, request_canaries: true,
+      sim_args: planRung(options.ladder[0], options.prefillTokS).simArgs,
+    },
+    environment: env,
+    highest_rate_under_bar: verdictsByView,
+    rungs: summaries,
+    runs: Object.fromEntries([...runsByRung].map(([interval, runs]) => [String(interval), runs])),
+    failures,
+  };
+  mkdirSync(dirname(options.out), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(report, null, 1)}\n`);
+  console.log(`Every number: ${options.out}`);
+  if (failures.length > 0) {
+    console.error(`${failures.length} run(s) did not complete:`);
+    for (const { round, decode_interval_ms: interval, error } of failures) {
+      console.error(`  round ${round}, ${interval} ms: ${error}`);
+    }
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err) => {
+  console.error(err?.stack ?? err);
+  process.exitCode = 2;
+});
