@@ -10,6 +10,7 @@ use crate::core::compare::{compare, format_delta, ComparedMetric};
 use crate::core::export::{rows_csv, summary_markdown};
 use crate::core::loaded::{LoadedArtifact, MetricStat};
 
+use super::clock::measured;
 use super::echart::{prefers_dark, EChart};
 use super::files::download_text;
 use super::library::Library;
@@ -77,7 +78,7 @@ fn SingleRun(
     /// The artifact.
     run: Arc<LoadedArtifact>,
 ) -> impl IntoView {
-    let charts = artifact_charts(&run, theme());
+    let charts = measured("strobe:chart-options", || artifact_charts(&run, theme()));
     let export_error = RwSignal::new(None::<String>);
     let csv_run = run.clone();
     let md_run = run.clone();
@@ -126,7 +127,7 @@ fn CompareRuns(
 ) -> impl IntoView {
     let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
     let comparison = compare(&refs);
-    let charts = comparison_charts(&refs, theme());
+    let charts = measured("strobe:chart-options", || comparison_charts(&refs, theme()));
     let markdown = summary_markdown(&refs, &comparison);
     let export_error = RwSignal::new(None::<String>);
     let shown_stats = [MetricStat::P50, MetricStat::P95];

@@ -1,10 +1,13 @@
 //! The browser's clocks: `performance.now()` for every measured interval, and
 //! `performance.timeOrigin + performance.now()` for the artifact's wall-clock fields.
 //!
-//! Only this module reads a clock; the core receives plain millisecond timestamps.
+//! Only this module reads a clock (and the browser's Resource Timing entries, which are stamped
+//! on the same clock); the core receives plain millisecond timestamps.
 
 use wasm_bindgen::JsCast;
-use web_sys::Performance;
+use web_sys::{Performance, PerformanceResourceTiming};
+
+use crate::core::observe::ResourceTimingEntry;
 
 /// A handle on the page's monotonic clock.
 #[derive(Clone)]
@@ -92,4 +95,51 @@ pub fn protocols_seen(url_prefix: &str) -> Vec<String> {
     protocols.sort();
     protocols.dedup();
     protocols
+}
+
+/// The browser's Resource Timing entries for `url` (exactly that URL, as the browser resolves
+/// it), in the browser's order, with the fields the core's transport accounting reads.
+pub fn resource_timing_entries(url: &str) -> Vec<ResourceTimingEntry> {
+    let Some(performance) = web_sys::window().and_then(|window| window.performance()) else {
+        return Vec::new();
+    };
+    // The entry's name is the resolved URL (lower-case host, no default port, …).
+    let resolved = web_sys::Url::new(url)
+        .map(|parsed| parsed.href())
+        .unwrap_or_else(|_| url.to_owned());
+    performance
+        .get_entries_by_type("resource")
+        .iter()
+        .filter_map(|entry| entry.dyn_into::<PerformanceResourceTiming>().ok())
+        .filter(|entry| entry.name() == resolved)
+        .map(|entry| ResourceTimingEntry {
+            start_time_ms: entry.start_time(),
+            fetch_start_ms: entry.fetch_start(),
+            connect_start_ms: entry.connect_start(),
+            connect_end_ms: entry.connect_end(),
+            request_start_ms: entry.request_start(),
+            next_hop_protocol: entry.next_hop_protocol(),
+        })
+        .collect()
+}
+
+/// Runs `work` and records its duration as a User Timing measure named `name` (visible in the
+/// browser's performance tools and read by the load benchmark). Carries no data, only a time.
+pub fn measured<T>(name: &str, work: impl FnOnce() -> T) -> T {
+    let performance = web_sys::window().and_then(|window| window.performance());
+    let started = performance.as_ref().map(|p| p.now());
+    let result = work();
+    if let (Some(performance), Some(started)) = (performance, started) {
+        // `performance.measure(name, {start, end})`, called through Reflect because web-sys
+        // gates its options dictionary behind unstable APIs.
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"start".into(), &started.into());
+        let _ = js_sys::Reflect::set(&options, &"end".into(), &performance.now().into());
+        if let Ok(measure) = js_sys::Reflect::get(&performance, &"measure".into()) {
+            if let Some(measure) = measure.dyn_ref::<js_sys::Function>() {
+                let _ = measure.call2(&performance, &name.into(), &options);
+            }
+        }
+    }
+    result
 }

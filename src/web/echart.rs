@@ -13,6 +13,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
+use super::clock::measured;
 use super::transport::js_text;
 
 static NEXT_CHART_ID: AtomicU64 = AtomicU64::new(1);
@@ -129,7 +130,7 @@ pub fn EChart(
         }
         instance.with_value(|chart| {
             if let Some(chart) = chart {
-                if let Err(reason) = chart.set_option(&option) {
+                if let Err(reason) = measured("strobe:chart-draw", || chart.set_option(&option)) {
                     error.set(Some(format!("the chart could not be drawn: {reason}")));
                 }
             }

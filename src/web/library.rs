@@ -14,6 +14,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::core::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use crate::core::validate::Verdict;
 
+use super::clock::measured;
 use super::transport::js_text;
 
 /// How many problems a card lists before it summarises the rest.
@@ -93,7 +94,10 @@ async fn load_file(library: Library, file: web_sys::File) {
     match JsFuture::from(file.array_buffer()).await {
         Ok(buffer) => {
             let bytes = Uint8Array::new(&buffer).to_vec();
-            library.add(LoadedArtifact::from_bytes(&name, &bytes));
+            let loaded = measured("strobe:load-artifact", || {
+                LoadedArtifact::from_bytes(&name, &bytes)
+            });
+            library.add(loaded);
         }
         Err(err) => library.add(LoadedArtifact::unreadable(
             &name,
