@@ -6,12 +6,12 @@
 use serde_json::{json, Value};
 use strobe::core::artifact::{
     build_artifact, recompute_from_rows, ArtifactError, ArtifactV1, ClientBlock, ClientSseCounts,
-    ClientTransport, MeasurementProtocol, RunTiming, REDACTED_BASE_URL,
+    ClientTransport, ClientWarmup, MeasurementProtocol, RunTiming, REDACTED_BASE_URL,
 };
 use strobe::core::observe::{
     conclude_request, CompletedRequest, ControlledOutputPolicy, FailureClass, FailureRecord,
     OutputTokenSource, ReadStats, RequestCanary, RequestError, RequestOutcome, RequestPlanFacts,
-    RequestTiming, RowInputs, StreamAccumulator,
+    RequestTiming, ResourceTimingEntry, RowInputs, StreamAccumulator, TransportFacts,
 };
 use strobe::core::plan::{PromptCacheMode, RunConfig, RunPlan};
 use strobe::core::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
@@ -91,6 +91,7 @@ impl RawResult {
             // The reference producer kept no per-row cached tokens or start offsets.
             cached_tokens: None,
             started_at_ms: None,
+            chunk_arrivals_ms: None,
         });
         RequestOutcome::Completed(CompletedRequest {
             request_index: self.request_index,
@@ -812,6 +813,92 @@ fn a_client_block_states_the_browser_clock() {
         artifact.measurement_protocol.to_string(),
         "capacity-v4-reasoning"
     );
+}
+
+fn browser_client() -> ClientBlock {
+    ClientBlock::strobe(
+        "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0",
+        true,
+        0.005,
+        ClientTransport {
+            http_protocols_seen: vec!["http/1.1".to_owned()],
+            connection_limit_suspected: false,
+        },
+        ClientSseCounts::default(),
+    )
+}
+
+#[test]
+fn the_warmup_block_is_written_typed_and_read_back() {
+    let warmup = ClientWarmup {
+        requests: 8,
+        duration_ms: 41.87,
+        failures: 0,
+    };
+    let artifact = synthetic_run(Some(browser_client().with_warmup(Some(warmup))));
+    let value = assert_valid(&artifact);
+    assert_eq!(
+        value["client"]["warmup"],
+        json!({"requests": 8, "duration_ms": 41.87, "failures": 0})
+    );
+    let text = artifact.to_json_text().expect("serializes");
+    assert!(
+        text.contains("\"warmup\": {\n      \"duration_ms\": 41.87,\n      \"failures\": 0,\n      \"requests\": 8\n    }"),
+        "sorted keys, Python float repr"
+    );
+    let typed: ArtifactV1 = serde_json::from_str(&text).expect("typed parse");
+    assert_eq!(
+        typed.client.as_ref().and_then(|client| client.warmup),
+        Some(warmup)
+    );
+    assert_eq!(typed.to_json_text().ok(), Some(text));
+
+    // Without a warm-up the key is absent, not null.
+    let cold = assert_valid(&synthetic_run(Some(browser_client().with_warmup(None))));
+    assert!(cold["client"].get("warmup").is_none());
+    // A warm-up of the wrong shape is not silently accepted by the typed reader.
+    let mut malformed = value.clone();
+    malformed["client"]["warmup"] = json!({"requests": "eight"});
+    assert!(serde_json::from_value::<ArtifactV1>(malformed).is_err());
+}
+
+#[test]
+fn rows_with_transport_facts_and_traces_validate_recompute_and_round_trip() {
+    let mut artifact = synthetic_run(Some(browser_client()));
+    for (position, row) in artifact.request_timings.iter_mut().enumerate() {
+        let start_ms = 1000.0 + position as f64;
+        let entry = ResourceTimingEntry {
+            start_time_ms: start_ms + 0.4,
+            fetch_start_ms: start_ms + 0.4,
+            connect_start_ms: start_ms + 0.4,
+            connect_end_ms: start_ms + 0.4,
+            request_start_ms: start_ms + 1.25,
+            next_hop_protocol: "http/1.1".to_owned(),
+        };
+        match position % 3 {
+            0 => row.set_transport(&TransportFacts::from_entry(&entry, start_ms)),
+            // The server withheld timing, or the browser kept no entry.
+            1 => row.set_transport(&TransportFacts::default()),
+            _ => {}
+        }
+        row.chunk_arrivals_ms = Some(vec![12.5, 13.0, 250.125]);
+    }
+    let value = assert_valid(&artifact);
+    let rows = value["request_timings"].as_array().expect("rows");
+    assert_eq!(rows[0]["client_queue_ms"], json!(1.25));
+    assert_eq!(rows[0]["new_connection"], json!(false));
+    assert_eq!(rows[0]["preflight"], Value::Null);
+    assert_eq!(rows[0]["http_protocol"], json!("http/1.1"));
+    assert_eq!(rows[1]["client_queue_ms"], Value::Null);
+    assert!(rows[2].get("client_queue_ms").is_none());
+    assert_eq!(rows[2]["chunk_arrivals_ms"], json!([12.5, 13.0, 250.125]));
+
+    let report = recompute_from_rows(&value).expect("recomputable");
+    assert!(report.diffs.is_empty(), "{:#?}", report.diffs);
+    let text = artifact.to_json_text().expect("serializes");
+    let typed: ArtifactV1 = serde_json::from_str(&text).expect("typed parse");
+    assert_eq!(typed, artifact);
+    assert_eq!(typed.to_json_text().ok(), Some(text));
 }
 
 #[test]

@@ -572,3 +572,41 @@ fn files_refused_before_reading_say_why() {
     assert!(lost.problems()[0].contains("permission lost"));
     assert!(lost.rows.is_empty() && lost.failures.is_empty());
 }
+
+#[test]
+fn live_rows_and_failures_read_like_loaded_ones() {
+    use strobe::core::loaded::{FailureView, LoadedArtifact, RowView};
+    use strobe::core::observe::RequestTiming;
+
+    // Every row of the reference artifact, taken as the typed row strobe measures, gives the
+    // same view as the tolerant reader of the file.
+    let text = std::fs::read_to_string("tests/fixtures/reference-artifact.json").unwrap();
+    let loaded = LoadedArtifact::from_text("reference.json", &text);
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rows = value["request_timings"].as_array().unwrap();
+    for (position, row) in rows.iter().enumerate() {
+        let timing: RequestTiming = serde_json::from_value(row.clone()).unwrap();
+        assert_eq!(
+            RowView::from_timing(position, &timing),
+            loaded.rows[position]
+        );
+    }
+
+    let swift =
+        std::fs::read_to_string("tests/fixtures/real/2026-10-05-swift__swift-capacity-8k-c1.json")
+            .unwrap();
+    let loaded = LoadedArtifact::from_text("swift.json", &swift);
+    let value: serde_json::Value = serde_json::from_str(&swift).unwrap();
+    let failures = value["failures"].as_array().unwrap();
+    assert!(!failures.is_empty());
+    for (position, failure) in failures.iter().enumerate() {
+        let record = serde_json::from_value(failure.clone()).unwrap();
+        let view = FailureView::from_record(position, &record);
+        let from_file = &loaded.failures[position];
+        assert_eq!(view.request_index, from_file.request_index);
+        assert_eq!(view.failure_class, from_file.failure_class);
+        assert_eq!(view.error_type, from_file.error_type);
+        assert_eq!(view.error_message, from_file.error_message);
+        assert_eq!(view.elapsed_ms, from_file.elapsed_ms);
+    }
+}

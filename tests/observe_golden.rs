@@ -106,6 +106,7 @@ fn rows_built_from_inverted_seconds_equal_the_reference_rows() {
             visible_content_truncated: row.visible_content_truncated,
             cached_tokens: None,
             started_at_ms: None,
+            chunk_arrivals_ms: None,
         })
         .expect("reference times are ordered");
         let built = serde_json::to_value(&built).expect("row serializes");

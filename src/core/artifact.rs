@@ -17,7 +17,8 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::core::observe::{
-    CompletedRequest, FailureRecord, OutputTokenSource, ReadStats, RequestOutcome, RequestTiming,
+    CompletedRequest, FailureRecord, OutputTokenSource, ReadStats, RequestError, RequestOutcome,
+    RequestTiming,
 };
 use crate::core::plan::{ControlledOutputPolicy, PromptCacheMode, RunConfig, RunPlan};
 use crate::core::pyjson::{dumps_artifact, python_float_repr, PyJsonError};
@@ -251,15 +252,15 @@ pub struct ClientBlock {
     pub transport: ClientTransport,
     /// How stream events arrived.
     pub sse: ClientSseCounts,
-    /// Reserved for the warm-up block of a later version (its shape is not fixed yet);
-    /// omitted when `None`.
+    /// The unmeasured warm-up that ran before the first measured request; omitted when the run
+    /// had none (the user turned it off, or an older strobe wrote the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warmup: Option<Value>,
+    pub warmup: Option<ClientWarmup>,
 }
 
 impl ClientBlock {
-    /// This build of strobe's block: [`CLIENT_NAME`] and the crate version, without the
-    /// reserved optional parts.
+    /// This build of strobe's block: [`CLIENT_NAME`] and the crate version, without a warm-up
+    /// (see [`with_warmup`](Self::with_warmup)).
     pub fn strobe(
         user_agent: impl Into<String>,
         cross_origin_isolated: bool,
@@ -276,6 +277,79 @@ impl ClientBlock {
             transport,
             sse,
             warmup: None,
+        }
+    }
+
+    /// This block with the warm-up that ran before the measurement (`None`: there was none).
+    pub fn with_warmup(self, warmup: Option<ClientWarmup>) -> Self {
+        Self { warmup, ..self }
+    }
+}
+
+/// `client.warmup`: the tiny unmeasured requests strobe sends before the run (all at once,
+/// `max_tokens: 1`, no canary marker; how many is
+/// [`RunPlan::warmup_requests`](crate::core::plan::RunPlan::warmup_requests)) so that the first
+/// measured requests find open connections and a cached CORS preflight instead of paying for
+/// them inside their TTFO. They are in no row, no failure and no metric; the run's start
+/// (`started_at_unix_ns`, and the origin of every row's `started_at_ms`) is read after they end.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClientWarmup {
+    /// Warm-up requests sent: `2 × min(concurrency, 6)`, two per connection the run can use.
+    pub requests: u64,
+    /// From just before the first warm-up `fetch()` to the end of the last warm-up stream, in
+    /// ms of the page's monotonic clock.
+    pub duration_ms: f64,
+    /// Warm-up requests that failed. A failure stops the run before any measured request and
+    /// no artifact is written, so a written artifact says 0; the field is there so that a
+    /// reader never has to assume it.
+    pub failures: u64,
+}
+
+/// Why the warm-up stopped a run before its first measured request (then no artifact is
+/// written: a run whose warm-up failed would only have recorded the same error on every row).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum WarmupError {
+    /// Some warm-up requests failed; `first` is the first failure's error.
+    #[error(
+        "the warm-up failed, so no request was measured: {failed} of {requests} warm-up \
+         requests failed, the first with {first}. The warm-up sends what the measured requests \
+         send (same URL, headers and model, max_tokens 1): fix what the error names and run \
+         again. Turning Warm-up off would not help; every measured request would fail the same \
+         way."
+    )]
+    Failed {
+        /// Warm-up requests that failed.
+        failed: u64,
+        /// Warm-up requests sent.
+        requests: u64,
+        /// The first failure, with its type and sanitized reason.
+        first: RequestError,
+    },
+    /// The user cancelled during the warm-up.
+    #[error("the run was cancelled during the warm-up, before any request was measured")]
+    Cancelled,
+}
+
+impl WarmupError {
+    /// The outcome of a warm-up of `requests` requests, given each one's error (if it failed).
+    /// `duration_ms` goes into the [`ClientWarmup`] record when none failed.
+    pub fn check(
+        requests: u64,
+        duration_ms: f64,
+        errors: impl IntoIterator<Item = RequestError>,
+    ) -> Result<ClientWarmup, Self> {
+        let mut errors = errors.into_iter();
+        match errors.next() {
+            None => Ok(ClientWarmup {
+                requests,
+                duration_ms,
+                failures: 0,
+            }),
+            Some(first) => Err(Self::Failed {
+                failed: 1 + errors.count() as u64,
+                requests,
+                first,
+            }),
         }
     }
 }
@@ -1789,6 +1863,7 @@ mod tests {
             visible_content_truncated: false,
             cached_tokens: None,
             started_at_ms: None,
+            chunk_arrivals_ms: None,
         });
         RequestOutcome::Completed(CompletedRequest {
             request_index: index,
@@ -2113,6 +2188,48 @@ mod tests {
         assert_eq!(artifact.base_url, REDACTED_BASE_URL);
         artifact.base_url = before.base_url.clone();
         assert_eq!(artifact, before);
+    }
+
+    #[test]
+    fn a_warmup_either_records_itself_or_says_what_failed() {
+        assert_eq!(
+            WarmupError::check(4, 38.5, []),
+            Ok(ClientWarmup {
+                requests: 4,
+                duration_ms: 38.5,
+                failures: 0
+            })
+        );
+        let refused = RequestError::fetch_failed("Failed to fetch");
+        let result = WarmupError::check(
+            4,
+            2.0,
+            [refused.clone(), RequestError::http_status(500, "", "", &[])],
+        );
+        assert_eq!(
+            result,
+            Err(WarmupError::Failed {
+                failed: 2,
+                requests: 4,
+                first: refused
+            })
+        );
+        let message = result
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
+        assert!(
+            message.starts_with(
+                "the warm-up failed, so no request was measured: 2 of 4 warm-up requests \
+                 failed, the first with TypeError: Failed to fetch (the server is unreachable"
+            ),
+            "{message}"
+        );
+        assert!(message.contains("fix what the error names"), "{message}");
+        assert_eq!(
+            WarmupError::Cancelled.to_string(),
+            "the run was cancelled during the warm-up, before any request was measured"
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! shareable link that carries the whole form in the page URL's query string.
 //!
 //! Query keys are the artifact's field names (ARTIFACT.md §1.1), so a link reads like the
-//! artifact it reproduces. A link only ever fills the form: it never starts a run and never
+//! artifact it reproduces; the two exceptions, `warmup` and `traces`, are strobe's own
+//! [`ClientOptions`], which say how the browser measures rather than what it requests. A link only ever fills the form: it never starts a run and never
 //! carries an API key (keys found in a link are ignored and reported).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -11,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
 use super::plan::{
-    ConfigError, ControlledOutputPolicy, PromptCacheMode, RunConfig, ThinkingMode, MAX_CONCURRENCY,
-    MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS, MAX_SHARED_PREFIX_TOKENS,
-    MAX_TEMPERATURE, MAX_TIMEOUT_S,
+    ClientOptions, ConfigError, ControlledOutputPolicy, PromptCacheMode, RunConfig, ThinkingMode,
+    MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS,
+    MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
 };
 
 /// Longest value, in characters after decoding, that a link may set; longer ones are dropped.
@@ -189,6 +190,24 @@ const CONCURRENCY: FieldSpec = FieldSpec {
     help: "Requests in flight at once, 1–256. A new request starts as soon as one finishes.",
     group: FieldGroup::Load,
 };
+const WARMUP: FieldSpec = FieldSpec {
+    key: "warmup",
+    label: "Warm-up",
+    kind: FieldKind::Toggle,
+    help: "Before measuring, send two tiny requests per concurrency slot (max_tokens 1), all \
+           at once, so every slot finds an open connection and a cached CORS preflight; they \
+           are not counted. Off measures a cold start: the first requests' TTFO then includes \
+           connection setup and preflights.",
+    group: FieldGroup::Load,
+};
+const TRACES: FieldSpec = FieldSpec {
+    key: "traces",
+    label: "Chunk traces",
+    kind: FieldKind::Toggle,
+    help: "Record in every row when each stream read arrived (chunk_arrivals_ms), for timelines \
+           of single requests. Makes the artifact much larger.",
+    group: FieldGroup::Load,
+};
 const CONTEXT_TOKENS: FieldSpec = FieldSpec {
     key: "context_tokens",
     label: "Context tokens",
@@ -351,6 +370,8 @@ pub const FIELDS: &[FieldSpec] = &[
     GPU,
     REQUESTS,
     CONCURRENCY,
+    WARMUP,
+    TRACES,
     CONTEXT_TOKENS,
     CONTEXT_SEED,
     PROMPT_CACHE_MODE,
@@ -450,6 +471,8 @@ impl RunForm {
             (BASE_URL.key, "http://127.0.0.1:8011/v1".to_owned()),
             (REQUESTS.key, "24".to_owned()),
             (CONCURRENCY.key, "4".to_owned()),
+            (WARMUP.key, "true".to_owned()),
+            (TRACES.key, "false".to_owned()),
             (CONTEXT_TOKENS.key, "4096".to_owned()),
             (CONTEXT_SEED.key, "0".to_owned()),
             (
@@ -484,6 +507,8 @@ impl RunForm {
             (GPU.key, optional_text(&config.gpu)),
             (REQUESTS.key, config.requests.to_string()),
             (CONCURRENCY.key, config.concurrency.to_string()),
+            (WARMUP.key, config.client.warmup.to_string()),
+            (TRACES.key, config.client.chunk_traces.to_string()),
             (CONTEXT_TOKENS.key, config.context_tokens.to_string()),
             (CONTEXT_SEED.key, config.context_seed.to_string()),
             (PROMPT_CACHE_MODE.key, config.prompt_cache_mode.to_string()),
@@ -594,6 +619,12 @@ impl RunForm {
                 .unsigned(&MAX_MODEL_LEN)
                 .unwrap_or(defaults.max_model_len),
             margin: parser.unsigned(&MARGIN).unwrap_or(defaults.margin),
+            client: ClientOptions {
+                warmup: parser.toggle(&WARMUP).unwrap_or(defaults.client.warmup),
+                chunk_traces: parser
+                    .toggle(&TRACES)
+                    .unwrap_or(defaults.client.chunk_traces),
+            },
             ..defaults
         };
 
@@ -1107,6 +1138,8 @@ mod tests {
             "gpu",
             "requests",
             "concurrency",
+            "warmup",
+            "traces",
             "context_tokens",
             "context_seed",
             "max_tokens",
@@ -1284,7 +1317,64 @@ mod tests {
                 ..base.clone()
             });
         }
+        for (warmup, chunk_traces) in [(false, false), (false, true), (true, true)] {
+            configs.push(RunConfig {
+                client: ClientOptions {
+                    warmup,
+                    chunk_traces,
+                },
+                ..base.clone()
+            });
+        }
         configs
+    }
+
+    #[test]
+    fn warmup_and_traces_travel_in_the_link() {
+        let defaults = defaults_with_model()
+            .to_config()
+            .map(|config| config.client);
+        assert_eq!(
+            defaults,
+            Ok(ClientOptions {
+                warmup: true,
+                chunk_traces: false
+            })
+        );
+
+        let (form, notices) = RunForm::from_query("warmup=false&traces=on");
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(form.get("warmup"), Some("false"));
+        assert_eq!(form.get("traces"), Some("on"));
+        let mut filled = form.clone();
+        assert_eq!(filled.set("model", "sim-model"), Ok(()));
+        assert_eq!(filled.set("engine", "strobe-sim"), Ok(()));
+        assert_eq!(
+            filled.to_config().map(|config| config.client),
+            Ok(ClientOptions {
+                warmup: false,
+                chunk_traces: true
+            })
+        );
+
+        // Only a change from the defaults reaches the link, under its own key.
+        let cold = form_with(&[("warmup", "false")]);
+        assert_eq!(
+            cold.to_query(),
+            "model=sim-model&engine=strobe-sim&warmup=false"
+        );
+        let errors = errors_of(&form_with(&[("warmup", "maybe")]));
+        assert_eq!(
+            errors,
+            [(
+                "warmup",
+                "warmup must be true or false (got \"maybe\")".to_owned()
+            )]
+        );
+        let spec = field_spec("warmup").map(|spec| (spec.kind, spec.group));
+        assert_eq!(spec, Some((FieldKind::Toggle, FieldGroup::Load)));
+        let spec = field_spec("traces").map(|spec| (spec.kind, spec.group));
+        assert_eq!(spec, Some((FieldKind::Toggle, FieldGroup::Load)));
     }
 
     #[test]

@@ -15,6 +15,8 @@ use std::fmt;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::core::observe::{FailureRecord, RequestTiming};
+
 use crate::core::validate::{
     validate_artifact, validate_artifact_text, Generation, Report, Verdict,
 };
@@ -527,6 +529,26 @@ pub struct RowView {
 }
 
 impl RowView {
+    /// The view of a row strobe itself just measured (live charts during a run).
+    pub fn from_timing(position: usize, row: &RequestTiming) -> Self {
+        RowView {
+            position,
+            request_index: Some(row.request_index),
+            started_at_ms: row.started_at_ms,
+            planned_context_tokens: Some(row.planned_context_tokens),
+            prompt_tokens: row.prompt_tokens,
+            cached_tokens: row.cached_tokens.flatten(),
+            output_tokens: row.output_tokens,
+            ttfo_ms: Some(row.time_to_first_output_ms),
+            ttft_ms: Some(row.ttft_ms),
+            e2e_ms: Some(row.e2e_ms),
+            generation_ms: Some(row.generation_ms),
+            tpot_ms: row.tpot_ms,
+            decode_tok_s: row.decode_tok_s,
+            prefill_tok_s: row.effective_prefill_tok_s,
+        }
+    }
+
     /// The request index, or the row's position when the index is missing or malformed.
     pub fn index_or_position(&self) -> u64 {
         self.request_index.unwrap_or(self.position as u64)
@@ -584,6 +606,23 @@ pub struct FailureView {
 }
 
 impl FailureView {
+    /// The view of a failure strobe itself just recorded (live charts during a run).
+    pub fn from_record(position: usize, failure: &FailureRecord) -> Self {
+        let class = serde_json::to_value(failure.failure_class)
+            .ok()
+            .and_then(|value| value.as_str().map(CappedText::new));
+        FailureView {
+            position,
+            request_index: Some(failure.request_index),
+            failure_class: class,
+            error_type: Some(CappedText::new(&failure.error_type)),
+            error_message: Some(CappedText::new(&failure.error_message)),
+            elapsed_ms: failure.elapsed_ms,
+            started_at_ms: None,
+            response_received: Some(failure.response_received),
+        }
+    }
+
     /// The request index, or the entry's position when the index is missing or malformed.
     pub fn index_or_position(&self) -> u64 {
         self.request_index.unwrap_or(self.position as u64)

@@ -2,7 +2,9 @@
 //!
 //! This module owns ARTIFACT.md §4.2-§4.3 (what a stream yields and when it is valid), §5 (the
 //! `request_timings[]` row), §6 (canary, controlled output, disposition, the `failures[]` object)
-//! and the per-row additions of §12. It never reads a clock: the caller stamps each network read
+//! and the per-row additions of §12, including the transport accounting read from the browser's
+//! Resource Timing entries ([`TransportFacts`], paired by [`match_resource_timings`]) and the
+//! optional per-read traces. It never reads a clock: the caller stamps each network read
 //! with one `f64` millisecond reading ([`StreamAccumulator::on_read`]), and every event decoded
 //! from that read carries that arrival time, so TTFO and TTFT are the arrival times of the reads
 //! that carried the first reasoning or content delta (§12; a single read that carries both gives
@@ -37,6 +39,11 @@ pub const HTTP_BODY_EXCERPT_MAX_CHARS: usize = 512;
 /// Most `finish_reasons` kept per request. A normal stream has one per choice; the bound only
 /// stops a misbehaving server from growing memory without limit.
 pub const FINISH_REASONS_KEPT: usize = 1024;
+
+/// Most arrival times a row's `chunk_arrivals_ms` keeps (the first ones). A trace is for the
+/// timeline of one request; the bound stops a 65536-token answer in every row of a long run from
+/// growing the page's memory without limit.
+pub const CHUNK_ARRIVALS_KEPT: usize = 16_384;
 
 /// The word a controlled-output prompt asks the model to repeat.
 pub const CONTROLLED_OUTPUT_WORD: &str = "code";
@@ -128,6 +135,9 @@ pub struct StreamResult {
     pub usage: Option<Value>,
     /// How the events arrived.
     pub read_stats: ReadStats,
+    /// With traces on: the arrival of every read that carried an event, in ms after
+    /// `request_started_ms` (at most [`CHUNK_ARRIVALS_KEPT`]); `None` with traces off.
+    pub chunk_arrivals_ms: Option<Vec<f64>>,
 }
 
 impl StreamResult {
@@ -184,6 +194,7 @@ pub struct StreamAccumulator {
     usage: Option<Value>,
     failure: Option<RequestError>,
     read_stats: ReadStats,
+    chunk_arrivals_ms: Option<Vec<f64>>,
 }
 
 impl StreamAccumulator {
@@ -206,7 +217,15 @@ impl StreamAccumulator {
             usage: None,
             failure: None,
             read_stats: ReadStats::default(),
+            chunk_arrivals_ms: None,
         }
+    }
+
+    /// Also records when each read that carried an event arrived (the row's
+    /// `chunk_arrivals_ms`, the user's "traces" choice).
+    pub fn with_chunk_arrivals(mut self) -> Self {
+        self.chunk_arrivals_ms = Some(Vec::new());
+        self
     }
 
     /// Stamps the events of the next network read with its arrival time. Events passed before
@@ -318,6 +337,7 @@ impl StreamAccumulator {
             stream_terminal_observed,
             usage: self.usage,
             read_stats: self.read_stats,
+            chunk_arrivals_ms: self.chunk_arrivals_ms,
         })
     }
 
@@ -327,6 +347,17 @@ impl StreamAccumulator {
     }
 
     fn count_event(&mut self) {
+        if self.events_in_read == 0 {
+            let arrival_ms =
+                self.read_ms.unwrap_or(self.request_started_ms) - self.request_started_ms;
+            if let Some(arrivals) = self
+                .chunk_arrivals_ms
+                .as_mut()
+                .filter(|arrivals| arrivals.len() < CHUNK_ARRIVALS_KEPT)
+            {
+                arrivals.push(arrival_ms);
+            }
+        }
         self.read_stats.events += 1;
         self.events_in_read += 1;
         match self.events_in_read {
@@ -622,6 +653,45 @@ pub struct RequestTiming {
     /// strobe addition (§12): request start relative to the run start, in ms; omitted when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at_ms: Option<f64>,
+    /// strobe addition (§12, traces): when each read that carried an event arrived, in ms after
+    /// the request start (`now − start` in ms, so the first may differ from `ttfo_ms` in the
+    /// last bit); omitted unless the user asked for traces. See [`CHUNK_ARRIVALS_KEPT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_arrivals_ms: Option<Vec<f64>>,
+    /// strobe addition (transport accounting): the browser opened a new connection for this
+    /// request itself (see [`TransportFacts::new_connection`]). `None` omits the key (rows of
+    /// the reference producer); `Some(None)` writes null (the browser did not say).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "deserialize_present"
+    )]
+    pub new_connection: Option<Option<bool>>,
+    /// strobe addition (transport accounting): a CORS preflight preceded this request. Null
+    /// in every browser today: see [`TransportFacts::preflight`].
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "deserialize_present"
+    )]
+    pub preflight: Option<Option<bool>>,
+    /// strobe addition (transport accounting): ms from the row's start (just before `fetch()`)
+    /// to the request leaving the browser (`requestStart`), time inside TTFO that the server
+    /// never saw; see [`RequestTiming::browser_wait_ms`].
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "deserialize_present"
+    )]
+    pub client_queue_ms: Option<Option<f64>>,
+    /// strobe addition (transport accounting): the protocol the request went over
+    /// (`nextHopProtocol`: `http/1.1`, `h2`, `h3`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "deserialize_present"
+    )]
+    pub http_protocol: Option<Option<String>>,
 }
 
 /// Everything a row is built from, with times in seconds (§5).
@@ -657,6 +727,8 @@ pub struct RowInputs {
     pub cached_tokens: Option<Option<u64>>,
     /// See [`RequestTiming::started_at_ms`].
     pub started_at_ms: Option<f64>,
+    /// See [`RequestTiming::chunk_arrivals_ms`].
+    pub chunk_arrivals_ms: Option<Vec<f64>>,
 }
 
 /// The five values a row derives from its times and token counts (§5), computed in seconds.
@@ -754,6 +826,12 @@ impl RequestTiming {
             visible_content_truncated: inputs.visible_content_truncated,
             cached_tokens: inputs.cached_tokens,
             started_at_ms: inputs.started_at_ms,
+            chunk_arrivals_ms: inputs.chunk_arrivals_ms,
+            // Transport facts come from the browser after the run: `set_transport`.
+            new_connection: None,
+            preflight: None,
+            client_queue_ms: None,
+            http_protocol: None,
         })
     }
 
@@ -805,6 +883,169 @@ where
     T: Deserialize<'de>,
 {
     T::deserialize(deserializer).map(Some)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transport accounting (strobe addition): what happened in the browser before a request left it
+// ---------------------------------------------------------------------------------------------
+
+/// A row whose [`RequestTiming::browser_wait_ms`] is above this has a TTFO that includes time
+/// the browser held the request (waiting for a connection, opening one, a CORS preflight, or a
+/// busy page) before sending it: time the server never saw. Measured in Chromium 156 against
+/// strobe-sim on a loaded 2-core loopback machine, first waves of 16 runs each: after the
+/// warm-up the wait was 2.6 ms median and 5.9 ms at most (2 of 64 rows above this bound);
+/// without it 11 ms median and up to 46 ms (48 of 64 rows above).
+pub const BROWSER_WAIT_FLAG_MS: f64 = 5.0;
+
+/// The most ms between a request's start (read just before `fetch()`) and the `startTime` of
+/// the browser's Resource Timing entry for it. The browser stamps the entry inside the
+/// `fetch()` call (0.2–0.9 ms later in Chromium), so an entry further from every start is no
+/// request of the run.
+pub const MAX_FETCH_ENTRY_LAG_MS: f64 = 50.0;
+
+/// The fields strobe reads from one `PerformanceResourceTiming` entry, in ms on the page's
+/// clock (the one that stamps request starts).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceTimingEntry {
+    /// `startTime`: when `fetch()` created the request.
+    pub start_time_ms: f64,
+    /// `fetchStart`.
+    pub fetch_start_ms: f64,
+    /// `connectStart`: 0 when timing is withheld; equals `fetchStart` on a reused connection.
+    pub connect_start_ms: f64,
+    /// `connectEnd`: 0 when timing is withheld; equals `fetchStart` on a reused connection.
+    pub connect_end_ms: f64,
+    /// `requestStart`: just before the browser sent the request; 0 when timing is withheld.
+    pub request_start_ms: f64,
+    /// `nextHopProtocol`; empty when timing is withheld or unknown.
+    pub next_hop_protocol: String,
+}
+
+impl ResourceTimingEntry {
+    /// The server withheld detailed timing from this page (no `Timing-Allow-Origin` for its
+    /// origin): the browser then reports 0 for `requestStart` and the connection times.
+    pub fn timing_withheld(&self) -> bool {
+        self.request_start_ms == 0.0
+    }
+}
+
+/// What the browser's transport did for one request, as the row's `new_connection`,
+/// `preflight`, `client_queue_ms` and `http_protocol` keys. Each is `None` (written as null)
+/// when the browser did not say; nothing is guessed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TransportFacts {
+    /// The request opened its own connection: `connectEnd > fetchStart` (on a reused
+    /// connection the browser reports `connectStart == connectEnd == fetchStart`). A connection
+    /// that the request's own CORS preflight opened looks reused, because the preflight is not
+    /// reported separately; its cost shows in `client_queue_ms`.
+    pub new_connection: Option<bool>,
+    /// A CORS preflight preceded the request. Always `None`: Resource Timing folds the
+    /// preflight into the request's own entry and reports no field for it, and the time it
+    /// takes cannot be told apart from waiting for a connection or a busy page (both also
+    /// delay `requestStart`), so strobe does not infer it. `client_queue_ms` carries the cost.
+    pub preflight: Option<bool>,
+    /// `requestStart` minus the row's start, in ms: everything the browser did before sending
+    /// the request (queueing for a connection, connecting, preflight). Measured from the row's
+    /// start (read just before `fetch()`, the origin of its TTFO) rather than from the entry's
+    /// `startTime`, which the browser stamps 0.2–0.9 ms later inside `fetch()`, so that
+    /// `TTFO − client_queue_ms` is the time from the request leaving the browser.
+    pub client_queue_ms: Option<f64>,
+    /// `nextHopProtocol`, e.g. `http/1.1` or `h2`.
+    pub http_protocol: Option<String>,
+}
+
+impl TransportFacts {
+    /// The facts one entry gives about the request started at `request_started_ms`.
+    pub fn from_entry(entry: &ResourceTimingEntry, request_started_ms: f64) -> Self {
+        let http_protocol =
+            Some(entry.next_hop_protocol.trim()).filter(|protocol| !protocol.is_empty());
+        if entry.timing_withheld() {
+            return Self {
+                http_protocol: http_protocol.map(str::to_owned),
+                ..Self::default()
+            };
+        }
+        let client_queue_ms = entry.request_start_ms - request_started_ms;
+        Self {
+            new_connection: Some(entry.connect_end_ms > entry.fetch_start_ms),
+            preflight: None,
+            // A negative wait would mean the two clocks disagree: say nothing rather than guess.
+            client_queue_ms: Some(client_queue_ms)
+                .filter(|queue_ms| queue_ms.is_finite() && *queue_ms >= 0.0),
+            http_protocol: http_protocol.map(str::to_owned),
+        }
+    }
+}
+
+/// Pairs requests with the browser's Resource Timing entries for their URL: `result[i]` is the
+/// index in `entries` of the entry of the request started at `request_started_ms[i]`, if any.
+///
+/// JavaScript runs one task at a time and each start is read immediately before its own
+/// `fetch()` call, which stamps the entry's `startTime`, so a request's entry starts at or after
+/// its start and at or before the next request's start. Taking requests in order of start, each
+/// gets the earliest entry not yet taken in that window, if the entry is at most
+/// [`MAX_FETCH_ENTRY_LAG_MS`] after the start. Entries before every start (the warm-up's) and
+/// requests without an entry (some failed fetches) stay unpaired; requests started in the same
+/// clock tick take their entries in order.
+pub fn match_resource_timings(
+    request_started_ms: &[f64],
+    entries: &[ResourceTimingEntry],
+) -> Vec<Option<usize>> {
+    let mut by_start: Vec<usize> = (0..request_started_ms.len())
+        .filter(|&request| request_started_ms[request].is_finite())
+        .collect();
+    by_start.sort_by(|&a, &b| request_started_ms[a].total_cmp(&request_started_ms[b]));
+    let mut by_entry_start: Vec<usize> = (0..entries.len())
+        .filter(|&entry| entries[entry].start_time_ms.is_finite())
+        .collect();
+    by_entry_start.sort_by(|&a, &b| {
+        entries[a]
+            .start_time_ms
+            .total_cmp(&entries[b].start_time_ms)
+    });
+
+    let mut paired: Vec<Option<usize>> = vec![None; request_started_ms.len()];
+    let mut next_entry = by_entry_start.iter().peekable();
+    for (position, &request) in by_start.iter().enumerate() {
+        let start_ms = request_started_ms[request];
+        let next_start_ms = by_start
+            .get(position + 1)
+            .map_or(f64::INFINITY, |&next| request_started_ms[next]);
+        let window_end_ms = next_start_ms.min(start_ms + MAX_FETCH_ENTRY_LAG_MS);
+        while next_entry
+            .next_if(|&&entry| entries[entry].start_time_ms < start_ms)
+            .is_some()
+        {}
+        if let Some(&entry) =
+            next_entry.next_if(|&&entry| entries[entry].start_time_ms <= window_end_ms)
+        {
+            paired[request] = Some(entry);
+        }
+    }
+    paired
+}
+
+impl RequestTiming {
+    /// Writes the row's transport keys (all four, null where the browser did not say).
+    pub fn set_transport(&mut self, facts: &TransportFacts) {
+        self.new_connection = Some(facts.new_connection);
+        self.preflight = Some(facts.preflight);
+        self.client_queue_ms = Some(facts.client_queue_ms);
+        self.http_protocol = Some(facts.http_protocol.clone());
+    }
+
+    /// The ms of this row's TTFO that passed in the browser before the request was sent
+    /// (`client_queue_ms`), when the browser reported it.
+    pub fn browser_wait_ms(&self) -> Option<f64> {
+        self.client_queue_ms.flatten()
+    }
+
+    /// Whether the row's TTFO includes browser-side waiting above [`BROWSER_WAIT_FLAG_MS`];
+    /// `None` when the browser did not report the wait.
+    pub fn ttfo_includes_browser_wait(&self) -> Option<bool> {
+        self.browser_wait_ms()
+            .map(|wait_ms| wait_ms > BROWSER_WAIT_FLAG_MS)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1152,6 +1393,36 @@ pub enum RequestOutcome {
     Failed(FailureRecord),
 }
 
+impl RequestOutcome {
+    /// The request's index.
+    pub fn request_index(&self) -> u64 {
+        match self {
+            Self::Completed(completed) => completed.request_index,
+            Self::Failed(failure) => failure.request_index,
+        }
+    }
+
+    /// The row this outcome carries: a result's row, or a failure's `response_timing` row.
+    pub fn row(&self) -> Option<&RequestTiming> {
+        match self {
+            Self::Completed(completed) => completed.row.as_ref(),
+            Self::Failed(failure) => failure.response_timing.as_ref().and_then(Option::as_ref),
+        }
+    }
+
+    /// Writes `facts` into the row this outcome carries (see [`row`](Self::row)). An outcome
+    /// without a row is left as it is.
+    pub fn set_transport(&mut self, facts: &TransportFacts) {
+        let row = match self {
+            Self::Completed(completed) => completed.row.as_mut(),
+            Self::Failed(failure) => failure.response_timing.as_mut().and_then(Option::as_mut),
+        };
+        if let Some(row) = row {
+            row.set_transport(facts);
+        }
+    }
+}
+
 /// Decides the fate of one request (§1.3 steps 3.3-3.7, §4.3, §6).
 ///
 /// `request_started_ms` is the caller's clock at the start of request i, before its prompt was
@@ -1195,6 +1466,7 @@ pub fn conclude_request(
             visible_content_truncated: stream.visible_content_truncated,
             cached_tokens: Some(stream.cached_tokens()),
             started_at_ms: Some(stream.request_started_ms - plan.run_started_ms),
+            chunk_arrivals_ms: stream.chunk_arrivals_ms.clone(),
         };
     let failure =
         |class: FailureClass,
@@ -1815,6 +2087,7 @@ mod tests {
             visible_content_truncated: false,
             cached_tokens: None,
             started_at_ms: None,
+            chunk_arrivals_ms: None,
         }
     }
 
@@ -2227,5 +2500,296 @@ mod tests {
         assert_eq!(done.out_toks, 12);
         assert_eq!(done.output_token_source, OutputTokenSource::Usage);
         assert_eq!((done.reasoning_chunks, done.content_chunks), (1, 1));
+    }
+
+    // --- traces ---------------------------------------------------------------------------
+
+    /// `good_stream`'s reads, traced.
+    fn traced_stream(reads: &[(f64, Vec<ChunkEvent>)], end_ms: f64) -> StreamResult {
+        let mut accumulator = StreamAccumulator::new(1000.0).with_chunk_arrivals();
+        for (now_ms, events) in reads {
+            if accumulator.on_read_events(*now_ms, events) == StreamFlow::Stop {
+                break;
+            }
+        }
+        accumulator.finish(end_ms).expect("well-formed stream")
+    }
+
+    #[test]
+    fn traces_record_every_read_that_carried_an_event_once() {
+        let result = traced_stream(
+            &[
+                (1001.5, vec![]),
+                (1100.0, vec![reasoning("r")]),
+                (1250.5, vec![content("a"), content("b")]),
+                (1260.0, vec![]),
+                (1300.0, vec![finish_reason("stop"), ChunkEvent::Done]),
+                (1400.0, vec![content("after done")]),
+            ],
+            1301.0,
+        );
+        // Empty reads carry no event and a read after [DONE] is never consumed.
+        assert_eq!(result.chunk_arrivals_ms, Some(vec![100.0, 250.5, 300.0]));
+        assert_eq!(result.read_stats.reads, 5);
+        // Off by default.
+        assert_eq!(good_stream("hi").chunk_arrivals_ms, None);
+    }
+
+    #[test]
+    fn traces_are_bounded() {
+        let reads: Vec<(f64, Vec<ChunkEvent>)> = (0..CHUNK_ARRIVALS_KEPT + 5)
+            .map(|read| (1000.0 + read as f64, vec![content("x")]))
+            .collect();
+        let result = traced_stream(&reads, 1000.0 + reads.len() as f64);
+        let arrivals = result.chunk_arrivals_ms.expect("traced");
+        assert_eq!(arrivals.len(), CHUNK_ARRIVALS_KEPT);
+        assert_eq!(arrivals.last(), Some(&((CHUNK_ARRIVALS_KEPT - 1) as f64)));
+        assert_eq!(result.content_chunks, reads.len() as u64);
+    }
+
+    #[test]
+    fn traces_reach_the_row_and_only_then_its_keys() {
+        let stream = traced_stream(
+            &[
+                (1100.0, vec![content("hi")]),
+                (1300.0, vec![finish_reason("stop"), ChunkEvent::Done]),
+            ],
+            1300.0,
+        );
+        let outcome = conclude_request(
+            &plan(None, 0, ControlledOutputPolicy::Observe),
+            990.0,
+            Ok(stream),
+            1300.0,
+        );
+        let RequestOutcome::Completed(done) = outcome else {
+            panic!("a good stream completes: {outcome:?}");
+        };
+        let row = done.row.expect("valid times");
+        assert_eq!(row.chunk_arrivals_ms, Some(vec![100.0, 300.0]));
+        let value = serde_json::to_value(&row).expect("serializable");
+        assert_eq!(value["chunk_arrivals_ms"], json!([100.0, 300.0]));
+
+        let untraced = conclude_request(
+            &plan(None, 0, ControlledOutputPolicy::Observe),
+            990.0,
+            Ok(good_stream("hi")),
+            1400.0,
+        );
+        let RequestOutcome::Completed(done) = untraced else {
+            panic!("a good stream completes: {untraced:?}");
+        };
+        let value = serde_json::to_value(done.row.expect("valid times")).expect("serializable");
+        assert!(value.get("chunk_arrivals_ms").is_none());
+    }
+
+    // --- transport accounting -------------------------------------------------------------
+
+    /// An entry as Chromium reports it: a reused connection has every connection time equal
+    /// to `fetchStart`.
+    fn entry(
+        start_ms: f64,
+        request_start_ms: f64,
+        connect_ms: Option<(f64, f64)>,
+    ) -> ResourceTimingEntry {
+        let (connect_start_ms, connect_end_ms) = connect_ms.unwrap_or((start_ms, start_ms));
+        ResourceTimingEntry {
+            start_time_ms: start_ms,
+            fetch_start_ms: start_ms,
+            connect_start_ms,
+            connect_end_ms,
+            request_start_ms,
+            next_hop_protocol: "http/1.1".to_owned(),
+        }
+    }
+
+    #[test]
+    fn transport_facts_from_chromium_entries() {
+        // Values from a Chromium 156 run against strobe-sim: a warm request...
+        let warm = TransportFacts::from_entry(&entry(630.25, 632.15, None), 629.855);
+        assert_eq!(warm.new_connection, Some(false));
+        assert_eq!(warm.preflight, None);
+        assert_eq!(warm.client_queue_ms, Some(632.15 - 629.855));
+        assert_eq!(warm.http_protocol.as_deref(), Some("http/1.1"));
+        // ...and a cold one that opened its own connection after its preflight.
+        let cold =
+            TransportFacts::from_entry(&entry(506.375, 542.495, Some((525.37, 528.435))), 505.475);
+        assert_eq!(cold.new_connection, Some(true));
+        assert_eq!(cold.client_queue_ms, Some(542.495 - 505.475));
+    }
+
+    #[test]
+    fn withheld_timing_gives_nulls_never_guesses() {
+        let withheld = ResourceTimingEntry {
+            start_time_ms: 10.0,
+            fetch_start_ms: 10.0,
+            next_hop_protocol: String::new(),
+            ..ResourceTimingEntry::default()
+        };
+        assert!(withheld.timing_withheld());
+        assert_eq!(
+            TransportFacts::from_entry(&withheld, 9.5),
+            TransportFacts::default()
+        );
+        // A protocol the browser did name is kept even when the times are withheld.
+        let named = ResourceTimingEntry {
+            next_hop_protocol: "h2".to_owned(),
+            ..withheld
+        };
+        assert_eq!(
+            TransportFacts::from_entry(&named, 9.5)
+                .http_protocol
+                .as_deref(),
+            Some("h2")
+        );
+        // A request that seems to leave before it started means the clocks disagree.
+        let inconsistent = TransportFacts::from_entry(&entry(10.0, 11.0, None), 12.0);
+        assert_eq!(inconsistent.client_queue_ms, None);
+        assert_eq!(inconsistent.new_connection, Some(false));
+    }
+
+    #[test]
+    fn entries_pair_with_the_request_whose_fetch_made_them() {
+        let starts = [100.0, 101.0, 102.0, 150.0, 400.0];
+        let entries = [
+            // The warm-up's, before the run: nobody's.
+            entry(20.0, 21.0, None),
+            // Out of completion order, as the browser lists them.
+            entry(150.3, 151.0, None),
+            entry(100.4, 101.5, None),
+            // Request 1 (101.0) failed without an entry; 102's entry must not go to it.
+            entry(102.2, 103.0, None),
+            // Far after the last start: no request's.
+            entry(400.0 + MAX_FETCH_ENTRY_LAG_MS + 1.0, 460.0, None),
+        ];
+        assert_eq!(
+            match_resource_timings(&starts, &entries),
+            vec![Some(2), None, Some(3), Some(1), None]
+        );
+    }
+
+    #[test]
+    fn requests_started_in_one_tick_take_entries_in_order() {
+        let starts = [5.0, 5.0, f64::NAN];
+        let entries = [
+            entry(5.0, 6.0, None),
+            entry(5.0, 6.5, None),
+            entry(5.0, 7.0, None),
+        ];
+        // Two requests, three entries in their tick: the third entry is nobody's.
+        assert_eq!(
+            match_resource_timings(&starts, &entries),
+            vec![Some(0), Some(1), None]
+        );
+        assert_eq!(
+            match_resource_timings(&[], &entries),
+            Vec::<Option<usize>>::new()
+        );
+        // An entry stamped in the tick the next request starts in is still the earlier one's.
+        let starts = [10.0, 10.5];
+        let entries = [entry(10.5, 11.0, None), entry(10.9, 11.5, None)];
+        assert_eq!(
+            match_resource_timings(&starts, &entries),
+            vec![Some(0), Some(1)]
+        );
+    }
+
+    #[test]
+    fn transport_keys_are_written_only_when_set_and_null_when_unknown() {
+        let plain = RequestTiming::from_seconds(row_inputs()).expect("valid times");
+        let value = serde_json::to_value(&plain).expect("serializable");
+        for key in [
+            "new_connection",
+            "preflight",
+            "client_queue_ms",
+            "http_protocol",
+        ] {
+            assert!(value.get(key).is_none(), "{key}");
+        }
+        assert_eq!(plain.browser_wait_ms(), None);
+        assert_eq!(plain.ttfo_includes_browser_wait(), None);
+
+        let mut accounted = plain.clone();
+        accounted.set_transport(&TransportFacts::from_entry(&entry(10.0, 17.5, None), 9.5));
+        let value = serde_json::to_value(&accounted).expect("serializable");
+        assert_eq!(value["new_connection"], json!(false));
+        assert_eq!(value["preflight"], Value::Null);
+        assert_eq!(value["client_queue_ms"], json!(8.0));
+        assert_eq!(value["http_protocol"], json!("http/1.1"));
+        assert_eq!(accounted.browser_wait_ms(), Some(8.0));
+        assert_eq!(accounted.ttfo_includes_browser_wait(), Some(true));
+        let back: RequestTiming = serde_json::from_value(value).expect("deserializable");
+        assert_eq!(back, accounted);
+        assert_eq!(back.preflight, Some(None));
+
+        let mut unknown = plain.clone();
+        unknown.set_transport(&TransportFacts::default());
+        let value = serde_json::to_value(&unknown).expect("serializable");
+        for key in [
+            "new_connection",
+            "preflight",
+            "client_queue_ms",
+            "http_protocol",
+        ] {
+            assert_eq!(value[key], Value::Null, "{key}");
+        }
+
+        let mut quick = plain;
+        quick.set_transport(&TransportFacts::from_entry(&entry(10.0, 11.0, None), 9.5));
+        assert_eq!(quick.ttfo_includes_browser_wait(), Some(false));
+    }
+
+    #[test]
+    fn outcomes_take_transport_facts_into_whichever_row_they_carry() {
+        let facts = TransportFacts::from_entry(&entry(10.0, 12.0, None), 9.0);
+        let mut completed = conclude_request(
+            &plan(None, 0, ControlledOutputPolicy::Observe),
+            990.0,
+            Ok(good_stream("hi")),
+            1400.0,
+        );
+        completed.set_transport(&facts);
+        assert_eq!(completed.request_index(), 3);
+        assert_eq!(
+            completed.row().and_then(RequestTiming::browser_wait_ms),
+            Some(3.0)
+        );
+        let RequestOutcome::Completed(done) = completed else {
+            panic!("completes");
+        };
+        assert_eq!(
+            done.row.and_then(|row| row.client_queue_ms),
+            Some(Some(3.0))
+        );
+
+        let mut invalid = conclude_request(
+            &plan(
+                Some("ANVIL_REQ_1_00003"),
+                0,
+                ControlledOutputPolicy::Observe,
+            ),
+            990.0,
+            Ok(good_stream("no marker")),
+            1400.0,
+        );
+        invalid.set_transport(&facts);
+        assert!(invalid.row().is_some());
+        let record = failed(invalid);
+        let row = record
+            .response_timing
+            .flatten()
+            .expect("a row was possible");
+        assert_eq!(row.new_connection, Some(Some(false)));
+
+        let mut errored = conclude_request(
+            &plan(None, 0, ControlledOutputPolicy::Observe),
+            990.0,
+            Err(RequestError::cancelled()),
+            1400.0,
+        );
+        let before = errored.clone();
+        assert_eq!(errored.row(), None);
+        errored.set_transport(&facts);
+        assert_eq!(errored, before, "no row, nothing to write");
     }
 }

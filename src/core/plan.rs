@@ -28,6 +28,9 @@ pub const MAX_CONTEXT_SETTING_TOKENS: u64 = 1_048_576;
 pub const MIN_FIXED_CONTEXT_TOKENS: u64 = 32;
 /// Largest `max_tokens` and `response_words` value.
 pub const MAX_OUTPUT_SETTING: u64 = 65_536;
+/// The connections a browser opens to one HTTP/1.1 origin at most: more requests than this
+/// wait inside the browser, and that wait lands inside their TTFO.
+pub const BROWSER_HTTP1_CONNECTIONS_PER_HOST: u64 = 6;
 /// Smallest `max_tokens` when request canaries are on (the marker itself needs room).
 pub const MIN_MAX_TOKENS_WITH_CANARIES: u64 = 16;
 /// Largest `timeout_s` value, in seconds.
@@ -174,7 +177,8 @@ choice_enum! {
 }
 
 /// Every setting of a benchmark run that makes sense in a browser, named like the artifact
-/// fields (ARTIFACT.md §1.1). `Default` gives the CLI defaults; missing keys deserialize to them.
+/// fields (ARTIFACT.md §1.1). `Default` gives the CLI defaults (plus strobe's own
+/// [`ClientOptions`] defaults); missing keys deserialize to them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunConfig {
@@ -228,6 +232,39 @@ pub struct RunConfig {
     pub reasoning_effort: Option<ReasoningEffort>,
     /// Per-request timeout in seconds, 0 < t <= 3600 (default 900).
     pub timeout_s: f64,
+    /// How strobe's browser client carries the plan out (warm-up, traces). Not a setting of the
+    /// reference tool, and never recorded as one: see [`ClientOptions`].
+    pub client: ClientOptions,
+}
+
+/// How strobe's browser client carries a plan out: choices the reference tool did not have,
+/// which change what the measurement includes but not what is requested.
+///
+/// They live in [`RunConfig`] because the run form is parsed into one value in one place
+/// ([`RunForm::to_config`](super::form::RunForm::to_config)), so a link that says `warmup=false`
+/// reaches the runner without a second path. The artifact records what they caused, not the
+/// choices themselves: the warm-up that ran in `client.warmup`, traces as the rows'
+/// `chunk_arrivals_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClientOptions {
+    /// Before the measured run, send tiny unmeasured requests, all at once, so every
+    /// concurrency slot finds an open connection and a cached CORS preflight at its first
+    /// measured `fetch()` (default on; see [`RunPlan::warmup_requests`]). Off measures a cold
+    /// start.
+    pub warmup: bool,
+    /// Record the arrival time of every stream read that carried events in each row's
+    /// `chunk_arrivals_ms` (default off: it makes artifacts much larger).
+    pub chunk_traces: bool,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            warmup: true,
+            chunk_traces: false,
+        }
+    }
 }
 
 impl Default for RunConfig {
@@ -258,6 +295,7 @@ impl Default for RunConfig {
             thinking_mode: ThinkingMode::Default,
             reasoning_effort: None,
             timeout_s: 900.0,
+            client: ClientOptions::default(),
         }
     }
 }
@@ -713,6 +751,26 @@ impl RunPlan {
         self.concurrency
     }
 
+    /// How many unmeasured warm-up requests precede the run: none when the warm-up is off,
+    /// else two for every connection the run's slots can use (`2 × min(concurrency, 6)`: more
+    /// than [`BROWSER_HTTP1_CONNECTIONS_PER_HOST`] cannot be open to one HTTP/1.1 origin, and
+    /// one HTTP/2 connection carries every slot).
+    ///
+    /// Two, not one, per slot: a browser hands the connection of a warm-up that has just ended
+    /// to a warm-up still waiting for one and drops the connection it was opening for it. A
+    /// one-token answer can end before a new connection is up (strobe-sim answers in ~1 ms),
+    /// and then one request per slot leaves fewer connections than slots: in Chromium 156
+    /// against strobe-sim at concurrency 4, 2 runs of 10 started a measured request on a new
+    /// connection; with two per slot enough requests are still waiting while the connections
+    /// open, and none did in 24 runs at concurrency 1, 4 and 6.
+    pub fn warmup_requests(&self) -> u64 {
+        if self.config.client.warmup {
+            2 * self.concurrency.min(BROWSER_HTTP1_CONNECTIONS_PER_HOST)
+        } else {
+            0
+        }
+    }
+
     /// The resolved context length: explicit setting, else discovered, else None
     /// (artifact `max_context_tokens`).
     pub fn max_context_tokens(&self) -> Option<u64> {
@@ -864,6 +922,32 @@ mod tests {
         }
     }
 
+    #[test]
+    fn warmup_sends_two_requests_per_usable_connection() {
+        let warmups = |concurrency: u64, burst: u64, warmup: bool| {
+            let config = RunConfig {
+                concurrency,
+                burst,
+                context_tokens: 1024,
+                max_model_len: 32_768,
+                client: ClientOptions {
+                    warmup,
+                    chunk_traces: false,
+                },
+                ..valid_config()
+            };
+            RunPlan::new(&config, None).map(|plan| plan.warmup_requests())
+        };
+        assert_eq!(warmups(1, 0, true), Ok(2));
+        assert_eq!(warmups(4, 0, true), Ok(8));
+        assert_eq!(warmups(6, 0, true), Ok(12));
+        // No more than a browser can open to one HTTP/1.1 origin.
+        assert_eq!(warmups(20, 0, true), Ok(12));
+        // A burst replaces the concurrency.
+        assert_eq!(warmups(20, 3, true), Ok(6));
+        assert_eq!(warmups(4, 0, false), Ok(0));
+    }
+
     fn rejected_fields(config: &RunConfig) -> Vec<&'static str> {
         match config.validate() {
             Ok(()) => Vec::new(),
@@ -977,6 +1061,10 @@ mod tests {
         assert_eq!(value["controlled_output_policy"], json!("strict"));
         assert_eq!(value["reasoning_effort"], json!("xhigh"));
         assert_eq!(value["thinking_mode"], json!("default"));
+        assert_eq!(
+            value["client"],
+            json!({"warmup": true, "chunk_traces": false})
+        );
         let back: Option<RunConfig> = serde_json::from_value(value).ok();
         assert_eq!(back, Some(config));
 
@@ -988,6 +1076,15 @@ mod tests {
                 model: "m".to_owned(),
                 requests: 6,
                 ..RunConfig::default()
+            })
+        );
+        let cold: Option<RunConfig> =
+            serde_json::from_value(json!({"client": {"warmup": false}})).ok();
+        assert_eq!(
+            cold.map(|config| config.client),
+            Some(ClientOptions {
+                warmup: false,
+                chunk_traces: false
             })
         );
     }

@@ -284,6 +284,22 @@ struct ChatCompletionBody<'a> {
 /// writes compact UTF-8 JSON instead. Servers parse both the same and the artifact does not
 /// record the body, so only the values and key order are kept.
 pub fn request_body(config: &RunConfig, prompt: &str) -> String {
+    chat_body(config, prompt, config.max_tokens)
+}
+
+/// The prompt of a warm-up request: a few words, with no canary marker and no word contract, so
+/// the server does almost no work and nothing in it can be mistaken for a measured request.
+pub const WARMUP_PROMPT: &str = "Reply with one word.";
+
+/// The body of an unmeasured warm-up request: [`request_body`] with [`WARMUP_PROMPT`] and
+/// `max_tokens: 1`. Everything else (model, sampling, thinking control, streaming with usage)
+/// is the measured requests', so the server and the browser treat both alike: the same URL and
+/// headers need the same CORS preflight, and the same model is loaded.
+pub fn warmup_request_body(config: &RunConfig) -> String {
+    chat_body(config, WARMUP_PROMPT, 1)
+}
+
+fn chat_body(config: &RunConfig, prompt: &str, max_tokens: u64) -> String {
     let enable_thinking = match config.thinking_mode {
         ThinkingMode::Enabled => Some(true),
         ThinkingMode::Disabled => Some(false),
@@ -295,7 +311,7 @@ pub fn request_body(config: &RunConfig, prompt: &str) -> String {
             role: "user",
             content: prompt,
         }],
-        max_tokens: config.max_tokens,
+        max_tokens,
         temperature: config.temperature.unwrap_or(0.0),
         stream: true,
         stream_options: StreamOptions {
@@ -423,5 +439,34 @@ mod tests {
         let min_budget = tail_chars as u64 / 3 + 1;
         assert!(spec.build(0, min_budget).is_ok());
         assert!(spec.build(0, min_budget - 1).is_err());
+    }
+
+    #[test]
+    fn warmup_body_is_the_measured_body_with_one_token_and_no_marker() {
+        let config = RunConfig {
+            model: "m".to_owned(),
+            max_tokens: 512,
+            request_canaries: true,
+            response_words: 16,
+            temperature: Some(0.5),
+            thinking_mode: ThinkingMode::Enabled,
+            ..RunConfig::default()
+        };
+        assert_eq!(
+            warmup_request_body(&config),
+            r#"{"model":"m","messages":[{"role":"user","content":"Reply with one word."}],"max_tokens":1,"temperature":0.5,"stream":true,"stream_options":{"include_usage":true},"chat_template_kwargs":{"enable_thinking":true}}"#
+        );
+        // Apart from the prompt and max_tokens it is exactly what a measured request sends.
+        assert_eq!(
+            warmup_request_body(&config),
+            request_body(
+                &RunConfig {
+                    max_tokens: 1,
+                    ..config.clone()
+                },
+                WARMUP_PROMPT
+            )
+        );
+        assert!(!WARMUP_PROMPT.contains("ANVIL_REQ_"));
     }
 }

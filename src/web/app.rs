@@ -26,6 +26,7 @@ pub fn App() -> impl IntoView {
         phase: RwSignal::new(RunPhase::Idle),
         live: StoredValue::new_local(None),
         snapshot: RwSignal::new(Default::default()),
+        live_rows: RwSignal::new(Default::default()),
         finished: RwSignal::new_local(None),
     };
     provide_context(state);

@@ -7,6 +7,7 @@ mod clock;
 mod echart;
 mod files;
 mod library;
+mod live_charts;
 mod preflight;
 mod results;
 mod run_view;

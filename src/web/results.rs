@@ -85,6 +85,17 @@ fn RunSummary(
                 "no"
             }
         )];
+        let waited = artifact
+            .request_timings
+            .iter()
+            .filter(|row| row.ttfo_includes_browser_wait() == Some(true))
+            .count();
+        if waited > 0 {
+            notes.push(format!(
+                "{waited} request(s) waited inside the browser before leaving it (client_queue_ms \
+                 in their rows): their TTFO includes that wait."
+            ));
+        }
         if client.transport.connection_limit_suspected {
             notes.push(
                 "More requests were in flight than the browser's 6 connections per HTTP/1.1 \

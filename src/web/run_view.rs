@@ -13,6 +13,7 @@ use crate::core::plan::{ConfigError, RunConfig, RunPlan};
 
 use super::clock::Clock;
 use super::library::Library;
+use super::live_charts::{LiveCharts, LIVE_CHART_REFRESH_MS};
 use super::preflight::{fetch_models, CORS_RECIPES};
 use super::runner::{self, LiveRun, LiveSnapshot, RunSetup, HTTP1_CONNECTIONS_PER_HOST};
 use super::state::{AppState, FinishedRun, RunPhase};
@@ -128,6 +129,7 @@ pub fn RunView() -> impl IntoView {
             </form>
             <PreflightStatus />
             <LivePanel />
+            <LiveCharts />
         </section>
     }
 }
@@ -565,7 +567,7 @@ fn start_run(state: AppState, library: Library) {
         state.live.set_value(Some(live.clone()));
         state.snapshot.set(live.snapshot());
         state.phase.set(RunPhase::Running);
-        poll_live(live.clone(), state.snapshot);
+        poll_live(live.clone(), state);
         let result = runner::execute(live.clone(), setup).await;
         state.snapshot.set(live.snapshot());
         match result {
@@ -590,21 +592,28 @@ fn start_run(state: AppState, library: Library) {
 const LIVE_REFRESH_MS: f64 = 250.0;
 
 /// Copies the run's numbers into the page, on an animation frame and at most every
-/// [`LIVE_REFRESH_MS`], until the run ends.
-fn poll_live(live: Rc<LiveRun>, snapshot: RwSignal<LiveSnapshot>) {
-    poll_live_from(live, snapshot, f64::NEG_INFINITY);
+/// [`LIVE_REFRESH_MS`], and the rows for the live charts at most every
+/// [`LIVE_CHART_REFRESH_MS`], until the run ends.
+fn poll_live(live: Rc<LiveRun>, state: AppState) {
+    poll_live_from(live, state, f64::NEG_INFINITY, f64::NEG_INFINITY);
 }
 
-fn poll_live_from(live: Rc<LiveRun>, snapshot: RwSignal<LiveSnapshot>, last_refresh_ms: f64) {
+fn poll_live_from(live: Rc<LiveRun>, state: AppState, numbers_at: f64, charts_at: f64) {
     request_animation_frame(move || {
         let now_ms = live.now_ms();
-        let mut refreshed_at = last_refresh_ms;
-        if now_ms - last_refresh_ms >= LIVE_REFRESH_MS || live.is_finished() {
-            snapshot.set(live.snapshot());
-            refreshed_at = now_ms;
+        let finished = live.is_finished();
+        let mut numbers_at = numbers_at;
+        let mut charts_at = charts_at;
+        if finished || now_ms - numbers_at >= LIVE_REFRESH_MS {
+            state.snapshot.set(live.snapshot());
+            numbers_at = now_ms;
         }
-        if !live.is_finished() {
-            poll_live_from(live, snapshot, refreshed_at);
+        if finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS {
+            state.live_rows.set(live.live_rows());
+            charts_at = now_ms;
+        }
+        if !finished {
+            poll_live_from(live, state, numbers_at, charts_at);
         }
     });
 }

@@ -1,32 +1,46 @@
-//! The scheduler: keeps exactly `concurrency` requests in flight until the plan is done or the
-//! user cancels, and turns every request into a row or a classified failure.
+//! The scheduler: primes the connections with an unmeasured warm-up, keeps exactly
+//! `concurrency` requests in flight until the plan is done or the user cancels, turns every
+//! request into a row or a classified failure, and finally adds what the browser's Resource
+//! Timing says about each request's transport to its row.
 //!
 //! Nothing here renders: the page polls [`LiveRun::snapshot`] once per animation frame, so the
 //! UI can never slow a read callback down by more than a frame's work.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use futures::future::join_all;
 
 use crate::core::artifact::{
-    build_artifact, ArtifactV1, ClientBlock, ClientSseCounts, ClientTransport, RunTiming,
+    build_artifact, ArtifactV1, ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup,
+    RunTiming, WarmupError,
 };
+use crate::core::loaded::{FailureView, RowView};
 use crate::core::observe::{
-    conclude_request, FailureRecord, RequestError, RequestOutcome, RequestPlanFacts,
+    conclude_request, match_resource_timings, FailureRecord, RequestError, RequestOutcome,
+    RequestPlanFacts, TransportFacts,
 };
-use crate::core::plan::{RunConfig, RunPlan};
-use crate::core::prompt::{request_body, PromptSpec};
+use crate::core::plan::{RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIONS_PER_HOST};
+use crate::core::prompt::{request_body, warmup_request_body, PromptSpec};
 use crate::core::stats::nearest_rank;
 
-use super::clock::{cross_origin_isolated, protocols_seen, user_agent, Clock};
+use super::clock::{
+    cross_origin_isolated, protocols_seen, resource_timing_entries, user_agent, Clock,
+};
+use super::live_charts::LiveRows;
 use super::timers::sleep_ms;
 use super::transport::{stream_chat, AbortCause, ChatRequest, RequestControl};
 
 /// The browser's HTTP/1.1 connection limit per host: more requests than this to one origin
 /// wait inside the browser, and that wait would land inside TTFO.
-pub const HTTP1_CONNECTIONS_PER_HOST: u64 = 6;
+pub const HTTP1_CONNECTIONS_PER_HOST: u64 = BROWSER_HTTP1_CONNECTIONS_PER_HOST;
+
+/// How often, and how long apart, the end of a run looks again for Resource Timing entries
+/// still missing: the browser adds an entry when the response ends, which can be a moment
+/// after the last read of its stream.
+const ENTRY_WAIT_ROUNDS: u32 = 10;
+const ENTRY_WAIT_STEP_MS: f64 = 20.0;
 
 /// What a run needs, fixed before the first request.
 pub struct RunSetup {
@@ -41,13 +55,20 @@ pub struct RunSetup {
 /// A run in progress, shared between the worker tasks, the Cancel button and the page.
 pub struct LiveRun {
     clock: Clock,
-    run_started_ms: f64,
+    /// When the measured run started: read again after the warm-up, so that the run's wall
+    /// time, throughput and every row's `started_at_ms` leave the warm-up out.
+    run_started_ms: Cell<f64>,
+    warming_up: Cell<bool>,
     requests: u64,
     next_index: Cell<u64>,
     in_flight: Cell<u64>,
     cancelled: Cell<bool>,
     outcomes: RefCell<Vec<RequestOutcome>>,
     controls: RefCell<BTreeMap<u64, Rc<RequestControl>>>,
+    warmup_controls: RefCell<Vec<Rc<RequestControl>>>,
+    /// When each measured request's `fetch()` was called, by request index: the key that
+    /// pairs it with the browser's Resource Timing entry.
+    sent_ms: RefCell<BTreeMap<u64, f64>>,
     finished_ms: Cell<Option<f64>>,
 }
 
@@ -76,6 +97,8 @@ pub struct LiveSnapshot {
     pub last_failure: Option<String>,
     /// Whether the user cancelled.
     pub cancelled: bool,
+    /// The unmeasured warm-up is running (no measured request has started yet).
+    pub warming_up: bool,
 }
 
 impl LiveRun {
@@ -86,11 +109,34 @@ impl LiveRun {
         for control in self.controls.borrow().values() {
             control.abort(AbortCause::Cancelled);
         }
+        for control in self.warmup_controls.borrow().iter() {
+            control.abort(AbortCause::Cancelled);
+        }
     }
 
     /// The run's clock now, in ms.
     pub fn now_ms(&self) -> f64 {
         self.clock.now_ms()
+    }
+
+    /// The finished requests so far, as the live charts read them.
+    pub fn live_rows(&self) -> LiveRows {
+        let outcomes = self.outcomes.borrow();
+        let mut live = LiveRows::default();
+        for outcome in outcomes.iter() {
+            match outcome {
+                RequestOutcome::Completed(done) => {
+                    if let Some(row) = &done.row {
+                        live.rows.push(RowView::from_timing(live.rows.len(), row));
+                    }
+                }
+                RequestOutcome::Failed(failure) => {
+                    live.failures
+                        .push(FailureView::from_record(live.failures.len(), failure));
+                }
+            }
+        }
+        live
     }
 
     /// Whether every request has ended.
@@ -134,7 +180,12 @@ impl LiveRun {
             .finished_ms
             .get()
             .unwrap_or_else(|| self.clock.now_ms());
-        let elapsed_ms = (end_ms - self.run_started_ms).max(0.0);
+        let warming_up = self.warming_up.get();
+        let elapsed_ms = if warming_up {
+            0.0
+        } else {
+            (end_ms - self.run_started_ms.get()).max(0.0)
+        };
         let median = |values: &mut Vec<f64>| {
             values.sort_by(f64::total_cmp);
             nearest_rank(values, 50)
@@ -152,6 +203,7 @@ impl LiveRun {
                 .then(|| output_tokens as f64 / (elapsed_ms / 1000.0)),
             last_failure,
             cancelled: self.cancelled.get(),
+            warming_up,
         }
     }
 
@@ -166,28 +218,51 @@ impl LiveRun {
 
 /// Prepares a run; call [`execute`] to start it.
 pub fn start(clock: Clock, setup: &RunSetup) -> Rc<LiveRun> {
+    // Provisional: `execute` reads the start again when the measured requests begin.
     let run_started_ms = clock.now_ms();
     Rc::new(LiveRun {
         clock,
-        run_started_ms,
+        run_started_ms: Cell::new(run_started_ms),
+        warming_up: Cell::new(setup.plan.warmup_requests() > 0),
         requests: setup.plan.requests(),
         next_index: Cell::new(0),
         in_flight: Cell::new(0),
         cancelled: Cell::new(false),
         outcomes: RefCell::new(Vec::new()),
         controls: RefCell::new(BTreeMap::new()),
+        warmup_controls: RefCell::new(Vec::new()),
+        sent_ms: RefCell::new(BTreeMap::new()),
         finished_ms: Cell::new(None),
     })
 }
 
-/// Runs every planned request with `concurrency` workers and builds the artifact.
+/// Warms the connections up (unless the user turned that off), runs every planned request with
+/// `concurrency` workers, and builds the artifact. A failed warm-up ends the run before any
+/// measured request, with the reason.
 pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV1, String> {
     let clock = live.clock.clone();
     let timer_resolution_ms = clock.measure_resolution_ms();
-    prepare_resource_timing(setup.plan.requests());
-    let started_unix_ns = clock.unix_ns_at(live.run_started_ms);
-    let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
     let url = setup.config.chat_completions_url();
+    let warmup_requests = setup.plan.warmup_requests();
+    prepare_resource_timing(setup.plan.requests() + warmup_requests);
+    let warmup = if warmup_requests > 0 {
+        let warmup = warm_up(&live, &setup, &url, warmup_requests).await;
+        live.warming_up.set(false);
+        if let Err(error) = &warmup {
+            live.finished_ms.set(Some(clock.now_ms()));
+            return Err(error.to_string());
+        }
+        warmup.ok()
+    } else {
+        None
+    };
+
+    // The measured run starts here, after the warm-up: its wall time and throughput, and every
+    // row's `started_at_ms`, count from this reading.
+    let run_started_ms = clock.now_ms();
+    live.run_started_ms.set(run_started_ms);
+    let started_unix_ns = clock.unix_ns_at(run_started_ms);
+    let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
     let workers = (0..setup.plan.concurrency()).map(|_| {
         worker(
             live.clone(),
@@ -199,10 +274,12 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     join_all(workers).await;
     let finished_ms = clock.now_ms();
     live.finished_ms.set(Some(finished_ms));
-    let wall_seconds = (finished_ms - live.run_started_ms) / 1000.0;
+    let wall_seconds = (finished_ms - run_started_ms) / 1000.0;
     let finished_unix_ns = clock.unix_ns_at(finished_ms);
 
-    let outcomes = live.outcomes.borrow().clone();
+    let mut outcomes = live.outcomes.borrow().clone();
+    let sent_ms = live.sent_ms.borrow().clone();
+    account_transport(&mut outcomes, &sent_ms, &url).await;
     let http_protocols_seen = protocols_seen(&setup.config.base_url);
     let multiplexed = http_protocols_seen
         .iter()
@@ -218,7 +295,8 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         timer_resolution_ms,
         transport,
         ClientSseCounts::of_outcomes(&outcomes),
-    );
+    )
+    .with_warmup(warmup);
     let timing = RunTiming {
         started_at_unix_ns: started_unix_ns,
         finished_at_unix_ns: finished_unix_ns,
@@ -226,6 +304,66 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     };
     build_artifact(&setup.config, &setup.plan, outcomes, timing, Some(client))
         .map_err(|err| format!("the run finished but its artifact could not be built: {err}"))
+}
+
+/// Sends `requests` warm-up requests at once ([`RunPlan::warmup_requests`]: two per usable
+/// connection) and waits for all of them. `join_all` polls every one before any waits, so all
+/// the `fetch()` calls happen in one task turn: the browser opens a connection for every one
+/// it cannot serve from its idle pool, up to its per-host limit, and the first CORS preflight
+/// fills the preflight cache for the measured requests' URL and headers.
+async fn warm_up(
+    live: &LiveRun,
+    setup: &RunSetup,
+    url: &str,
+    requests: u64,
+) -> Result<ClientWarmup, WarmupError> {
+    let clock = &live.clock;
+    let body = warmup_request_body(&setup.config);
+    let started_ms = clock.now_ms();
+    let results = join_all((0..requests).map(|_| warm_up_one(live, setup, url, &body))).await;
+    let duration_ms = clock.now_ms() - started_ms;
+    live.warmup_controls.borrow_mut().clear();
+    if live.cancelled.get() {
+        return Err(WarmupError::Cancelled);
+    }
+    WarmupError::check(
+        requests,
+        duration_ms,
+        results.into_iter().filter_map(Result::err),
+    )
+}
+
+/// One warm-up request, read to its end. Any answer that streams counts: with `max_tokens: 1`
+/// a thinking model may send no visible content, and that is no transport problem.
+async fn warm_up_one(
+    live: &LiveRun,
+    setup: &RunSetup,
+    url: &str,
+    body: &str,
+) -> Result<(), RequestError> {
+    let clock = &live.clock;
+    let control = RequestControl::new(clock.now_ms())?;
+    live.warmup_controls.borrow_mut().push(control.clone());
+    if live.cancelled.get() {
+        control.abort(AbortCause::Cancelled);
+    }
+    let finished = Rc::new(Cell::new(false));
+    leptos::task::spawn_local(watchdog(
+        clock.clone(),
+        control.clone(),
+        finished.clone(),
+        setup.config.timeout_s * 1000.0,
+    ));
+    let request = ChatRequest {
+        url,
+        body,
+        api_key: setup.api_key.as_deref(),
+        timeout_s: setup.config.timeout_s,
+        chunk_traces: false,
+    };
+    let (_sent_ms, result) = stream_chat(clock, &request, &control).await;
+    finished.set(true);
+    result.map(drop)
 }
 
 async fn worker(live: Rc<LiveRun>, setup: Rc<RunSetup>, prompt_spec: Rc<PromptSpec>, url: String) {
@@ -277,7 +415,7 @@ async fn run_one(
             .then(|| plan.marker(index as usize)),
         response_words: setup.config.response_words,
         policy: setup.config.controlled_output_policy,
-        run_started_ms: live.run_started_ms,
+        run_started_ms: live.run_started_ms.get(),
     };
     let prompt = match prompt_spec.build(index as usize, facts.planned_context_tokens) {
         Ok(prompt) => prompt,
@@ -310,10 +448,12 @@ async fn run_one(
         body: &body,
         api_key: setup.api_key.as_deref(),
         timeout_s: setup.config.timeout_s,
+        chunk_traces: setup.config.client.chunk_traces,
     };
-    let (_sent_ms, result) = stream_chat(clock, &request, &control).await;
+    let (sent_ms, result) = stream_chat(clock, &request, &control).await;
     finished.set(true);
     live.controls.borrow_mut().remove(&index);
+    live.sent_ms.borrow_mut().insert(index, sent_ms);
     conclude_request(&facts, request_started_ms, result, clock.now_ms())
 }
 
@@ -341,8 +481,58 @@ async fn watchdog(
     }
 }
 
-/// Makes sure the browser keeps a Resource Timing entry for every request of the run (the
-/// default buffer holds 250), so protocols and transport facts are not silently lost.
+/// Pairs every measured request with the browser's Resource Timing entry for it and writes the
+/// transport facts into its row (null facts when the browser kept no entry). Entries still
+/// missing for rows are waited for a little, since the browser adds an entry when the response
+/// ends, which can be a moment after the stream's last read.
+async fn account_transport(
+    outcomes: &mut [RequestOutcome],
+    sent_ms: &BTreeMap<u64, f64>,
+    url: &str,
+) {
+    let indices: Vec<u64> = sent_ms.keys().copied().collect();
+    let starts: Vec<f64> = sent_ms.values().copied().collect();
+    let rows: BTreeSet<u64> = outcomes
+        .iter()
+        .filter(|outcome| outcome.row().is_some())
+        .map(RequestOutcome::request_index)
+        .collect();
+    let with_rows: Vec<bool> = indices.iter().map(|index| rows.contains(index)).collect();
+    let mut entries = resource_timing_entries(url);
+    let mut pairs = match_resource_timings(&starts, &entries);
+    for _ in 0..ENTRY_WAIT_ROUNDS {
+        let complete = pairs
+            .iter()
+            .zip(&with_rows)
+            .all(|(pair, has_row)| pair.is_some() || !has_row);
+        if complete {
+            break;
+        }
+        sleep_ms(ENTRY_WAIT_STEP_MS).await;
+        entries = resource_timing_entries(url);
+        pairs = match_resource_timings(&starts, &entries);
+    }
+    let facts: BTreeMap<u64, TransportFacts> = indices
+        .iter()
+        .zip(starts.iter().zip(&pairs))
+        .map(|(index, (start_ms, pair))| {
+            let facts = pair
+                .and_then(|entry| entries.get(entry))
+                .map(|entry| TransportFacts::from_entry(entry, *start_ms))
+                .unwrap_or_default();
+            (*index, facts)
+        })
+        .collect();
+    for outcome in outcomes.iter_mut() {
+        if let Some(facts) = facts.get(&outcome.request_index()) {
+            outcome.set_transport(facts);
+        }
+    }
+}
+
+/// Makes sure the browser keeps a Resource Timing entry for every request of the run, warm-up
+/// included (the default buffer holds 250), so protocols and transport facts are not silently
+/// lost.
 fn prepare_resource_timing(requests: u64) {
     if let Some(performance) = web_sys::window().and_then(|window| window.performance()) {
         performance.clear_resource_timings();

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::core::artifact::ArtifactV1;
 use crate::core::form::{QueryNotice, RunForm};
 
+use super::live_charts::LiveRows;
 use super::preflight::ModelsInfo;
 use super::runner::{LiveRun, LiveSnapshot};
 
@@ -66,6 +67,8 @@ pub struct AppState {
     pub live: StoredValue<Option<Rc<LiveRun>>, LocalStorage>,
     /// The latest numbers of the run in progress.
     pub snapshot: RwSignal<LiveSnapshot>,
+    /// The finished requests of the run in progress, for the live charts.
+    pub live_rows: RwSignal<LiveRows>,
     /// The last finished run.
     pub finished: RwSignal<Option<FinishedRun>, LocalStorage>,
 }

@@ -9,6 +9,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use futures::future::{select, Either};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -18,9 +19,16 @@ use crate::core::observe::{RequestError, StreamAccumulator, StreamFlow, StreamRe
 use crate::core::sse::{ChunkEvent, SseDecoder, SseEvent};
 
 use super::clock::Clock;
+use super::timers::sleep_ms;
 
 /// The most bytes of an error body strobe reads (the excerpt it keeps is shorter still).
 const ERROR_BODY_READ_LIMIT: usize = 64 * 1024;
+
+/// How long strobe keeps reading after `[DONE]` for the end of the body before it cuts the
+/// stream off. The end normally follows within a millisecond; the margin is for a busy page,
+/// since cutting a body off costs its connection. Only a server that keeps the stream open
+/// after `[DONE]` ever waits this long, and that wait is no measured time.
+const BODY_END_GRACE_MS: f64 = 200.0;
 
 /// Why a request's [`AbortController`] fired, so the failure names the right cause.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +82,8 @@ pub struct ChatRequest<'a> {
     pub api_key: Option<&'a str>,
     /// The per-read idle timeout, for the failure message.
     pub timeout_s: f64,
+    /// Record when each read that carried an event arrived (the row's `chunk_arrivals_ms`).
+    pub chunk_traces: bool,
 }
 
 /// Sends `request` and reads its stream to the end.
@@ -90,7 +100,12 @@ pub async fn stream_chat(
     init.set_body(&JsValue::from_str(request.body));
     init.set_signal(Some(&control.controller.signal()));
     init.set_mode(web_sys::RequestMode::Cors);
-    init.set_cache(web_sys::RequestCache::NoStore);
+    // Not `no-store`, `no-cache` or `reload`: Chromium bypasses its CORS preflight cache for
+    // those, so every request would pay an OPTIONS round trip inside its TTFO and the warm-up
+    // could not prime it (measured: one preflight per request with them, none after the first
+    // with `default`). A POST answer is never served from the HTTP cache, so `default` reads
+    // nothing stale.
+    init.set_cache(web_sys::RequestCache::Default);
     let headers = match build_headers(request.api_key) {
         Ok(headers) => headers,
         Err(err) => return (clock.now_ms(), Err(err)),
@@ -107,6 +122,9 @@ pub async fn stream_chat(
     control.last_activity_ms.set(started_ms);
     let promise = window.fetch_with_str_and_init(request.url, &init);
     let mut accumulator = StreamAccumulator::new(started_ms);
+    if request.chunk_traces {
+        accumulator = accumulator.with_chunk_arrivals();
+    }
     let result = match JsFuture::from(promise).await {
         Ok(response) => {
             control.last_activity_ms.set(clock.now_ms());
@@ -204,11 +222,7 @@ async fn read_response(
                 }))
             }
         };
-        let done = Reflect::get(&read, &"done".into())
-            .ok()
-            .and_then(|done| done.as_bool())
-            .unwrap_or(true);
-        if done {
+        if is_done(&read) {
             decoder
                 .finish(&mut sse_events)
                 .map_err(RequestError::from)?;
@@ -223,10 +237,40 @@ async fn read_response(
             .push(&bytes, &mut sse_events)
             .map_err(RequestError::from)?;
         if flush(accumulator, now_ms, &mut sse_events, &mut chunk_events) == StreamFlow::Stop {
-            // `[DONE]` ends the measurement (§4.2): release the connection without waiting.
-            let _ = reader.cancel();
+            // `[DONE]` ends the measurement (§4.2) at this read's arrival; what follows only
+            // frees the connection.
+            finish_body(&reader).await;
             return Ok(now_ms);
         }
+    }
+}
+
+/// Whether a `reader.read()` result says the body has ended (or is not a result at all).
+fn is_done(read: &JsValue) -> bool {
+    Reflect::get(read, &"done".into())
+        .ok()
+        .and_then(|done| done.as_bool())
+        .unwrap_or(true)
+}
+
+/// Reads the body to its end (the chunked terminator right after `[DONE]`), waiting at most
+/// [`BODY_END_GRACE_MS`], then cancels whatever is left. Reading the end lets the browser put
+/// the HTTP/1.1 connection back in its pool: a body cancelled before its end makes the browser
+/// close the connection, and the next request on that slot would then open a new one inside
+/// its TTFO, a warm-up connection included.
+async fn finish_body(reader: &ReadableStreamDefaultReader) {
+    let to_the_end = async {
+        loop {
+            match JsFuture::from(reader.read()).await {
+                Ok(read) if !is_done(&read) => continue,
+                _ => return,
+            }
+        }
+    };
+    let grace = sleep_ms(BODY_END_GRACE_MS);
+    futures::pin_mut!(to_the_end, grace);
+    if let Either::Right(_) = select(to_the_end, grace).await {
+        let _ = reader.cancel();
     }
 }
 

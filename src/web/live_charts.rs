@@ -1,0 +1,58 @@
+//! Charts that grow while a run goes on: TTFT and TTFO CDFs, the request timeline and the
+//! throughput over time, rebuilt from the finished requests about once a second.
+//!
+//! Building options is main-thread work that could delay a read being timed, so it happens at
+//! most once per [`LIVE_CHART_REFRESH_MS`] and only while the run view is on screen.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::core::charts::{distribution_cdf, throughput_over_time, timeline, ChartTheme};
+use crate::core::loaded::{FailureView, MetricKind, RowView};
+
+use super::echart::{prefers_dark, EChart};
+use super::state::{AppState, RunPhase};
+
+/// How often the live charts are rebuilt.
+pub const LIVE_CHART_REFRESH_MS: f64 = 1_000.0;
+
+/// The finished requests of the run in progress, as the charts read them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveRows {
+    /// Successful requests.
+    pub rows: Vec<RowView>,
+    /// Failed requests.
+    pub failures: Vec<FailureView>,
+}
+
+/// The live charts; shown only while a run is in progress.
+#[component]
+pub fn LiveCharts() -> impl IntoView {
+    let state = AppState::expect();
+    let theme = ChartTheme {
+        dark: prefers_dark(),
+    };
+    let rows = state.live_rows;
+    let cdf = move |metric: MetricKind| {
+        Signal::derive(move || -> Value {
+            rows.with(|live| {
+                let values = metric.values(&live.rows);
+                distribution_cdf(&[("this run", values.as_slice())], metric, theme)
+            })
+        })
+    };
+    let timeline_option =
+        Signal::derive(move || rows.with(|live| timeline(&live.rows, &live.failures, theme)));
+    let throughput_option =
+        Signal::derive(move || rows.with(|live| throughput_over_time(&live.rows, theme)));
+    view! {
+        <Show when=move || state.phase.get() == RunPhase::Running>
+            <div class="chart-grid" data-testid="live-charts">
+                <EChart option=cdf(MetricKind::Ttft) title="TTFT (live)" test_id="live-chart-ttft" height="260px" />
+                <EChart option=cdf(MetricKind::Ttfo) title="Time to first output (live)" test_id="live-chart-ttfo" height="260px" />
+                <EChart option=timeline_option title="Request timeline (live)" test_id="live-chart-timeline" height="260px" />
+                <EChart option=throughput_option title="Throughput (live)" test_id="live-chart-throughput" height="260px" />
+            </div>
+        </Show>
+    }
+}
