@@ -27,6 +27,7 @@ pub fn App() -> impl IntoView {
         live: StoredValue::new_local(None),
         snapshot: RwSignal::new(Default::default()),
         live_rows: RwSignal::new(Default::default()),
+        live_charts: RwSignal::new(false),
         finished: RwSignal::new_local(None),
     };
     provide_context(state);

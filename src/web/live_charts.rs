@@ -1,8 +1,10 @@
 //! Charts that grow while a run goes on: TTFT and TTFO CDFs, the request timeline and the
 //! throughput over time, rebuilt from the finished requests about once a second.
 //!
-//! Building options is main-thread work that could delay a read being timed, so it happens at
-//! most once per [`LIVE_CHART_REFRESH_MS`] and only while the run view is on screen.
+//! Building options and drawing them is main-thread work: measured here, a redraw can hold the
+//! thread for tens of ms on a 2-core machine, and a read arriving meanwhile is stamped late. So
+//! live charts are off unless the user turns them on (the toggle says why), and then they are
+//! rebuilt at most once per [`LIVE_CHART_REFRESH_MS`].
 
 use leptos::prelude::*;
 use serde_json::Value;
@@ -46,7 +48,17 @@ pub fn LiveCharts() -> impl IntoView {
     let throughput_option =
         Signal::derive(move || rows.with(|live| throughput_over_time(&live.rows, theme)));
     view! {
-        <Show when=move || state.phase.get() == RunPhase::Running>
+        <label class="checkbox live-toggle">
+            <input
+                type="checkbox"
+                data-testid="live-charts-toggle"
+                prop:checked=move || state.live_charts.get()
+                on:change=move |ev| state.live_charts.set(event_target_checked(&ev))
+            />
+            " Draw charts during the run (each redraw takes main-thread time and can delay the \
+             timestamps of reads arriving meanwhile; off gives the truest numbers)"
+        </label>
+        <Show when=move || state.phase.get() == RunPhase::Running && state.live_charts.get()>
             <div class="chart-grid" data-testid="live-charts">
                 <EChart option=cdf(MetricKind::Ttft) title="TTFT (live)" test_id="live-chart-ttft" height="260px" />
                 <EChart option=cdf(MetricKind::Ttfo) title="Time to first output (live)" test_id="live-chart-ttfo" height="260px" />

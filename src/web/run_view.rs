@@ -608,7 +608,9 @@ fn poll_live_from(live: Rc<LiveRun>, state: AppState, numbers_at: f64, charts_at
             state.snapshot.set(live.snapshot());
             numbers_at = now_ms;
         }
-        if finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS {
+        if state.live_charts.get_untracked()
+            && (finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS)
+        {
             state.live_rows.set(live.live_rows());
             charts_at = now_ms;
         }

@@ -67,6 +67,9 @@ pub struct AppState {
     pub live: StoredValue<Option<Rc<LiveRun>>, LocalStorage>,
     /// The latest numbers of the run in progress.
     pub snapshot: RwSignal<LiveSnapshot>,
+    /// Whether charts are drawn while a run goes on (off by default: every redraw is
+    /// main-thread time that can delay the timestamp of a read arriving meanwhile).
+    pub live_charts: RwSignal<bool>,
     /// The finished requests of the run in progress, for the live charts.
     pub live_rows: RwSignal<LiveRows>,
     /// The last finished run.

@@ -26,7 +26,7 @@ after(async () => {
 });
 
 /** Opens the app with `settings` in its link, presses Run and waits for the end. */
-async function runFromPage(settings, { cancelAfterDone = null } = {}) {
+async function runFromPage(settings, { cancelAfterDone = null, liveCharts = false } = {}) {
   const page = await browser.newPage();
   const errors = collectPageErrors(page);
   const query = new URLSearchParams(settings).toString();
@@ -34,7 +34,13 @@ async function runFromPage(settings, { cancelAfterDone = null } = {}) {
   await page.getByTestId('app-ready').waitFor();
   const status = page.getByTestId('status');
   assert.equal(await status.getAttribute('data-state'), 'idle', 'a link never starts a run');
+  if (liveCharts) await page.getByTestId('live-charts-toggle').check();
   await page.getByTestId('run').click();
+  if (liveCharts) {
+    // The live charts draw while requests are still in flight.
+    await page.getByTestId('live-chart-ttft').locator('canvas').first().waitFor({ timeout: 30_000 });
+    await page.getByTestId('live-chart-timeline').locator('canvas').first().waitFor();
+  }
   if (cancelAfterDone !== null) {
     await page.waitForFunction(
       (n) => {
@@ -157,7 +163,7 @@ test('a cancelled run keeps every finished row and accounts for every request', 
   try {
     const { page, errors } = await runFromPage(
       { base_url: sim.baseUrls[0], requests: '24', concurrency: '2', context_tokens: '1024', max_tokens: '32' },
-      { cancelAfterDone: 3 },
+      { cancelAfterDone: 3, liveCharts: true },
     );
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
     assert.match(await page.getByTestId('status').textContent(), /cancelled/);
