@@ -7,13 +7,20 @@
 //! requests in flight over the run, and the p50/p95 bars of legacy artifacts without rows. The
 //! browser component only hands an option to ECharts; the options are snapshot-tested natively.
 //!
+//! Size: a page must draw a 10,000-request artifact well within a second. The timeline and
+//! the context scatter draw at most [`SAMPLED_CHART_MAX_REQUESTS`] requests, evenly sampled by
+//! request index, and say so in their subtitle; every statistic on any chart (percentile
+//! lines, CDF positions, histogram counts, throughput, the counts in subtitles) still comes
+//! from all rows. Scatter series above [`SCATTER_LARGE_THRESHOLD`] points use ECharts' `large`
+//! mode (all symbols in one path instead of one canvas element each).
+//!
 //! Safety: text from files reaches ECharts only as series names and data names. Every option
 //! sets `tooltip.renderMode = "richText"` (canvas text, never HTML) and no formatter here
 //! contains markup. Every option also has axis names with units, `animation: false`, a toolbox
 //! with `saveAsImage` (PNG export), and colours chosen per [`ChartTheme`]. Empty input gives an
 //! option titled with a "No data" reason instead of a panic; output never holds NaN.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use charming::component::{
     Axis, DataZoom, DataZoomType, Feature, FilterMode, Grid, Legend, LegendType, SaveAsImage,
@@ -50,6 +57,14 @@ pub const HISTOGRAM_MAX_BINS: usize = 60;
 
 /// Most points per CDF line; longer runs are sampled at evenly spaced ranks.
 pub const CDF_MAX_POINTS: usize = 1000;
+
+/// Most requests drawn on the timeline and on the context scatter. Longer runs show this many,
+/// evenly sampled by request index (the subtitle says so): at a few hundred pixels per axis
+/// more lines or dots show nothing new, and drawing 10,000 of each costs the browser seconds.
+pub const SAMPLED_CHART_MAX_REQUESTS: usize = 2000;
+
+/// Scatter series with more points than this are drawn in ECharts' `large` mode.
+pub const SCATTER_LARGE_THRESHOLD: usize = 500;
 
 /// Fewest time buckets of the throughput chart.
 pub const THROUGHPUT_MIN_BUCKETS: usize = 50;
@@ -461,19 +476,53 @@ fn nice_extent(lower: f64, upper: f64) -> (f64, f64) {
 /// Indexes of the sorted values drawn on a CDF: all of them up to [`CDF_MAX_POINTS`], else
 /// that many evenly spaced ranks including the first and the last.
 fn cdf_ranks(count: usize) -> Vec<usize> {
-    if count <= CDF_MAX_POINTS {
+    even_ranks(count, CDF_MAX_POINTS)
+}
+
+/// `0..count` when it has at most `limit` items, else `limit` evenly spaced positions in it,
+/// the first and the last included (`limit` below 2 keeps just the first).
+fn even_ranks(count: usize, limit: usize) -> Vec<usize> {
+    if count <= limit {
         return (0..count).collect();
     }
-    let steps = CDF_MAX_POINTS - 1;
-    (0..CDF_MAX_POINTS)
-        .map(|step| step * (count - 1) / steps)
+    if limit < 2 {
+        return (0..limit).collect();
+    }
+    let steps = limit - 1;
+    (0..limit).map(|step| step * (count - 1) / steps).collect()
+}
+
+/// The rows a sampled chart draws: all of them up to [`SAMPLED_CHART_MAX_REQUESTS`], else that
+/// many evenly spaced by request index (first and last included).
+fn sample_rows_by_index(mut rows: Vec<&RowView>) -> Vec<&RowView> {
+    if rows.len() <= SAMPLED_CHART_MAX_REQUESTS {
+        return rows;
+    }
+    rows.sort_by_key(|row| row.index_or_position());
+    even_ranks(rows.len(), SAMPLED_CHART_MAX_REQUESTS)
+        .into_iter()
+        .map(|rank| rows[rank])
         .collect()
+}
+
+/// The subtitle line of a sampled chart, e.g. "showing 2,000 of 10,000 requests, evenly
+/// sampled by index"; `None` when every request is drawn.
+fn sampling_note(shown: usize, of: usize, what: &str) -> Option<String> {
+    (shown < of).then(|| {
+        format!(
+            "showing {} of {} {what}, evenly sampled by index",
+            format_count(shown),
+            format_count(of)
+        )
+    })
 }
 
 /// Per-request timeline: one horizontal line per request, split into waiting for the first
 /// output (TTFO), reasoning (first output → first content, TTFT) and content (→ end),
 /// with failed requests marked. Rows with `started_at_ms` are placed on the run's clock
-/// (seconds); older rows have no start times, so each request is drawn from 0 ms.
+/// (seconds); older rows have no start times, so each request is drawn from 0 ms. The y axis
+/// is the request index. Above [`SAMPLED_CHART_MAX_REQUESTS`] completed requests an even
+/// sample of them by index is drawn (the subtitle says so); failures are always all drawn.
 pub fn timeline(rows: &[RowView], failures: &[FailureView], theme: ChartTheme) -> Value {
     let file_stem = "strobe-timeline";
     let title = "Request timeline";
@@ -484,52 +533,57 @@ pub fn timeline(rows: &[RowView], failures: &[FailureView], theme: ChartTheme) -
     let on_run_clock = rows.iter().any(|row| row.started_at_ms.is_some());
     // On the run clock x is in seconds; aligned at each request's start it is in ms.
     let scale = if on_run_clock { 1000.0 } else { 1.0 };
-    let indexes: BTreeSet<u64> = rows
-        .iter()
-        .map(RowView::index_or_position)
-        .chain(failures.iter().map(FailureView::index_or_position))
-        .collect();
-    let category_of: BTreeMap<u64, usize> = indexes
-        .iter()
-        .enumerate()
-        .map(|(category, &index)| (index, category))
-        .collect();
-    let line_width = (360.0 / indexes.len().max(1) as f64).clamp(1.0, 6.0);
-
-    let mut phases: [Vec<DataPoint>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    let mut ends = Vec::new();
-    let mut not_drawn = 0usize;
-    for row in rows {
-        let start = if on_run_clock {
+    let start_of = |row: &RowView| {
+        if on_run_clock {
             row.started_at_ms
         } else {
             Some(0.0)
-        };
-        let (Some(start), Some(ttft), Some(e2e)) = (start, row.ttft_ms, row.e2e_ms) else {
-            not_drawn += 1;
+        }
+    };
+    let drawable: Vec<&RowView> = rows
+        .iter()
+        .filter(|row| start_of(row).is_some() && row.ttft_ms.is_some() && row.e2e_ms.is_some())
+        .collect();
+    let not_drawn = rows.len() - drawable.len();
+    let drawable_count = drawable.len();
+    let shown = sample_rows_by_index(drawable);
+    let (first_index, last_index) = shown
+        .iter()
+        .map(|row| row.index_or_position())
+        .chain(failures.iter().map(FailureView::index_or_position))
+        .fold((u64::MAX, 0), |(low, high), index| {
+            (low.min(index), high.max(index))
+        });
+    let (first_index, last_index) = if first_index > last_index {
+        (0, 0)
+    } else {
+        (first_index, last_index)
+    };
+    // About 360 px of plot height shared by the requests' rows.
+    let rows_on_axis = (last_index - first_index) as f64 + 1.0;
+    let line_width = (360.0 / rows_on_axis).clamp(1.0, 6.0);
+
+    let mut phases: [Vec<DataPoint>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let mut ends = Vec::new();
+    for row in &shown {
+        let (Some(start), Some(ttft), Some(e2e)) = (start_of(row), row.ttft_ms, row.e2e_ms) else {
             continue;
         };
         let ttfo = row.ttfo_ms.unwrap_or(ttft);
-        let category = category_of
-            .get(&row.index_or_position())
-            .copied()
-            .unwrap_or_default() as f64;
+        let request = row.index_or_position() as f64;
         let at = |offset_ms: f64| (start + offset_ms) / scale;
-        push_segment(&mut phases[0], at(0.0), at(ttfo), category);
+        push_segment(&mut phases[0], at(0.0), at(ttfo), request);
         if ttft > ttfo {
-            push_segment(&mut phases[1], at(ttfo), at(ttft), category);
+            push_segment(&mut phases[1], at(ttfo), at(ttft), request);
         }
-        push_segment(&mut phases[2], at(ttft), at(e2e), category);
-        ends.push(point(at(e2e), category));
+        push_segment(&mut phases[2], at(ttft), at(e2e), request);
+        ends.push(point(at(e2e), request));
     }
     let mut failure_segments = Vec::new();
     let mut failure_marks = Vec::new();
     let mut unplaced_failures = Vec::new();
     for failure in failures {
-        let category = category_of
-            .get(&failure.index_or_position())
-            .copied()
-            .unwrap_or_default() as f64;
+        let request = failure.index_or_position() as f64;
         let class = failure
             .failure_class
             .as_ref()
@@ -544,20 +598,20 @@ pub fn timeline(rows: &[RowView], failures: &[FailureView], theme: ChartTheme) -
         };
         let Some(start) = start else {
             // Failures keep no start time on the run clock: mark their row at the left edge.
-            unplaced_failures.push(named_point(0.0, category, name));
+            unplaced_failures.push(named_point(0.0, request, name));
             continue;
         };
         let end = (start + failure.elapsed_ms.unwrap_or(0.0)) / scale;
         if failure.elapsed_ms.is_some() {
-            push_segment(&mut failure_segments, start / scale, end, category);
+            push_segment(&mut failure_segments, start / scale, end, request);
         }
-        failure_marks.push(named_point(end, category, name));
+        failure_marks.push(named_point(end, request, name));
     }
 
     let mut subtitle = format!(
         "{} requests, {} failed · ",
-        rows.len() + failures.len(),
-        failures.len()
+        format_count(rows.len() + failures.len()),
+        format_count(failures.len())
     );
     subtitle.push_str(if on_run_clock {
         "placed at each request's start on the run clock"
@@ -565,29 +619,38 @@ pub fn timeline(rows: &[RowView], failures: &[FailureView], theme: ChartTheme) -
         "this artifact keeps no request start times, so every request is drawn from 0 ms"
     });
     if not_drawn > 0 {
-        subtitle.push_str(&format!(" · {not_drawn} rows lack the times to draw them"));
+        subtitle.push_str(&format!(
+            " · {} rows lack the times to draw them",
+            format_count(not_drawn)
+        ));
     }
     if !unplaced_failures.is_empty() {
         subtitle.push_str(" · failures without a start time are marked at 0");
+    }
+    if let Some(note) = sampling_note(shown.len(), drawable_count, "completed requests") {
+        subtitle.push_str(&format!("\n{note}; every failure is drawn"));
     }
     let x_name = if on_run_clock {
         "Time since run start (s)"
     } else {
         "Time since request start (ms)"
     };
-    let categories: Vec<String> = indexes.iter().map(u64::to_string).collect();
     let mut chart = base_chart(title, &subtitle, file_stem, theme, Trigger::Item)
         .grid(default_grid())
         .x_axis(value_axis(x_name, palette).min(0))
         .y_axis(
+            // A value axis, not one category per request: 10,000 category labels cost ECharts
+            // more to measure than the lines cost to draw, and sampled-out requests stay gaps.
             name_beside_axis(
-                category_axis("Request index", palette),
+                value_axis("Request index", palette),
                 palette,
                 NameLocation::Start,
                 "left",
             )
             .inverse(true)
-            .data(categories),
+            .min(first_index as f64)
+            .max(last_index as f64)
+            .min_interval(1),
         )
         .data_zoom(
             DataZoom::new()
@@ -660,10 +723,10 @@ pub fn timeline(rows: &[RowView], failures: &[FailureView], theme: ChartTheme) -
     finish(chart, theme)
 }
 
-fn push_segment(data: &mut Vec<DataPoint>, from: f64, to: f64, category: f64) {
+fn push_segment(data: &mut Vec<DataPoint>, from: f64, to: f64, request: f64) {
     if from.is_finite() && to.is_finite() {
-        data.push(point(from, category));
-        data.push(point(to, category));
+        data.push(point(from, request));
+        data.push(point(to, request));
         // `-` is ECharts' "no data": it breaks the line between requests.
         data.push(DataPoint::from("-"));
     }
@@ -688,7 +751,9 @@ fn segment_series(
 /// Prompt tokens against TTFO (top) and against effective prefill rate (bottom). Requests
 /// that hit the prefix cache (`cached_tokens > 0`) are a separate series: their huge
 /// "prefill" rates are expected, not errors (§5). Rows of artifacts that record no
-/// `cached_tokens` form one "cache use not recorded" series.
+/// `cached_tokens` form one "cache use not recorded" series. Above
+/// [`SAMPLED_CHART_MAX_REQUESTS`] plotted requests an even sample of them by index is drawn
+/// (the subtitle says so; its counts are of every row).
 pub fn context_scatter(rows: &[RowView], theme: ChartTheme) -> Value {
     let file_stem = "strobe-context";
     let title = "Context size against TTFO and effective prefill";
@@ -700,27 +765,22 @@ pub fn context_scatter(rows: &[RowView], theme: ChartTheme) -> Value {
         Unknown,
     }
     let classes = [CacheUse::Miss, CacheUse::Hit, CacheUse::Unknown];
-    let mut ttfo_points: [Vec<DataPoint>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    let mut prefill_points: [Vec<DataPoint>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    for row in rows {
-        let Some(prompt_tokens) = row.prompt_tokens else {
-            continue;
-        };
-        let class = match row.cached_tokens {
+    let cache_use = |row: &RowView| {
+        (match row.cached_tokens {
             Some(0) => CacheUse::Miss,
             Some(_) => CacheUse::Hit,
             None => CacheUse::Unknown,
-        } as usize;
-        let prompt_tokens = prompt_tokens as f64;
-        if let Some(ttfo) = row.ttfo_or_ttft_ms().filter(|value| value.is_finite()) {
-            ttfo_points[class].push(point(prompt_tokens, ttfo));
-        }
-        if let Some(prefill) = row.prefill_tok_s.filter(|value| value.is_finite()) {
-            prefill_points[class].push(point(prompt_tokens, prefill));
-        }
-    }
-    let requests = ttfo_points.iter().map(Vec::len).sum::<usize>();
-    if requests == 0 && prefill_points.iter().all(Vec::is_empty) {
+        }) as usize
+    };
+    let ttfo_of = |row: &RowView| row.ttfo_or_ttft_ms().filter(|value| value.is_finite());
+    let prefill_of = |row: &RowView| row.prefill_tok_s.filter(|value| value.is_finite());
+    let plotted: Vec<&RowView> = rows
+        .iter()
+        .filter(|row| {
+            row.prompt_tokens.is_some() && (ttfo_of(row).is_some() || prefill_of(row).is_some())
+        })
+        .collect();
+    if plotted.is_empty() {
         return no_data(
             title,
             "no request row has prompt tokens with a TTFO or prefill rate",
@@ -728,8 +788,31 @@ pub fn context_scatter(rows: &[RowView], theme: ChartTheme) -> Value {
             theme,
         );
     }
-    let hits = ttfo_points[CacheUse::Hit as usize].len();
-    let subtitle = if ttfo_points[CacheUse::Unknown as usize].is_empty() {
+    // The counts in the subtitle are over every row, never over the drawn sample.
+    let mut ttfo_counts = [0usize; 3];
+    for row in plotted.iter().filter(|row| ttfo_of(row).is_some()) {
+        ttfo_counts[cache_use(row)] += 1;
+    }
+    let plotted_count = plotted.len();
+    let shown = sample_rows_by_index(plotted);
+    let mut ttfo_points: [Vec<DataPoint>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let mut prefill_points: [Vec<DataPoint>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    for row in &shown {
+        let Some(prompt_tokens) = row.prompt_tokens else {
+            continue;
+        };
+        let class = cache_use(row);
+        let prompt_tokens = prompt_tokens as f64;
+        if let Some(ttfo) = ttfo_of(row) {
+            ttfo_points[class].push(point(prompt_tokens, ttfo));
+        }
+        if let Some(prefill) = prefill_of(row) {
+            prefill_points[class].push(point(prompt_tokens, prefill));
+        }
+    }
+    let requests = format_count(ttfo_counts.iter().sum::<usize>());
+    let hits = format_count(ttfo_counts[CacheUse::Hit as usize]);
+    let mut subtitle = if ttfo_counts[CacheUse::Unknown as usize] == 0 {
         format!(
             "{requests} requests, {hits} with prefix-cache hits · cache hits skip prefill, \
              so their rates are expected to be high"
@@ -740,6 +823,10 @@ pub fn context_scatter(rows: &[RowView], theme: ChartTheme) -> Value {
              cache hits cannot be told apart"
         )
     };
+    if let Some(note) = sampling_note(shown.len(), plotted_count, "requests") {
+        subtitle.push('\n');
+        subtitle.push_str(&note);
+    }
     let mut chart = base_chart(title, &subtitle, file_stem, theme, Trigger::Item)
         .grid(
             Grid::new()
@@ -901,7 +988,7 @@ pub fn throughput_over_time(rows: &[RowView], theme: ChartTheme) -> Value {
     let subtitle = format!(
         "{} requests · {buckets} buckets of {} s · tokens spread evenly over each request's \
          generation time",
-        spans.len(),
+        format_count(spans.len()),
         format_number(width_ms / 1000.0)
     );
     let chart = base_chart(title, &subtitle, file_stem, theme, Trigger::Axis)
@@ -1056,7 +1143,14 @@ fn base_chart(
                 .left(16)
                 .top(8)
                 .text_style(TextStyle::new().color(palette.text).font_size(15))
-                .subtext_style(TextStyle::new().color(palette.muted_text).font_size(12)),
+                // An explicit line height: ECharts draws the lines of a "\n"-split subtitle
+                // on top of each other without one.
+                .subtext_style(
+                    TextStyle::new()
+                        .color(palette.muted_text)
+                        .font_size(12)
+                        .line_height(16),
+                ),
         )
         .legend(
             Legend::new()
@@ -1134,6 +1228,7 @@ fn finish(chart: Chart, theme: ChartTheme) -> Value {
             if let Some(tooltip) = series.get_mut("tooltip") {
                 force_rich_text(tooltip);
             }
+            use_large_mode_when_big(series);
         }
     }
     for axis_key in ["xAxis", "yAxis"] {
@@ -1151,6 +1246,23 @@ fn finish(chart: Chart, theme: ChartTheme) -> Value {
 fn force_rich_text(tooltip: &mut Value) {
     if let Some(tooltip) = tooltip.as_object_mut() {
         tooltip.insert("renderMode".to_owned(), json!("richText"));
+    }
+}
+
+/// Puts a scatter series of more than [`SCATTER_LARGE_THRESHOLD`] points in ECharts' `large`
+/// mode: its symbols become one path instead of one canvas element each (hover tooltips still
+/// work), which draws thousands of points in milliseconds instead of hundreds of them.
+fn use_large_mode_when_big(series: &mut Value) {
+    let Some(series) = series.as_object_mut() else {
+        return;
+    };
+    let points = series
+        .get("data")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if series.get("type") == Some(&json!("scatter")) && points > SCATTER_LARGE_THRESHOLD {
+        series.insert("large".to_owned(), json!(true));
+        series.insert("largeThreshold".to_owned(), json!(SCATTER_LARGE_THRESHOLD));
     }
 }
 
@@ -1281,7 +1393,7 @@ fn distinct_labels(labels: &[String]) -> Vec<String> {
 
 fn sample_summary(runs: &[RunValues], given: usize) -> String {
     match runs {
-        [run] if given == 1 => format!("{} requests", run.values.len()),
+        [run] if given == 1 => format!("{} requests", format_count(run.values.len())),
         _ if runs.len() == given => format!("{given} runs"),
         _ => format!(
             "{} of {given} runs (the others have no request rows with this metric)",
@@ -1292,6 +1404,19 @@ fn sample_summary(runs: &[RunValues], given: usize) -> String {
 
 fn axis_name(metric: MetricKind) -> String {
     format!("{} ({})", metric.short_label(), metric.unit())
+}
+
+/// A count with thousands separators (10000 → "10,000"), as subtitles write counts.
+pub fn format_count(count: usize) -> String {
+    let digits = count.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
 }
 
 /// A number for labels: whole numbers without decimals, else fewer decimals as magnitude grows
@@ -1314,6 +1439,8 @@ pub fn format_number(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     fn row(index: u64, started_at_ms: f64, ttfo: f64, ttft: f64, e2e: f64, out: u64) -> RowView {
@@ -1495,8 +1622,176 @@ mod tests {
         );
         // Only request 0 reasoned (TTFT > TTFO).
         assert_eq!(points(&option["series"][1]), [(0.1, 0.0), (0.4, 0.0)]);
-        assert_eq!(option["yAxis"]["data"], serde_json::json!(["0", "1", "2"]));
+        // The y axis is the request index, first request on top.
+        let y_axis = &option["yAxis"];
+        assert_eq!(
+            (
+                &y_axis["type"],
+                &y_axis["min"],
+                &y_axis["max"],
+                &y_axis["inverse"]
+            ),
+            (&json!("value"), &json!(0.0), &json!(2.0), &json!(true))
+        );
         assert_eq!(option["xAxis"]["name"], "Time since run start (s)");
+        let subtext = option["title"][0]["subtext"].as_str().unwrap_or_default();
+        assert!(!subtext.contains("sampled"), "{subtext}");
+    }
+
+    /// 10,000 completed requests (a quarter with prefix-cache hits, the rest misses) and
+    /// `failures` failed ones after them.
+    fn big_run(failures: u64) -> (Vec<RowView>, Vec<FailureView>) {
+        let rows = (0..10_000u64)
+            .map(|index| RowView {
+                prompt_tokens: Some(1000 + index % 7),
+                cached_tokens: Some(if index % 4 == 0 { 500 } else { 0 }),
+                prefill_tok_s: Some(5000.0 + index as f64),
+                ..row(index, index as f64 * 10.0, 50.0, 80.0, 400.0, 20)
+            })
+            .collect();
+        let failures = (0..failures)
+            .map(|offset| FailureView {
+                request_index: Some(10_000 + offset),
+                started_at_ms: Some(100_000.0 + offset as f64),
+                elapsed_ms: Some(5.0),
+                ..FailureView::default()
+            })
+            .collect();
+        (rows, failures)
+    }
+
+    /// The y values (request indexes) of a series' points, plain or named.
+    fn requests_drawn(series: &Value) -> BTreeSet<u64> {
+        series["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|point| point.get("value").unwrap_or(point)[1].as_f64())
+            .map(|y| y as u64)
+            .collect()
+    }
+
+    #[test]
+    fn a_long_timeline_draws_an_even_sample_says_so_and_keeps_every_failure() {
+        let (rows, failures) = big_run(3);
+        let option = timeline(&rows, &failures, ChartTheme::LIGHT);
+        let series = option["series"].as_array().expect("series");
+        let waiting = requests_drawn(&series[0]);
+        assert_eq!(waiting.len(), SAMPLED_CHART_MAX_REQUESTS);
+        // First and last request included.
+        assert_eq!(waiting.first(), Some(&0));
+        assert_eq!(waiting.last(), Some(&9_999));
+        let gaps: BTreeSet<u64> = waiting
+            .iter()
+            .zip(waiting.iter().skip(1))
+            .map(|(a, b)| b - a)
+            .collect();
+        // Ranks step by 9,999 / 1,999 ≈ 5.002: gaps of 5, now and then 6.
+        assert_eq!(gaps, BTreeSet::from([5, 6]), "even spacing");
+        let failure_marks = series
+            .iter()
+            .find(|series| series["name"] == "Failure")
+            .expect("failure marks");
+        assert_eq!(
+            requests_drawn(failure_marks),
+            BTreeSet::from([10_000, 10_001, 10_002])
+        );
+        let subtext = option["title"][0]["subtext"].as_str().unwrap_or_default();
+        assert!(
+            subtext.starts_with("10,003 requests, 3 failed"),
+            "{subtext}"
+        );
+        assert!(
+            subtext.contains(
+                "\nshowing 2,000 of 10,000 completed requests, evenly sampled by index; \
+                 every failure is drawn"
+            ),
+            "{subtext}"
+        );
+        let ends = series
+            .iter()
+            .find(|series| series["name"] == "End")
+            .expect("ends");
+        assert_eq!(ends["large"], true, "2,000 end marks draw as one path");
+        assert_eq!(option["yAxis"]["max"], 10_002.0);
+    }
+
+    #[test]
+    fn a_big_context_scatter_draws_a_sample_but_counts_every_row() {
+        let (rows, _) = big_run(0);
+        let option = context_scatter(&rows, ChartTheme::LIGHT);
+        let series = option["series"].as_array().expect("series");
+        let drawn_in_panel = |panel: f64| -> usize {
+            series
+                .iter()
+                .filter(|series| series["xAxisIndex"].as_f64() == Some(panel))
+                .map(|series| points(series).len())
+                .sum()
+        };
+        assert_eq!(drawn_in_panel(0.0), SAMPLED_CHART_MAX_REQUESTS);
+        assert_eq!(drawn_in_panel(1.0), SAMPLED_CHART_MAX_REQUESTS);
+        assert!(series.iter().all(
+            |series| series["large"] == true || points(series).len() <= SCATTER_LARGE_THRESHOLD
+        ));
+        let subtext = option["title"][0]["subtext"].as_str().unwrap_or_default();
+        assert!(
+            subtext.starts_with("10,000 requests, 2,500 with prefix-cache hits"),
+            "{subtext}"
+        );
+        assert!(
+            subtext.ends_with("\nshowing 2,000 of 10,000 requests, evenly sampled by index"),
+            "{subtext}"
+        );
+
+        let small = context_scatter(&rows[..SAMPLED_CHART_MAX_REQUESTS], ChartTheme::LIGHT);
+        let subtext = small["title"][0]["subtext"].as_str().unwrap_or_default();
+        assert!(!subtext.contains("sampled"), "{subtext}");
+        assert!(
+            small["series"][0].get("large").is_some(),
+            "1,500 misses still draw large"
+        );
+    }
+
+    #[test]
+    fn distributions_are_drawn_from_every_value() {
+        // Values 1..=10,000 shuffled by a fixed stride: nothing about them is sampled.
+        let values: Vec<f64> = (0..10_000u64)
+            .map(|i| ((i * 7_919) % 10_000 + 1) as f64)
+            .collect();
+        let histogram =
+            distribution_histogram(&[("run", &values)], MetricKind::E2e, ChartTheme::LIGHT);
+        let counted: f64 = points(&histogram["series"][0]).iter().map(|p| p.1).sum();
+        assert_eq!(counted, 10_000.0);
+        let cdf = distribution_cdf(&[("run", &values)], MetricKind::E2e, ChartTheme::LIGHT);
+        let marks: Vec<f64> = cdf["series"][0]["markLine"]["data"]
+            .as_array()
+            .expect("marks")
+            .iter()
+            .filter_map(|mark| mark["xAxis"].as_f64())
+            .collect();
+        // Nearest rank over all 10,000 values: p50 is the 5,000th value, p95 the 9,500th and
+        // p99 the 9,900th.
+        assert_eq!(marks, [5_000.0, 9_500.0, 9_900.0]);
+        let subtext = cdf["title"][0]["subtext"].as_str().unwrap_or_default();
+        assert!(subtext.starts_with("10,000 requests"), "{subtext}");
+    }
+
+    #[test]
+    fn even_ranks_keep_both_ends_and_never_exceed_the_limit() {
+        assert_eq!(even_ranks(0, 5), Vec::<usize>::new());
+        assert_eq!(even_ranks(3, 5), [0, 1, 2]);
+        assert_eq!(even_ranks(10, 4), [0, 3, 6, 9]);
+        assert_eq!(even_ranks(10, 1), [0]);
+        assert_eq!(even_ranks(10, 0), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(format_count(0), "0");
+        assert_eq!(format_count(999), "999");
+        assert_eq!(format_count(1_000), "1,000");
+        assert_eq!(format_count(10_000), "10,000");
+        assert_eq!(format_count(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -4,26 +4,55 @@
 //! `JSON.parse`, so no function or HTML string can travel with them. Tooltips use ECharts'
 //! `richText` mode (canvas text), set by the core, so text from an artifact or a server is never
 //! parsed as HTML.
+//!
+//! Drawing is paced: a results page holds a dozen charts, and drawing them all in one task
+//! blocked the page for as long as they took together. A chart whose option changes joins a
+//! queue; one task draws queued charts, in page order, until [`DRAW_SLICE_BUDGET_MS`] is spent
+//! (at least one chart), then yields to the browser for input and painting. It yields through
+//! a zero-delay timeout rather than an animation frame, so no slice waits for the next vsync.
+//!
+//! `setOption` draws synchronously (no `lazyUpdate`: with it ECharts never fires `finished`,
+//! apache/echarts#21073); ECharts' `finished` event then sets `data-drawn="true"` on the
+//! chart's `<figure>`, which tests and the load benchmark wait for. Each draw records User
+//! Timing measures: `strobe:chart-serialize` (option to JSON text), `strobe:chart-parse`
+//! (`JSON.parse`), `strobe:chart-set-option` (ECharts building and painting the chart) and
+//! `strobe:chart-draw` (all three).
 
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use js_sys::{Function, Object, Reflect, JSON};
 use leptos::html::Div;
 use leptos::prelude::*;
 use serde_json::Value;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::clock::measured;
+use super::clock::{measured, Clock};
 use super::transport::js_text;
 
 static NEXT_CHART_ID: AtomicU64 = AtomicU64::new(1);
 
-/// A handle on an ECharts instance (a JS object).
-#[derive(Clone)]
-struct EChartsInstance(JsValue);
+/// Drawing time per task before the rest of the queue waits for the next task. About one
+/// 60 Hz frame, so input (and, during a run, a stream read being timed) waits at most one
+/// chart longer than this.
+pub const DRAW_SLICE_BUDGET_MS: f64 = 16.0;
+
+/// A handle on an ECharts instance (a JS object) and the `finished` listener it calls.
+struct EChartsInstance {
+    chart: JsValue,
+    /// Kept alive as long as the instance: ECharts holds the JS side of this closure.
+    _on_finished: Closure<dyn FnMut()>,
+}
 
 impl EChartsInstance {
-    fn init(element: &web_sys::HtmlElement) -> Result<Self, String> {
+    /// Creates the instance on `element`; `on_finished` runs whenever ECharts has finished
+    /// drawing (after every draw, including re-draws on hover or resize).
+    fn init(
+        element: &web_sys::HtmlElement,
+        on_finished: impl FnMut() + 'static,
+    ) -> Result<Self, String> {
         let window = web_sys::window().ok_or("no window")?;
         let echarts = Reflect::get(&window, &"echarts".into())
             .ok()
@@ -35,29 +64,43 @@ impl EChartsInstance {
             .map_err(|_| "echarts.init is not a function".to_string())?;
         let options = Object::new();
         let _ = Reflect::set(&options, &"renderer".into(), &"canvas".into());
-        let instance = init
+        let chart = init
             .call3(&echarts, element, &JsValue::NULL, &options)
             .map_err(|err| js_text(&err))?;
-        Ok(Self(instance))
+        let instance = Self {
+            chart,
+            _on_finished: Closure::new(on_finished),
+        };
+        instance.call(
+            "on",
+            &["finished".into(), instance._on_finished.as_ref().clone()],
+        )?;
+        Ok(instance)
     }
 
     fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue, String> {
-        let function: Function = Reflect::get(&self.0, &method.into())
+        let function: Function = Reflect::get(&self.chart, &method.into())
             .map_err(|err| js_text(&err))?
             .dyn_into()
             .map_err(|_| format!("ECharts instance has no {method}()"))?;
         let args: js_sys::Array = args.iter().collect();
-        function.apply(&self.0, &args).map_err(|err| js_text(&err))
+        function
+            .apply(&self.chart, &args)
+            .map_err(|err| js_text(&err))
     }
 
+    /// Replaces the chart's option and draws it now.
     fn set_option(&self, option: &Value) -> Result<(), String> {
-        let json = serde_json::to_string(option).map_err(|err| err.to_string())?;
-        let parsed = JSON::parse(&json).map_err(|err| js_text(&err))?;
+        let json = measured("strobe:chart-serialize", || serde_json::to_string(option))
+            .map_err(|err| err.to_string())?;
+        let parsed =
+            measured("strobe:chart-parse", || JSON::parse(&json)).map_err(|err| js_text(&err))?;
         let settings = Object::new();
         let _ = Reflect::set(&settings, &"notMerge".into(), &JsValue::TRUE);
-        let _ = Reflect::set(&settings, &"lazyUpdate".into(), &JsValue::TRUE);
-        self.call("setOption", &[parsed, settings.into()])
-            .map(|_| ())
+        measured("strobe:chart-set-option", || {
+            self.call("setOption", &[parsed, settings.into()])
+        })
+        .map(|_| ())
     }
 
     fn png_data_url(&self, dark: bool) -> Result<String, String> {
@@ -77,6 +120,115 @@ impl EChartsInstance {
 
     fn dispose(&self) {
         let _ = self.call("dispose", &[]);
+    }
+}
+
+/// One `<EChart>`'s state, shared by its effect, the draw queue and ECharts' `finished`
+/// listener. Every field is an arena handle, so a chart disposed while queued is skipped.
+#[derive(Clone, Copy)]
+struct ChartSlot {
+    container: NodeRef<Div>,
+    instance: StoredValue<Option<EChartsInstance>, LocalStorage>,
+    /// The option waiting to be drawn; `Some` exactly while the chart is in the queue.
+    pending: StoredValue<Option<Value>, LocalStorage>,
+    /// True from `setOption` until ECharts reports `finished`.
+    drawing: StoredValue<bool, LocalStorage>,
+    drawn: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+}
+
+impl ChartSlot {
+    /// Queues `option`; a chart already in the queue just draws the newer option.
+    fn queue(self, option: Value) {
+        let already_queued = self.pending.with_value(Option::is_some);
+        self.pending.set_value(Some(option));
+        self.drawn.set(false);
+        if !already_queued {
+            DrawQueue::push(self);
+        }
+    }
+
+    /// Draws the pending option (the draw queue calls this). Does nothing for a chart that was
+    /// disposed or unmounted meanwhile.
+    fn draw_pending(self) {
+        let Some(Some(option)) = self.pending.try_update_value(Option::take) else {
+            return;
+        };
+        let Some(element) = self.container.get_untracked() else {
+            return;
+        };
+        measured("strobe:chart-draw", || {
+            if self.instance.with_value(Option::is_none) {
+                match EChartsInstance::init(&element, move || self.on_finished()) {
+                    Ok(created) => self.instance.set_value(Some(created)),
+                    Err(reason) => {
+                        self.error.set(Some(reason));
+                        return;
+                    }
+                }
+            }
+            self.drawing.set_value(true);
+            let result = self.instance.with_value(|chart| match chart {
+                Some(chart) => chart.set_option(&option),
+                None => Ok(()),
+            });
+            if let Err(reason) = result {
+                self.drawing.set_value(false);
+                self.error
+                    .set(Some(format!("the chart could not be drawn: {reason}")));
+            }
+        });
+    }
+
+    /// ECharts' `finished`: marks the chart drawn when it follows a draw (it also fires after
+    /// hover and resize re-draws, which change nothing here).
+    fn on_finished(self) {
+        if self.drawing.try_update_value(std::mem::take) == Some(true) {
+            self.drawn.try_set(true);
+        }
+    }
+}
+
+thread_local! {
+    static QUEUED_CHARTS: RefCell<VecDeque<ChartSlot>> = const { RefCell::new(VecDeque::new()) };
+    static SLICE_SCHEDULED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The page's charts waiting to be drawn, in the order their options arrived (page order on a
+/// fresh results view).
+struct DrawQueue;
+
+impl DrawQueue {
+    fn push(chart: ChartSlot) {
+        QUEUED_CHARTS.with(|queue| queue.borrow_mut().push_back(chart));
+        Self::schedule_slice();
+    }
+
+    fn schedule_slice() {
+        if !SLICE_SCHEDULED.with(|scheduled| scheduled.replace(true)) {
+            set_timeout(Self::draw_slice, std::time::Duration::ZERO);
+        }
+    }
+
+    /// One task's share: charts until [`DRAW_SLICE_BUDGET_MS`] is spent.
+    fn draw_slice() {
+        SLICE_SCHEDULED.with(|scheduled| scheduled.set(false));
+        let clock = Clock::from_window();
+        let slice_started = clock.as_ref().map(Clock::now_ms);
+        // Popped before drawing: a draw may queue charts itself (through effects).
+        while let Some(chart) = QUEUED_CHARTS.with(|queue| queue.borrow_mut().pop_front()) {
+            chart.draw_pending();
+            let spent = match (&clock, slice_started) {
+                (Some(clock), Some(started)) => clock.now_ms() - started,
+                _ => f64::INFINITY,
+            };
+            if spent >= DRAW_SLICE_BUDGET_MS {
+                break;
+            }
+        }
+        if QUEUED_CHARTS.with(|queue| !queue.borrow().is_empty()) {
+            Self::schedule_slice();
+        }
     }
 }
 
@@ -111,30 +263,21 @@ pub fn EChart(
 ) -> impl IntoView {
     let id = format!("chart-{}", NEXT_CHART_ID.fetch_add(1, Ordering::Relaxed));
     let container = NodeRef::<Div>::new();
-    let instance = StoredValue::new_local(None::<EChartsInstance>);
-    let error = RwSignal::new(None::<String>);
+    let slot = ChartSlot {
+        container,
+        instance: StoredValue::new_local(None),
+        pending: StoredValue::new_local(None),
+        drawing: StoredValue::new_local(false),
+        drawn: RwSignal::new(false),
+        error: RwSignal::new(None),
+    };
+    let (instance, drawn, error) = (slot.instance, slot.drawn, slot.error);
 
     Effect::new(move |_| {
         let option = option.get();
-        let Some(element) = container.get() else {
-            return;
-        };
-        if instance.with_value(Option::is_none) {
-            match EChartsInstance::init(&element) {
-                Ok(created) => instance.set_value(Some(created)),
-                Err(reason) => {
-                    error.set(Some(reason));
-                    return;
-                }
-            }
+        if container.get().is_some() {
+            slot.queue(option);
         }
-        instance.with_value(|chart| {
-            if let Some(chart) = chart {
-                if let Err(reason) = measured("strobe:chart-draw", || chart.set_option(&option)) {
-                    error.set(Some(format!("the chart could not be drawn: {reason}")));
-                }
-            }
-        });
     });
 
     let resize = window_event_listener(leptos::ev::resize, move |_| {
@@ -175,7 +318,11 @@ pub fn EChart(
     };
 
     view! {
-        <figure class="chart" data-testid=test_id>
+        <figure
+            class="chart"
+            data-testid=test_id
+            data-drawn=move || if drawn.get() { "true" } else { "false" }
+        >
             <div class="chart-canvas" id=id node_ref=container style:height=height aria-label=title.clone() role="img"></div>
             <figcaption class="chart-caption">
                 <span>{title}</span>
