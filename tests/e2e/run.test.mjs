@@ -3,11 +3,12 @@
 // against the simulator's own truth log.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, copyFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { serveStatic } from './static-server.mjs';
-import { launchBrowser, collectPageErrors } from './browser.mjs';
+import { launchBrowser } from './browser.mjs';
+import { runFromPage as runFromPageAt, downloadArtifact, stampMs } from './page.mjs';
 import { startSim } from './sim.mjs';
-import { validateArtifact, recomputeArtifact, readArtifact } from './artifact-tools.mjs';
+import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
 const DIST = process.env.STROBE_DIST ?? 'dist';
 const MEDIAN_LIMIT_MS = 2;
@@ -25,53 +26,7 @@ after(async () => {
   await site?.close();
 });
 
-/** Opens the app with `settings` in its link, presses Run and waits for the end. */
-async function runFromPage(settings, { cancelAfterDone = null, liveCharts = false } = {}) {
-  const page = await browser.newPage();
-  const errors = collectPageErrors(page);
-  const query = new URLSearchParams(settings).toString();
-  await page.goto(`${site.url}?${query}`);
-  await page.getByTestId('app-ready').waitFor();
-  const status = page.getByTestId('status');
-  assert.equal(await status.getAttribute('data-state'), 'idle', 'a link never starts a run');
-  if (liveCharts) await page.getByTestId('live-charts-toggle').check();
-  await page.getByTestId('run').click();
-  if (liveCharts) {
-    // The live charts draw while requests are still in flight.
-    await page.getByTestId('live-chart-ttft').locator('canvas').first().waitFor({ timeout: 30_000 });
-    await page.getByTestId('live-chart-timeline').locator('canvas').first().waitFor();
-  }
-  if (cancelAfterDone !== null) {
-    await page.waitForFunction(
-      (n) => {
-        const text = document.querySelector('[data-testid=live-counts]')?.textContent ?? '';
-        const [done] = text.split('/').map((part) => Number(part.trim()));
-        return done >= n;
-      },
-      cancelAfterDone,
-      { timeout: 60_000 },
-    );
-    await page.getByTestId('cancel').click();
-  }
-  await page.waitForFunction(
-    () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
-    null,
-    { timeout: 120_000 },
-  );
-  return { page, errors };
-}
-
-async function downloadArtifact(page, name, { redact = false } = {}) {
-  if (redact) await page.getByTestId('redact-base-url').check();
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
-  const path = `test-results/${name}.json`;
-  copyFileSync(await download.path(), path);
-  return { path, suggested: download.suggestedFilename(), artifact: readArtifact(path) };
-}
-
-function stampMs(stamp) {
-  return stamp ? stamp.unix_ns / 1e6 : null;
-}
+const runFromPage = (settings, options) => runFromPageAt(browser, site.url, settings, options);
 
 test('24 requests at concurrency 4 with canaries match the simulator truth', async () => {
   const sim = await startSim(['--seed', '7']);
@@ -243,8 +198,10 @@ test('thinking on and off give the v4 and v3 protocols; strict controlled output
     ];
     for (const { name, settings, protocol } of cases) {
       const { page } = await runFromPage(settings);
-      const { path, artifact } = await downloadArtifact(page, `run-${name}`);
+      const redact = name === 'strict';
+      const { path, artifact } = await downloadArtifact(page, `run-${name}`, { redact });
       assert.equal(validateArtifact(path).exitCode, 0, name);
+      assert.equal(artifact.base_url, redact ? '[operator identity redacted]' : sim.baseUrls[0], name);
       assert.equal(artifact.completed, 6, `${name}: ${JSON.stringify(artifact.failures)}`);
       assert.equal(artifact.measurement_protocol, protocol, name);
       assert.equal(artifact.serve_flags.thinking_mode, settings.thinking_mode);

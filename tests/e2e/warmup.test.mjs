@@ -7,19 +7,20 @@
 // time the server never saw.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, copyFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { serveStatic } from './static-server.mjs';
-import { launchBrowser, collectPageErrors } from './browser.mjs';
+import { launchBrowser } from './browser.mjs';
+import { runFromPage as runFromPageAt, downloadArtifact, stampMs } from './page.mjs';
 import { startSim } from './sim.mjs';
-import { validateArtifact, recomputeArtifact, readArtifact } from './artifact-tools.mjs';
+import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
 const DIST = process.env.STROBE_DIST ?? 'dist';
 const CONCURRENCY = 4;
 const REQUESTS = 16;
 /** Two per connection the slots can use (RunPlan::warmup_requests). */
 const WARMUP_REQUESTS = 2 * Math.min(CONCURRENCY, 6);
-/** A first-wave TTFO more than this off the server's truth is a cold-start outlier. */
+/** The first wave's median TTFO error against the server's truth may not exceed this. */
 const FIRST_WAVE_MEDIAN_MS = 2;
 /** core::observe::BROWSER_WAIT_FLAG_MS: a row that waited longer in the browser is flagged. */
 const BROWSER_WAIT_FLAG_MS = 5;
@@ -43,29 +44,7 @@ after(async () => {
   await site?.close();
 });
 
-/** Opens the app with `settings` in its link, presses Run and waits for the run to end. */
-async function runFromPage(settings) {
-  const page = await browser.newPage();
-  const errors = collectPageErrors(page);
-  await page.goto(`${site.url}?${new URLSearchParams(settings)}`);
-  await page.getByTestId('app-ready').waitFor();
-  await page.getByTestId('run').click();
-  await page.waitForFunction(
-    () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
-    null,
-    { timeout: 120_000 },
-  );
-  return { page, errors };
-}
-
-async function downloadArtifact(page, name) {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
-  const path = `test-results/${name}.json`;
-  copyFileSync(await download.path(), path);
-  return { path, artifact: readArtifact(path) };
-}
-
-const stampMs = (stamp) => (stamp ? stamp.unix_ns / 1e6 : null);
+const runFromPage = (settings) => runFromPageAt(browser, site.url, settings);
 
 /**
  * The first `CONCURRENCY` rows by start, each held against its truth record on absolute

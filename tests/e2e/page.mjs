@@ -1,0 +1,60 @@
+// Driving the built app in a page: open it with settings in its link, press Run, wait for the
+// run to end, and take the downloaded artifact. Shared by the end-to-end tests.
+import assert from 'node:assert/strict';
+import { copyFileSync } from 'node:fs';
+import { collectPageErrors } from './browser.mjs';
+import { readArtifact } from './artifact-tools.mjs';
+
+/**
+ * Opens the app at `siteUrl` with `settings` in its link, presses Run and waits for the end.
+ * `cancelAfterDone`: press Cancel once that many requests are done; `liveCharts`: tick the live
+ * charts toggle first and wait for them to draw during the run.
+ */
+export async function runFromPage(browser, siteUrl, settings, { cancelAfterDone = null, liveCharts = false } = {}) {
+  const page = await browser.newPage();
+  const errors = collectPageErrors(page);
+  const query = new URLSearchParams(settings).toString();
+  await page.goto(`${siteUrl}?${query}`);
+  await page.getByTestId('app-ready').waitFor();
+  const status = page.getByTestId('status');
+  assert.equal(await status.getAttribute('data-state'), 'idle', 'a link never starts a run');
+  if (liveCharts) await page.getByTestId('live-charts-toggle').check();
+  await page.getByTestId('run').click();
+  if (liveCharts) {
+    // The live charts draw while requests are still in flight.
+    await page.getByTestId('live-chart-ttft').locator('canvas').first().waitFor({ timeout: 30_000 });
+    await page.getByTestId('live-chart-timeline').locator('canvas').first().waitFor();
+  }
+  if (cancelAfterDone !== null) {
+    await page.waitForFunction(
+      (n) => {
+        const text = document.querySelector('[data-testid=live-counts]')?.textContent ?? '';
+        const [done] = text.split('/').map((part) => Number(part.trim()));
+        return done >= n;
+      },
+      cancelAfterDone,
+      { timeout: 60_000 },
+    );
+    await page.getByTestId('cancel').click();
+  }
+  await page.waitForFunction(
+    () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
+    null,
+    { timeout: 120_000 },
+  );
+  return { page, errors };
+}
+
+/** Clicks Download (optionally redacting the endpoint) and keeps the file in test-results/. */
+export async function downloadArtifact(page, name, { redact = false } = {}) {
+  if (redact) await page.getByTestId('redact-base-url').check();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
+  const path = `test-results/${name}.json`;
+  copyFileSync(await download.path(), path);
+  return { path, suggested: download.suggestedFilename(), artifact: readArtifact(path) };
+}
+
+/** A truth-log stamp as Unix epoch milliseconds (null when the moment did not happen). */
+export function stampMs(stamp) {
+  return stamp ? stamp.unix_ns / 1e6 : null;
+}
