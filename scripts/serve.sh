@@ -10,4 +10,5 @@ target/release/strobe-sim --port 8011 &
 sim_pid=$!
 trap 'kill $sim_pid 2>/dev/null || true' EXIT INT TERM
 echo "strobe-sim listening on http://127.0.0.1:8011/v1"
-trunk serve --release --locked
+# A dist of its own, so serving never replaces the static build that tests and hosting use.
+trunk serve --release --locked --dist target/serve-dist
