@@ -305,10 +305,31 @@ fn abort_or(
     }
 }
 
+/// Reads at most [`ERROR_BODY_READ_LIMIT`] bytes of a body (an error page or a JSON answer) and
+/// releases the rest unread: a hostile or runaway body can neither stall the request nor fill
+/// memory. Invalid UTF-8 is replaced.
 async fn read_text_bounded(response: &Response) -> Option<String> {
-    let promise = response.text().ok()?;
-    let text = JsFuture::from(promise).await.ok()?.as_string()?;
-    Some(text.chars().take(ERROR_BODY_READ_LIMIT).collect())
+    let reader: ReadableStreamDefaultReader = response.body()?.get_reader().unchecked_into();
+    let mut bytes: Vec<u8> = Vec::new();
+    while bytes.len() < ERROR_BODY_READ_LIMIT {
+        let Ok(read) = JsFuture::from(reader.read()).await else {
+            break;
+        };
+        let done = Reflect::get(&read, &"done".into())
+            .ok()
+            .and_then(|done| done.as_bool())
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        let Ok(value) = Reflect::get(&read, &"value".into()) else {
+            break;
+        };
+        bytes.extend(Uint8Array::new(&value).to_vec());
+    }
+    let _ = reader.cancel();
+    bytes.truncate(ERROR_BODY_READ_LIMIT);
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The message of a JS error value, or its string form.
