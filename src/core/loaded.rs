@@ -608,13 +608,10 @@ pub struct FailureView {
 impl FailureView {
     /// The view of a failure strobe itself just recorded (live charts during a run).
     pub fn from_record(position: usize, failure: &FailureRecord) -> Self {
-        let class = serde_json::to_value(failure.failure_class)
-            .ok()
-            .and_then(|value| value.as_str().map(CappedText::new));
         FailureView {
             position,
             request_index: Some(failure.request_index),
-            failure_class: class,
+            failure_class: Some(CappedText::new(failure.failure_class.as_str())),
             error_type: Some(CappedText::new(&failure.error_type)),
             error_message: Some(CappedText::new(&failure.error_message)),
             elapsed_ms: failure.elapsed_ms,

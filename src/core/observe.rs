@@ -1068,6 +1068,19 @@ pub enum FailureClass {
     RunnerError,
 }
 
+impl FailureClass {
+    /// The artifact's spelling (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::RequestError => "request_error",
+            FailureClass::StreamValidationFailed => "stream_validation_failed",
+            FailureClass::RequestCanaryFailed => "request_canary_failed",
+            FailureClass::ControlledOutputFailed => "controlled_output_failed",
+            FailureClass::RunnerError => "runner_error",
+        }
+    }
+}
+
 /// `response_metadata` of a failure whose response arrived.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResponseMetadata {
@@ -1560,6 +1573,19 @@ mod tests {
     use super::*;
     use crate::core::sse::{ChatChunk, ChoiceDelta};
     use serde_json::json;
+
+    #[test]
+    fn failure_class_spelling_is_the_serde_name() {
+        for class in [
+            FailureClass::RequestError,
+            FailureClass::StreamValidationFailed,
+            FailureClass::RequestCanaryFailed,
+            FailureClass::ControlledOutputFailed,
+            FailureClass::RunnerError,
+        ] {
+            assert_eq!(serde_json::to_value(class).unwrap(), class.as_str());
+        }
+    }
 
     fn content(text: &str) -> ChunkEvent {
         ChunkEvent::Chunk(ChatChunk {

@@ -179,7 +179,7 @@ fn RunSummary(
                                         view! {
                                             <tr>
                                                 <td>{failure.request_index}</td>
-                                                <td>{failure_class_label(&failure.failure_class)}</td>
+                                                <td>{failure.failure_class.as_str()}</td>
                                                 <td>{failure.error_type}</td>
                                                 <td>{failure.error_message}</td>
                                             </tr>
@@ -207,12 +207,4 @@ fn RunSummary(
             {move || download_error.get().map(|error| view! { <p class="error-box">{error}</p> })}
         </div>
     }
-}
-
-/// The failure class as the artifact spells it.
-fn failure_class_label(class: &crate::core::observe::FailureClass) -> String {
-    serde_json::to_value(class)
-        .ok()
-        .and_then(|value| value.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }

@@ -9,13 +9,13 @@ use leptos::task::spawn_local;
 use crate::core::form::RunForm;
 use crate::core::form::{engine_hint, FieldGroup, FieldKind, FieldSpec, FIELDS};
 use crate::core::loaded::LoadedArtifact;
-use crate::core::plan::{ConfigError, RunConfig, RunPlan};
+use crate::core::plan::{ConfigError, RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIONS_PER_HOST};
 
 use super::clock::Clock;
 use super::library::Library;
 use super::live_charts::{LiveCharts, LIVE_CHART_REFRESH_MS};
 use super::preflight::{fetch_models, CORS_RECIPES};
-use super::runner::{self, LiveRun, LiveSnapshot, RunSetup, HTTP1_CONNECTIONS_PER_HOST};
+use super::runner::{self, LiveRun, LiveSnapshot, RunSetup};
 use super::state::{AppState, FinishedRun, RunPhase};
 
 /// The left column: configure, check, run, watch.
@@ -318,7 +318,7 @@ fn ConnectionLimitWarning() -> impl IntoView {
         })
     };
     view! {
-        <Show when=move || { concurrency() > HTTP1_CONNECTIONS_PER_HOST }>
+        <Show when=move || { concurrency() > BROWSER_HTTP1_CONNECTIONS_PER_HOST }>
             <p class="warning" data-testid="connection-limit-warning">
                 {move || {
                     format!(
@@ -327,7 +327,7 @@ fn ConnectionLimitWarning() -> impl IntoView {
                          The artifact records this (client.transport.connection_limit_suspected). \
                          Use an HTTPS (HTTP/2) endpoint to go past it.",
                         concurrency(),
-                        HTTP1_CONNECTIONS_PER_HOST,
+                        BROWSER_HTTP1_CONNECTIONS_PER_HOST,
                     )
                 }}
             </p>

@@ -32,10 +32,6 @@ use super::live_charts::LiveRows;
 use super::timers::sleep_ms;
 use super::transport::{stream_chat, AbortCause, ChatRequest, RequestControl};
 
-/// The browser's HTTP/1.1 connection limit per host: more requests than this to one origin
-/// wait inside the browser, and that wait would land inside TTFO.
-pub const HTTP1_CONNECTIONS_PER_HOST: u64 = BROWSER_HTTP1_CONNECTIONS_PER_HOST;
-
 /// How often, and how long apart, the end of a run looks again for Resource Timing entries
 /// still missing: the browser adds an entry when the response ends, which can be a moment
 /// after the last read of its stream.
@@ -285,7 +281,7 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         .iter()
         .any(|protocol| protocol.starts_with("h2") || protocol.starts_with("h3"));
     let transport = ClientTransport {
-        connection_limit_suspected: setup.plan.concurrency() > HTTP1_CONNECTIONS_PER_HOST
+        connection_limit_suspected: setup.plan.concurrency() > BROWSER_HTTP1_CONNECTIONS_PER_HOST
             && !multiplexed,
         http_protocols_seen,
     };
