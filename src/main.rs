@@ -1,9 +1,14 @@
-//! The browser entry point: install the panic hook and mount the app. Built by trunk for wasm32.
+//! The browser entry point, built by trunk for wasm32: on a page, mount the app; in the
+//! measurement worker the page starts (the same wasm, with no window), serve measurements.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(strobe::web::App);
+    if web_sys::window().is_some() {
+        leptos::mount::mount_to_body(strobe::web::App);
+    } else {
+        strobe::web::serve_measurements();
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -13,7 +13,7 @@ use strobe::core::observe::{
     OutputTokenSource, ReadStats, RequestCanary, RequestError, RequestOutcome, RequestPlanFacts,
     RequestTiming, ResourceTimingEntry, RowInputs, StreamAccumulator, TransportFacts,
 };
-use strobe::core::plan::{PromptCacheMode, RunConfig, RunPlan};
+use strobe::core::plan::{MeasurementThread, PromptCacheMode, RunConfig, RunPlan};
 use strobe::core::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 use strobe::core::validate::{validate_artifact, validate_artifact_text, Generation};
 
@@ -773,6 +773,7 @@ fn a_client_block_states_the_browser_clock() {
         ClientTransport {
             http_protocols_seen: vec!["h2".to_owned()],
             connection_limit_suspected: false,
+            ..ClientTransport::default()
         },
         ClientSseCounts {
             reads: 610,
@@ -823,6 +824,7 @@ fn browser_client() -> ClientBlock {
         ClientTransport {
             http_protocols_seen: vec!["http/1.1".to_owned()],
             connection_limit_suspected: false,
+            ..ClientTransport::default()
         },
         ClientSseCounts::default(),
     )
@@ -925,4 +927,41 @@ fn a_cancelled_run_must_record_unstarted_requests() {
     redacted.redact_base_url();
     assert_eq!(redacted.base_url, REDACTED_BASE_URL);
     assert_valid(&redacted);
+}
+
+#[test]
+fn the_transport_block_says_where_requests_went_and_whether_the_browser_queued_them() {
+    let http1 = || vec!["http/1.1".to_owned()];
+    // Six to one origin fit the browser's connections; seven do not, unless HTTP/2 carries them.
+    assert!(!ClientTransport::observed(http1(), 1, 6).connection_limit_suspected);
+    assert!(ClientTransport::observed(http1(), 1, 7).connection_limit_suspected);
+    assert!(!ClientTransport::observed(vec!["h2".to_owned()], 1, 64).connection_limit_suspected);
+    // A pool of three carrying sixteen keeps every origin at six or fewer.
+    let pooled = ClientTransport::observed(vec!["http/1.1".into(), "http/1.1".into()], 3, 6);
+    assert_eq!(pooled.http_protocols_seen, http1());
+    assert!(!pooled.connection_limit_suspected);
+
+    let client = browser_client().with_measurement_thread(MeasurementThread::Worker);
+    let client = ClientBlock {
+        transport: pooled,
+        ..client
+    };
+    let artifact = synthetic_run(Some(client));
+    let value = assert_valid(&artifact);
+    assert_eq!(value["client"]["measurement_thread"], json!("worker"));
+    assert_eq!(
+        value["client"]["transport"],
+        json!({
+            "http_protocols_seen": ["http/1.1"],
+            "connection_limit_suspected": false,
+            "endpoints": 3,
+            "max_in_flight_per_origin": 6,
+        })
+    );
+    let text = artifact.to_json_text().expect("serializes");
+    let typed: ArtifactV1 = serde_json::from_str(&text).expect("typed parse");
+    assert_eq!(typed, artifact);
+    // Files of strobe versions without these keys still read.
+    assert!(browser_client().measurement_thread.is_none());
+    assert_eq!(browser_client().transport.endpoints, None);
 }

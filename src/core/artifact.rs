@@ -20,7 +20,10 @@ use crate::core::observe::{
     CompletedRequest, FailureRecord, OutputTokenSource, ReadStats, RequestError, RequestOutcome,
     RequestTiming,
 };
-use crate::core::plan::{ControlledOutputPolicy, PromptCacheMode, RunConfig, RunPlan};
+use crate::core::plan::{
+    ControlledOutputPolicy, MeasurementThread, PromptCacheMode, RunConfig, RunPlan,
+    BROWSER_HTTP1_CONNECTIONS_PER_HOST,
+};
 use crate::core::pyjson::{dumps_artifact, python_float_repr, PyJsonError};
 use crate::core::stats::{
     exact_mean, write_distribution_family, DISTRIBUTION_FAMILIES, DISTRIBUTION_STATS,
@@ -256,6 +259,10 @@ pub struct ClientBlock {
     /// had none (the user turned it off, or an older strobe wrote the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<ClientWarmup>,
+    /// Which thread took the measurements (`worker` or `main`); omitted by strobe versions
+    /// that had only the page's thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement_thread: Option<MeasurementThread>,
 }
 
 impl ClientBlock {
@@ -277,6 +284,15 @@ impl ClientBlock {
             transport,
             sse,
             warmup: None,
+            measurement_thread: None,
+        }
+    }
+
+    /// This block saying which thread measured.
+    pub fn with_measurement_thread(self, thread: MeasurementThread) -> Self {
+        Self {
+            measurement_thread: Some(thread),
+            ..self
         }
     }
 
@@ -362,6 +378,39 @@ pub struct ClientTransport {
     /// Requests waited for a free connection (the browser's per-host limit, ~6 on HTTP/1.1),
     /// so their TTFO includes queueing the server never saw.
     pub connection_limit_suspected: bool,
+    /// Base URLs the run spread its concurrency slots over: 1, or more with an endpoint pool.
+    /// Omitted by strobe versions without pools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoints: Option<u64>,
+    /// The most measured requests the run had in flight to one origin at any moment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_in_flight_per_origin: Option<u64>,
+}
+
+impl ClientTransport {
+    /// What a run saw: `protocols` (Resource Timing's `nextHopProtocol` values), the number of
+    /// endpoints, and the most requests it had in flight to one origin at once. Queueing is
+    /// suspected when more than [`BROWSER_HTTP1_CONNECTIONS_PER_HOST`] were in flight to one
+    /// origin and no multiplexing protocol (HTTP/2 or 3) was seen to carry them.
+    pub fn observed(
+        mut protocols: Vec<String>,
+        endpoints: u64,
+        max_in_flight_per_origin: u64,
+    ) -> Self {
+        protocols.sort();
+        protocols.dedup();
+        let multiplexed = protocols
+            .iter()
+            .any(|protocol| protocol.starts_with("h2") || protocol.starts_with("h3"));
+        Self {
+            connection_limit_suspected: max_in_flight_per_origin
+                > BROWSER_HTTP1_CONNECTIONS_PER_HOST
+                && !multiplexed,
+            http_protocols_seen: protocols,
+            endpoints: Some(endpoints),
+            max_in_flight_per_origin: Some(max_in_flight_per_origin),
+        }
+    }
 }
 
 /// `client.sse`: totals of [`ReadStats`] over the run.

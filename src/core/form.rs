@@ -3,8 +3,9 @@
 //! shareable link that carries the whole form in the page URL's query string.
 //!
 //! Query keys are the artifact's field names (ARTIFACT.md §1.1), so a link reads like the
-//! artifact it reproduces; the two exceptions, `warmup` and `traces`, are strobe's own
-//! [`ClientOptions`], which say how the browser measures rather than what it requests. A link only ever fills the form: it never starts a run and never
+//! artifact it reproduces; the exceptions, `pool`, `warmup`, `traces` and `measurement`, are
+//! strobe's own [`ClientOptions`], which say how the browser measures rather than what it
+//! requests. A link only ever fills the form: it never starts a run and never
 //! carries an API key (keys found in a link are ignored and reported).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -12,9 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
 use super::plan::{
-    ClientOptions, ConfigError, ControlledOutputPolicy, PromptCacheMode, RunConfig, ThinkingMode,
-    MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS,
-    MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
+    ClientOptions, ConfigError, ControlledOutputPolicy, MeasurementThread, PromptCacheMode,
+    RunConfig, ThinkingMode, MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING,
+    MAX_REQUESTS, MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
 };
 
 /// Longest value, in characters after decoding, that a link may set; longer ones are dropped.
@@ -129,6 +130,8 @@ const CONTROLLED_OUTPUT_POLICIES: &[&str] = &["observe", "strict"];
 const THINKING_MODES: &[&str] = &["default", "enabled", "disabled", "unsupported"];
 /// The spellings of [`ReasoningEffort`](super::plan::ReasoningEffort), in its `ALL` order.
 const REASONING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "max", "xhigh"];
+/// The spellings of [`MeasurementThread`], in its `ALL` order.
+const MEASUREMENT_THREADS: &[&str] = &["worker", "main"];
 
 /// `u64` bounds as `i64` for [`FieldKind::Integer`]; every bound in plan.rs is far below
 /// `i64::MAX`, and a larger one saturates instead of wrapping.
@@ -146,6 +149,16 @@ const BASE_URL: FieldSpec = FieldSpec {
     kind: FieldKind::Url,
     help: "OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1. The server must allow \
            this page's origin (CORS).",
+    group: FieldGroup::Endpoint,
+};
+const POOL: FieldSpec = FieldSpec {
+    key: "pool",
+    label: "Endpoint pool",
+    kind: FieldKind::Text,
+    help: "Optional: more base URLs of the same server on other ports or host names, separated \
+           by spaces or commas. Concurrency slots take turns over base URL and pool, so each \
+           origin carries at most six requests and concurrency above six is not queued inside \
+           the browser (HTTP/1.1 allows six connections per origin; HTTP/2 needs no pool).",
     group: FieldGroup::Endpoint,
 };
 const MODEL: FieldSpec = FieldSpec {
@@ -206,6 +219,15 @@ const TRACES: FieldSpec = FieldSpec {
     kind: FieldKind::Toggle,
     help: "Record in every row when each stream read arrived (chunk_arrivals_ms), for timelines \
            of single requests. Makes the artifact much larger.",
+    group: FieldGroup::Load,
+};
+const MEASUREMENT: FieldSpec = FieldSpec {
+    key: "measurement",
+    label: "Measure in",
+    kind: FieldKind::Choice(MEASUREMENT_THREADS),
+    help: "worker: a dedicated Web Worker sends the requests and timestamps every read, so \
+           drawing the page cannot delay a timestamp. main: the page's own thread, for \
+           comparison.",
     group: FieldGroup::Load,
 };
 const CONTEXT_TOKENS: FieldSpec = FieldSpec {
@@ -365,6 +387,7 @@ const MARGIN: FieldSpec = FieldSpec {
 /// Every setting of the run form, in display order; each group's fields are contiguous.
 pub const FIELDS: &[FieldSpec] = &[
     BASE_URL,
+    POOL,
     MODEL,
     ENGINE,
     GPU,
@@ -372,6 +395,7 @@ pub const FIELDS: &[FieldSpec] = &[
     CONCURRENCY,
     WARMUP,
     TRACES,
+    MEASUREMENT,
     CONTEXT_TOKENS,
     CONTEXT_SEED,
     PROMPT_CACHE_MODE,
@@ -473,6 +497,10 @@ impl RunForm {
             (CONCURRENCY.key, "4".to_owned()),
             (WARMUP.key, "true".to_owned()),
             (TRACES.key, "false".to_owned()),
+            (
+                MEASUREMENT.key,
+                MeasurementThread::Worker.as_str().to_owned(),
+            ),
             (CONTEXT_TOKENS.key, "4096".to_owned()),
             (CONTEXT_SEED.key, "0".to_owned()),
             (
@@ -507,8 +535,10 @@ impl RunForm {
             (GPU.key, optional_text(&config.gpu)),
             (REQUESTS.key, config.requests.to_string()),
             (CONCURRENCY.key, config.concurrency.to_string()),
+            (POOL.key, config.client.endpoint_pool.join(" ")),
             (WARMUP.key, config.client.warmup.to_string()),
             (TRACES.key, config.client.chunk_traces.to_string()),
+            (MEASUREMENT.key, config.client.measurement.to_string()),
             (CONTEXT_TOKENS.key, config.context_tokens.to_string()),
             (CONTEXT_SEED.key, config.context_seed.to_string()),
             (PROMPT_CACHE_MODE.key, config.prompt_cache_mode.to_string()),
@@ -624,6 +654,10 @@ impl RunForm {
                 chunk_traces: parser
                     .toggle(&TRACES)
                     .unwrap_or(defaults.client.chunk_traces),
+                measurement: parser
+                    .choice(&MEASUREMENT)
+                    .unwrap_or(defaults.client.measurement),
+                endpoint_pool: parser.url_list(&POOL),
             },
             ..defaults
         };
@@ -855,6 +889,16 @@ impl FieldParser<'_> {
             self.reject(spec, ENGINE_REQUIRED_MESSAGE.to_owned());
         }
         engine
+    }
+
+    /// The entries of a list field, split at whitespace and commas; each entry is checked by
+    /// the validator, which names the bad one.
+    fn url_list(&self, spec: &FieldSpec) -> Vec<String> {
+        self.trimmed(spec)
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|entry| !entry.is_empty())
+            .map(str::to_owned)
+            .collect()
     }
 
     /// Trimmed text, `None` when empty.
@@ -1133,6 +1177,7 @@ mod tests {
         let keys: Vec<&str> = FIELDS.iter().map(|spec| spec.key).collect();
         let mut expected = vec![
             "base_url",
+            "pool",
             "model",
             "engine",
             "gpu",
@@ -1140,6 +1185,7 @@ mod tests {
             "concurrency",
             "warmup",
             "traces",
+            "measurement",
             "context_tokens",
             "context_seed",
             "max_tokens",
@@ -1203,6 +1249,13 @@ mod tests {
         assert_eq!(
             REASONING_EFFORTS,
             ReasoningEffort::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            MEASUREMENT_THREADS,
+            MeasurementThread::ALL
                 .iter()
                 .map(|v| v.as_str())
                 .collect::<Vec<_>>()
@@ -1322,11 +1375,60 @@ mod tests {
                 client: ClientOptions {
                     warmup,
                     chunk_traces,
+                    ..ClientOptions::default()
                 },
                 ..base.clone()
             });
         }
+        configs.push(RunConfig {
+            client: ClientOptions {
+                measurement: MeasurementThread::Main,
+                endpoint_pool: vec![
+                    "http://127.0.0.1:8001/v1".to_owned(),
+                    "http://127.0.0.1:8002/v1".to_owned(),
+                ],
+                ..ClientOptions::default()
+            },
+            ..base.clone()
+        });
         configs
+    }
+
+    #[test]
+    fn pool_and_measurement_thread_travel_in_the_link() {
+        let (form, notices) = RunForm::from_query(
+            "pool=http%3A%2F%2F127.0.0.1%3A8012%2Fv1%2C%20http%3A%2F%2F127.0.0.1%3A8013%2Fv1&measurement=main",
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        let mut filled = form.clone();
+        assert_eq!(filled.set("model", "sim-model"), Ok(()));
+        assert_eq!(filled.set("engine", "strobe-sim"), Ok(()));
+        let client = filled.to_config().map(|config| config.client);
+        assert_eq!(
+            client,
+            Ok(ClientOptions {
+                measurement: MeasurementThread::Main,
+                endpoint_pool: vec![
+                    "http://127.0.0.1:8012/v1".to_owned(),
+                    "http://127.0.0.1:8013/v1".to_owned()
+                ],
+                ..ClientOptions::default()
+            })
+        );
+        let errors = errors_of(&form_with(&[("pool", "http://127.0.0.1:8012/v1 nonsense")]));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].0, "pool");
+        assert!(errors[0].1.contains("\"nonsense\""), "{errors:?}");
+        let errors = errors_of(&form_with(&[("measurement", "gpu")]));
+        assert_eq!(
+            errors,
+            [(
+                "measurement",
+                "measurement must be one of worker, main (got \"gpu\")".to_owned()
+            )]
+        );
+        let spec = field_spec("pool").map(|spec| (spec.kind, spec.group));
+        assert_eq!(spec, Some((FieldKind::Text, FieldGroup::Endpoint)));
     }
 
     #[test]
@@ -1334,13 +1436,7 @@ mod tests {
         let defaults = defaults_with_model()
             .to_config()
             .map(|config| config.client);
-        assert_eq!(
-            defaults,
-            Ok(ClientOptions {
-                warmup: true,
-                chunk_traces: false
-            })
-        );
+        assert_eq!(defaults, Ok(ClientOptions::default()));
 
         let (form, notices) = RunForm::from_query("warmup=false&traces=on");
         assert!(notices.is_empty(), "{notices:?}");
@@ -1353,7 +1449,8 @@ mod tests {
             filled.to_config().map(|config| config.client),
             Ok(ClientOptions {
                 warmup: false,
-                chunk_traces: true
+                chunk_traces: true,
+                ..ClientOptions::default()
             })
         );
 

@@ -8,6 +8,7 @@ pub mod charts;
 pub mod compare;
 pub mod export;
 pub mod form;
+pub mod live;
 pub mod loaded;
 pub mod observe;
 pub mod plan;

@@ -31,6 +31,8 @@ pub const MAX_OUTPUT_SETTING: u64 = 65_536;
 /// The connections a browser opens to one HTTP/1.1 origin at most: more requests than this
 /// wait inside the browser, and that wait lands inside their TTFO.
 pub const BROWSER_HTTP1_CONNECTIONS_PER_HOST: u64 = 6;
+/// Most base URLs a run may spread its requests over (`base_url` plus the endpoint pool).
+pub const MAX_ENDPOINTS: usize = 16;
 /// Smallest `max_tokens` when request canaries are on (the marker itself needs room).
 pub const MIN_MAX_TOKENS_WITH_CANARIES: u64 = 16;
 /// Largest `timeout_s` value, in seconds.
@@ -176,6 +178,20 @@ choice_enum! {
     }
 }
 
+choice_enum! {
+    /// Which thread of the browser takes the measurements (the `measurement` link key).
+    #[derive(Default)]
+    MeasurementThread for "measurement" {
+        /// A dedicated Web Worker runs the transport, the clock and the stream decoding; the
+        /// page's thread only renders, so drawing, layout and garbage collection there cannot
+        /// delay a read's timestamp.
+        #[default]
+        Worker => "worker",
+        /// The page's own thread, shared with rendering: kept to compare against.
+        Main => "main",
+    }
+}
+
 /// Every setting of a benchmark run that makes sense in a browser, named like the artifact
 /// fields (ARTIFACT.md §1.1). `Default` gives the CLI defaults (plus strobe's own
 /// [`ClientOptions`] defaults); missing keys deserialize to them.
@@ -245,7 +261,7 @@ pub struct RunConfig {
 /// reaches the runner without a second path. The artifact records what they caused, not the
 /// choices themselves: the warm-up that ran in `client.warmup`, traces as the rows'
 /// `chunk_arrivals_ms`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClientOptions {
     /// Before the measured run, send tiny unmeasured requests, all at once, so every
@@ -256,6 +272,13 @@ pub struct ClientOptions {
     /// Record the arrival time of every stream read that carried events in each row's
     /// `chunk_arrivals_ms` (default off: it makes artifacts much larger).
     pub chunk_traces: bool,
+    /// Which thread measures (default: a dedicated worker).
+    pub measurement: MeasurementThread,
+    /// More base URLs of the same server (other ports or host names), each its own origin.
+    /// Concurrency slot `k` sends to endpoint `k mod n` of `[base_url, pool…]`
+    /// ([`RunPlan::endpoint_of_slot`]), so a browser's six HTTP/1.1 connections per origin
+    /// become six per endpoint. Empty: every request goes to `base_url`.
+    pub endpoint_pool: Vec<String>,
 }
 
 impl Default for ClientOptions {
@@ -263,8 +286,28 @@ impl Default for ClientOptions {
         Self {
             warmup: true,
             chunk_traces: false,
+            measurement: MeasurementThread::Worker,
+            endpoint_pool: Vec::new(),
         }
     }
+}
+
+/// The origin of an `http(s)://` URL, lower-cased (`scheme://host[:port]`): what a browser
+/// counts its per-host connections by. `None` when `url` is not an `http(s)` URL.
+pub fn url_origin(url: &str) -> Option<String> {
+    let lower = url.trim().to_ascii_lowercase();
+    let (scheme, rest) = lower
+        .strip_prefix("https://")
+        .map(|rest| ("https", rest))
+        .or_else(|| lower.strip_prefix("http://").map(|rest| ("http", rest)))?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = authority.rsplit('@').next().unwrap_or_default();
+    if authority.is_empty() {
+        return None;
+    }
+    let default_port = if scheme == "https" { ":443" } else { ":80" };
+    let authority = authority.strip_suffix(default_port).unwrap_or(authority);
+    Some(format!("{scheme}://{authority}"))
 }
 
 impl Default for RunConfig {
@@ -553,6 +596,7 @@ impl RunConfig {
                 ));
             }
         }
+        self.check_endpoint_pool(&mut errors);
         if !self.timeout_s.is_finite() || self.timeout_s <= 0.0 || self.timeout_s > MAX_TIMEOUT_S {
             errors.push(ConfigError::new(
                 "timeout_s",
@@ -573,6 +617,72 @@ impl RunConfig {
     /// `POST` target of the benchmark requests: `base_url` without trailing `/` + `/chat/completions`.
     pub fn chat_completions_url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+
+    /// Every base URL the run sends to: `base_url`, then the endpoint pool, in order.
+    pub fn endpoints(&self) -> Vec<&str> {
+        std::iter::once(self.base_url.as_str())
+            .chain(self.client.endpoint_pool.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// The `POST` target of every endpoint of [`endpoints`](Self::endpoints), in order.
+    pub fn chat_completions_urls(&self) -> Vec<String> {
+        self.endpoints()
+            .into_iter()
+            .map(|base| format!("{}/chat/completions", base.trim_end_matches('/')))
+            .collect()
+    }
+
+    /// The pool's rules: at most [`MAX_ENDPOINTS`] base URLs in all, each a valid base URL on
+    /// an origin of its own (two URLs on one origin would share its connections, which is
+    /// what the pool is there to avoid).
+    fn check_endpoint_pool(&self, errors: &mut Vec<ConfigError>) {
+        let pool = &self.client.endpoint_pool;
+        if pool.is_empty() {
+            return;
+        }
+        if pool.len() + 1 > MAX_ENDPOINTS {
+            errors.push(ConfigError::new(
+                "pool",
+                format!(
+                    "the endpoint pool may hold at most {} base URLs besides base_url (got {}); \
+                     {} origins already carry {} HTTP/1.1 connections",
+                    MAX_ENDPOINTS - 1,
+                    pool.len(),
+                    MAX_ENDPOINTS,
+                    MAX_ENDPOINTS as u64 * BROWSER_HTTP1_CONNECTIONS_PER_HOST
+                ),
+            ));
+            return;
+        }
+        let mut origins: Vec<String> = url_origin(&self.base_url).into_iter().collect();
+        for url in pool {
+            if !is_valid_base_url(url) {
+                errors.push(ConfigError::new(
+                    "pool",
+                    format!(
+                        "every pool entry must be a base URL like http://127.0.0.1:8001/v1 \
+                         (got {}); separate entries with spaces or commas",
+                        quoted_preview(url)
+                    ),
+                ));
+                continue;
+            }
+            match url_origin(url) {
+                Some(origin) if origins.contains(&origin) => errors.push(ConfigError::new(
+                    "pool",
+                    format!(
+                        "{} is on origin {origin}, which base_url or another pool entry already \
+                         uses; each endpoint needs its own port or host name, or it shares that \
+                         origin's six connections",
+                        quoted_preview(url)
+                    ),
+                )),
+                Some(origin) => origins.push(origin),
+                None => {}
+            }
+        }
     }
 
     /// `GET` target of `max_model_len` discovery: `base_url` without trailing `/` + `/models`.
@@ -763,12 +873,48 @@ impl RunPlan {
     /// against strobe-sim at concurrency 4, 2 runs of 10 started a measured request on a new
     /// connection; with two per slot enough requests are still waiting while the connections
     /// open, and none did in 24 runs at concurrency 1, 4 and 6.
+    ///
+    /// With an endpoint pool the rule holds per endpoint, for the slots that send to it
+    /// ([`warmup_requests_per_endpoint`](Self::warmup_requests_per_endpoint)); this is their sum.
     pub fn warmup_requests(&self) -> u64 {
-        if self.config.client.warmup {
-            2 * self.concurrency.min(BROWSER_HTTP1_CONNECTIONS_PER_HOST)
-        } else {
-            0
-        }
+        self.warmup_requests_per_endpoint().iter().sum()
+    }
+
+    /// Warm-up requests per endpoint of [`RunConfig::endpoints`]: `2 × min(slots, 6)` for the
+    /// concurrency slots that send to it, none when the warm-up is off.
+    pub fn warmup_requests_per_endpoint(&self) -> Vec<u64> {
+        self.slots_per_endpoint()
+            .into_iter()
+            .map(|slots| {
+                if self.config.client.warmup {
+                    2 * slots.min(BROWSER_HTTP1_CONNECTIONS_PER_HOST)
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+
+    /// How many base URLs the run sends to (1 without an endpoint pool).
+    pub fn endpoint_count(&self) -> usize {
+        1 + self.config.client.endpoint_pool.len()
+    }
+
+    /// The endpoint (index into [`RunConfig::endpoints`]) that concurrency slot `slot` sends
+    /// every one of its requests to: round-robin over the slots, so no endpoint ever carries
+    /// more than `⌈concurrency / endpoints⌉` requests at once.
+    pub fn endpoint_of_slot(&self, slot: u64) -> usize {
+        (slot % self.endpoint_count() as u64) as usize
+    }
+
+    /// Concurrency slots per endpoint, in endpoint order.
+    pub fn slots_per_endpoint(&self) -> Vec<u64> {
+        let endpoints = self.endpoint_count() as u64;
+        (0..endpoints)
+            .map(|endpoint| {
+                self.concurrency / endpoints + u64::from(endpoint < self.concurrency % endpoints)
+            })
+            .collect()
     }
 
     /// The resolved context length: explicit setting, else discovered, else None
@@ -932,7 +1078,7 @@ mod tests {
                 max_model_len: 32_768,
                 client: ClientOptions {
                     warmup,
-                    chunk_traces: false,
+                    ..ClientOptions::default()
                 },
                 ..valid_config()
             };
@@ -946,6 +1092,109 @@ mod tests {
         // A burst replaces the concurrency.
         assert_eq!(warmups(20, 3, true), Ok(6));
         assert_eq!(warmups(4, 0, false), Ok(0));
+    }
+
+    fn pooled(concurrency: u64, pool: &[&str]) -> RunConfig {
+        RunConfig {
+            concurrency,
+            context_tokens: 1024,
+            max_model_len: 32_768,
+            client: ClientOptions {
+                endpoint_pool: pool.iter().map(|url| url.to_string()).collect(),
+                ..ClientOptions::default()
+            },
+            ..valid_config()
+        }
+    }
+
+    #[test]
+    fn a_pool_spreads_slots_round_robin_and_warms_each_endpoint() {
+        let pool = ["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1"];
+        let plan = RunPlan::new(&pooled(16, &pool), None).expect("valid");
+        assert_eq!(plan.endpoint_count(), 3);
+        assert_eq!(plan.slots_per_endpoint(), vec![6, 5, 5]);
+        let slots: Vec<usize> = (0..7).map(|slot| plan.endpoint_of_slot(slot)).collect();
+        assert_eq!(slots, vec![0, 1, 2, 0, 1, 2, 0]);
+        assert_eq!(plan.warmup_requests_per_endpoint(), vec![12, 10, 10]);
+        assert_eq!(plan.warmup_requests(), 32);
+        assert_eq!(
+            plan.config().chat_completions_urls(),
+            vec![
+                "http://127.0.0.1:8000/v1/chat/completions",
+                "http://127.0.0.1:8001/v1/chat/completions",
+                "http://127.0.0.1:8002/v1/chat/completions",
+            ]
+        );
+        // Fewer slots than endpoints: the spare endpoints get neither slots nor warm-up.
+        let small = RunPlan::new(&pooled(2, &pool), None).expect("valid");
+        assert_eq!(small.slots_per_endpoint(), vec![1, 1, 0]);
+        assert_eq!(small.warmup_requests_per_endpoint(), vec![2, 2, 0]);
+        // Past six slots per endpoint the warm-up stops growing, as without a pool.
+        let big = RunPlan::new(&pooled(64, &pool), None).expect("valid");
+        assert_eq!(big.slots_per_endpoint(), vec![22, 21, 21]);
+        assert_eq!(big.warmup_requests(), 36);
+    }
+
+    #[test]
+    fn pool_entries_must_be_base_urls_on_origins_of_their_own() {
+        assert_eq!(
+            rejected_fields(&pooled(4, &["http://127.0.0.1:8001/v1"])),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            rejected_fields(&pooled(4, &["localhost:8001"])),
+            vec!["pool"]
+        );
+        // The default port is the same origin as no port.
+        let same_origin = RunConfig {
+            base_url: "http://h/v1".into(),
+            ..pooled(4, &["HTTP://H:80/other"])
+        };
+        assert_eq!(rejected_fields(&same_origin), vec!["pool"]);
+        let errors = pooled(4, &["http://127.0.0.1:8000/v2"])
+            .validate()
+            .unwrap_err();
+        assert!(
+            errors[0].message.contains("own port or host name"),
+            "{errors:?}"
+        );
+        let too_many: Vec<String> = (1..=MAX_ENDPOINTS)
+            .map(|port| format!("http://127.0.0.1:{}/v1", 9000 + port))
+            .collect();
+        let too_many: Vec<&str> = too_many.iter().map(String::as_str).collect();
+        assert_eq!(rejected_fields(&pooled(4, &too_many)), vec!["pool"]);
+        assert_eq!(
+            rejected_fields(&pooled(4, &too_many[1..])),
+            Vec::<&str>::new()
+        );
+    }
+
+    #[test]
+    fn origins_are_what_browsers_count_connections_by() {
+        assert_eq!(
+            url_origin("http://127.0.0.1:8000/v1").as_deref(),
+            Some("http://127.0.0.1:8000")
+        );
+        assert_eq!(
+            url_origin("HTTPS://Example.COM:443/v1?x").as_deref(),
+            Some("https://example.com")
+        );
+        assert_eq!(
+            url_origin("http://user@host:81").as_deref(),
+            Some("http://host:81")
+        );
+        assert_eq!(url_origin("ftp://host/"), None);
+        assert_eq!(url_origin("http:///v1"), None);
+    }
+
+    #[test]
+    fn the_measurement_thread_defaults_to_the_worker() {
+        assert_eq!(
+            ClientOptions::default().measurement,
+            MeasurementThread::Worker
+        );
+        assert_eq!("main".parse(), Ok(MeasurementThread::Main));
+        assert_eq!(MeasurementThread::Worker.as_str(), "worker");
     }
 
     fn rejected_fields(config: &RunConfig) -> Vec<&'static str> {
@@ -1063,7 +1312,7 @@ mod tests {
         assert_eq!(value["thinking_mode"], json!("default"));
         assert_eq!(
             value["client"],
-            json!({"warmup": true, "chunk_traces": false})
+            json!({"warmup": true, "chunk_traces": false, "measurement": "worker", "endpoint_pool": []})
         );
         let back: Option<RunConfig> = serde_json::from_value(value).ok();
         assert_eq!(back, Some(config));
@@ -1084,7 +1333,7 @@ mod tests {
             cold.map(|config| config.client),
             Some(ClientOptions {
                 warmup: false,
-                chunk_traces: false
+                ..ClientOptions::default()
             })
         );
     }

@@ -9,6 +9,8 @@ use web_sys::{Performance, PerformanceResourceTiming};
 
 use crate::core::observe::ResourceTimingEntry;
 
+use super::scope;
+
 /// A handle on the page's monotonic clock.
 #[derive(Clone)]
 pub struct Clock {
@@ -16,15 +18,27 @@ pub struct Clock {
 }
 
 impl Clock {
-    /// The page's clock, or `None` where the browser exposes no `performance` object.
-    pub fn from_window() -> Option<Self> {
-        let performance = web_sys::window()?.performance()?;
+    /// This thread's clock (the page's or the worker's), or `None` where the browser exposes
+    /// no `performance` object.
+    pub fn of_this_thread() -> Option<Self> {
+        let performance = scope::performance()?;
         Some(Self { performance })
     }
 
     /// Milliseconds since the page's time origin (monotonic, sub-millisecond).
     pub fn now_ms(&self) -> f64 {
         self.performance.now()
+    }
+
+    /// Now as Unix epoch milliseconds: how two threads, whose `now_ms` start at different
+    /// moments, talk about the same instant.
+    pub fn now_unix_ms(&self) -> f64 {
+        self.performance.time_origin() + self.now_ms()
+    }
+
+    /// The Unix epoch ms of a reading of [`now_ms`](Self::now_ms).
+    pub fn unix_ms_at(&self, now_ms: f64) -> f64 {
+        self.performance.time_origin() + now_ms
     }
 
     /// The Unix epoch time in whole nanoseconds of a reading of [`now_ms`](Self::now_ms).
@@ -62,26 +76,13 @@ impl Clock {
     }
 }
 
-/// Whether the page is cross-origin isolated (then the timer is precise to 5 µs).
-pub fn cross_origin_isolated() -> bool {
-    web_sys::window()
-        .and_then(|window| js_sys::Reflect::get(&window, &"crossOriginIsolated".into()).ok())
-        .and_then(|value| value.as_bool())
-        .unwrap_or(false)
-}
-
-/// The browser's user agent string, for the artifact's `client` block.
-pub fn user_agent() -> String {
-    web_sys::window()
-        .and_then(|window| window.navigator().user_agent().ok())
-        .unwrap_or_default()
-}
+pub use scope::{cross_origin_isolated, user_agent};
 
 /// The `nextHopProtocol` values (e.g. `http/1.1`, `h2`) of the Resource Timing entries whose
 /// URL starts with `url_prefix`, deduplicated and sorted. Empty when the server withholds timing
 /// (no `Timing-Allow-Origin`) or the browser recorded nothing.
 pub fn protocols_seen(url_prefix: &str) -> Vec<String> {
-    let Some(performance) = web_sys::window().and_then(|window| window.performance()) else {
+    let Some(performance) = scope::performance() else {
         return Vec::new();
     };
     let entries = performance.get_entries_by_type("resource");
@@ -100,7 +101,7 @@ pub fn protocols_seen(url_prefix: &str) -> Vec<String> {
 /// The browser's Resource Timing entries for `url` (exactly that URL, as the browser resolves
 /// it), in the browser's order, with the fields the core's transport accounting reads.
 pub fn resource_timing_entries(url: &str) -> Vec<ResourceTimingEntry> {
-    let Some(performance) = web_sys::window().and_then(|window| window.performance()) else {
+    let Some(performance) = scope::performance() else {
         return Vec::new();
     };
     // The entry's name is the resolved URL (lower-case host, no default port, …).
@@ -126,7 +127,7 @@ pub fn resource_timing_entries(url: &str) -> Vec<ResourceTimingEntry> {
 /// Runs `work` and records its duration as a User Timing measure named `name` (visible in the
 /// browser's performance tools and read by the load benchmark). Carries no data, only a time.
 pub fn measured<T>(name: &str, work: impl FnOnce() -> T) -> T {
-    let performance = web_sys::window().and_then(|window| window.performance());
+    let performance = scope::performance();
     let started = performance.as_ref().map(|p| p.now());
     let result = work();
     if let (Some(performance), Some(started)) = (performance, started) {

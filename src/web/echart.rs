@@ -213,7 +213,7 @@ impl DrawQueue {
     /// One task's share: charts until [`DRAW_SLICE_BUDGET_MS`] is spent.
     fn draw_slice() {
         SLICE_SCHEDULED.with(|scheduled| scheduled.set(false));
-        let clock = Clock::from_window();
+        let clock = Clock::of_this_thread();
         let slice_started = clock.as_ref().map(Clock::now_ms);
         // Popped before drawing: a draw may queue charts itself (through effects).
         while let Some(chart) = QUEUED_CHARTS.with(|queue| queue.borrow_mut().pop_front()) {

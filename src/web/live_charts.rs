@@ -27,6 +27,12 @@ pub struct LiveRows {
     pub failures: Vec<FailureView>,
 }
 
+impl From<(Vec<RowView>, Vec<FailureView>)> for LiveRows {
+    fn from((rows, failures): (Vec<RowView>, Vec<FailureView>)) -> Self {
+        Self { rows, failures }
+    }
+}
+
 /// The live charts; shown only while a run is in progress.
 #[component]
 pub fn LiveCharts() -> impl IntoView {

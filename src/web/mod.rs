@@ -8,13 +8,17 @@ mod echart;
 mod files;
 mod library;
 mod live_charts;
+mod measure_worker;
+mod measurement;
 mod preflight;
 mod results;
 mod run_view;
 mod runner;
+mod scope;
 mod state;
 mod storage;
 mod timers;
 mod transport;
 
 pub use app::App;
+pub use measure_worker::serve_measurements;

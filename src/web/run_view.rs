@@ -14,9 +14,11 @@ use crate::core::plan::{ConfigError, RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIO
 use super::clock::Clock;
 use super::library::Library;
 use super::live_charts::{LiveCharts, LIVE_CHART_REFRESH_MS};
+use super::measurement::Measurement;
 use super::preflight::{fetch_models, CORS_RECIPES};
-use super::runner::{self, LiveRun, LiveSnapshot, RunSetup};
+use super::runner::RunSetup;
 use super::state::{AppState, FinishedRun, RunPhase};
+use crate::core::live::LiveSnapshot;
 
 /// The left column: configure, check, run, watch.
 #[component]
@@ -550,25 +552,32 @@ fn start_run(state: AppState, library: Library) {
                 return;
             }
         };
-        let Some(clock) = Clock::from_window() else {
+        let Some(clock) = Clock::of_this_thread() else {
             state.phase.set(RunPhase::Failed(
                 "this browser has no performance clock".to_string(),
             ));
             return;
         };
         let key = state.api_key.get_untracked();
-        let setup = Rc::new(RunSetup {
+        let setup = RunSetup {
             config,
             plan,
             api_key: (!key.is_empty()).then_some(key),
-        });
+        };
         state.finished.set(None);
-        let live = runner::start(clock, &setup);
+        let (live, result) = match Measurement::start(clock, setup, discovered) {
+            Ok(started) => started,
+            Err(reason) => {
+                state.phase.set(RunPhase::Failed(reason));
+                return;
+            }
+        };
         state.live.set_value(Some(live.clone()));
         state.snapshot.set(live.snapshot());
         state.phase.set(RunPhase::Running);
         poll_live(live.clone(), state);
-        let result = runner::execute(live.clone(), setup).await;
+        let result = result.await;
+        live.refresh();
         state.snapshot.set(live.snapshot());
         match result {
             Ok(artifact) => {
@@ -594,13 +603,14 @@ const LIVE_REFRESH_MS: f64 = 250.0;
 /// Copies the run's numbers into the page, on an animation frame and at most every
 /// [`LIVE_REFRESH_MS`], and the rows for the live charts at most every
 /// [`LIVE_CHART_REFRESH_MS`], until the run ends.
-fn poll_live(live: Rc<LiveRun>, state: AppState) {
+fn poll_live(live: Rc<Measurement>, state: AppState) {
     poll_live_from(live, state, f64::NEG_INFINITY, f64::NEG_INFINITY);
 }
 
-fn poll_live_from(live: Rc<LiveRun>, state: AppState, numbers_at: f64, charts_at: f64) {
+fn poll_live_from(live: Rc<Measurement>, state: AppState, numbers_at: f64, charts_at: f64) {
     request_animation_frame(move || {
         let now_ms = live.now_ms();
+        live.refresh();
         let finished = live.is_finished();
         let mut numbers_at = numbers_at;
         let mut charts_at = charts_at;
@@ -611,7 +621,7 @@ fn poll_live_from(live: Rc<LiveRun>, state: AppState, numbers_at: f64, charts_at
         if state.live_charts.get_untracked()
             && (finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS)
         {
-            state.live_rows.set(live.live_rows());
+            state.live_rows.set(live.views().into());
             charts_at = now_ms;
         }
         if !finished {

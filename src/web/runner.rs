@@ -1,34 +1,37 @@
 //! The scheduler: primes the connections with an unmeasured warm-up, keeps exactly
-//! `concurrency` requests in flight until the plan is done or the user cancels, turns every
-//! request into a row or a classified failure, and finally adds what the browser's Resource
-//! Timing says about each request's transport to its row.
+//! `concurrency` requests in flight until the plan is done or the user cancels (slot `k`
+//! sending to endpoint `k mod n` of the endpoint pool), turns every request into a row or a
+//! classified failure, and finally adds what the browser's Resource Timing says about each
+//! request's transport to its row.
 //!
-//! Nothing here renders: the page polls [`LiveRun::snapshot`] once per animation frame, so the
-//! UI can never slow a read callback down by more than a frame's work.
+//! It runs on whichever thread measures, the measurement worker or the page, and renders
+//! nothing: the page reads [`LiveRun::progress`] and [`LiveRun::finished_since`] a few times a
+//! second (directly, or through the worker's messages), so the UI can never slow a read
+//! callback down by more than that copy.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use futures::future::join_all;
+use wasm_bindgen_futures::spawn_local;
 
 use crate::core::artifact::{
     build_artifact, ArtifactV1, ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup,
     RunTiming, WarmupError,
 };
-use crate::core::loaded::{FailureView, RowView};
+use crate::core::live::{FinishedRequest, LiveProgress};
 use crate::core::observe::{
     conclude_request, match_resource_timings, FailureRecord, RequestError, RequestOutcome,
     RequestPlanFacts, TransportFacts,
 };
-use crate::core::plan::{RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIONS_PER_HOST};
+use crate::core::plan::{MeasurementThread, RunConfig, RunPlan};
 use crate::core::prompt::{request_body, warmup_request_body, PromptSpec};
-use crate::core::stats::nearest_rank;
 
 use super::clock::{
     cross_origin_isolated, protocols_seen, resource_timing_entries, user_agent, Clock,
 };
-use super::live_charts::LiveRows;
+use super::scope;
 use super::timers::sleep_ms;
 use super::transport::{stream_chat, AbortCause, ChatRequest, RequestControl};
 
@@ -48,7 +51,7 @@ pub struct RunSetup {
     pub api_key: Option<String>,
 }
 
-/// A run in progress, shared between the worker tasks, the Cancel button and the page.
+/// A run in progress, shared between the slot tasks, the Cancel button and the page.
 pub struct LiveRun {
     clock: Clock,
     /// When the measured run started: read again after the warm-up, so that the run's wall
@@ -58,43 +61,18 @@ pub struct LiveRun {
     requests: u64,
     next_index: Cell<u64>,
     in_flight: Cell<u64>,
+    /// Measured requests in flight per endpoint (each endpoint is an origin of its own), and
+    /// the most any endpoint ever had: what decides whether the browser can have queued them.
+    in_flight_per_endpoint: RefCell<Vec<u64>>,
+    max_in_flight_per_endpoint: Cell<u64>,
     cancelled: Cell<bool>,
     outcomes: RefCell<Vec<RequestOutcome>>,
     controls: RefCell<BTreeMap<u64, Rc<RequestControl>>>,
     warmup_controls: RefCell<Vec<Rc<RequestControl>>>,
-    /// When each measured request's `fetch()` was called, by request index: the key that
-    /// pairs it with the browser's Resource Timing entry.
-    sent_ms: RefCell<BTreeMap<u64, f64>>,
+    /// Which endpoint each measured request went to, and when its `fetch()` was called: the
+    /// key that pairs it with the browser's Resource Timing entry for that endpoint's URL.
+    sent: RefCell<BTreeMap<u64, (usize, f64)>>,
     finished_ms: Cell<Option<f64>>,
-}
-
-/// What the page shows while a run goes on.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LiveSnapshot {
-    /// Requests planned.
-    pub requests: u64,
-    /// Requests that ended as results.
-    pub completed: u64,
-    /// Requests that ended as failures.
-    pub failed: u64,
-    /// Requests on the wire now.
-    pub in_flight: u64,
-    /// Milliseconds since the run started (frozen when it ends).
-    pub elapsed_ms: f64,
-    /// Running median time to first output, ms.
-    pub p50_ttfo_ms: Option<f64>,
-    /// Running median TTFT, ms.
-    pub p50_ttft_ms: Option<f64>,
-    /// Running median decode rate, tokens/s.
-    pub p50_decode_tok_s: Option<f64>,
-    /// Output tokens of results so far divided by elapsed time, tokens/s.
-    pub throughput_tok_s: Option<f64>,
-    /// The most recent failure's reason, if any.
-    pub last_failure: Option<String>,
-    /// Whether the user cancelled.
-    pub cancelled: bool,
-    /// The unmeasured warm-up is running (no measured request has started yet).
-    pub warming_up: bool,
 }
 
 impl LiveRun {
@@ -110,96 +88,29 @@ impl LiveRun {
         }
     }
 
-    /// The run's clock now, in ms.
-    pub fn now_ms(&self) -> f64 {
-        self.clock.now_ms()
+    /// The requests that ended after the first `already_seen`, in the order they ended.
+    pub fn finished_since(&self, already_seen: usize) -> Vec<FinishedRequest> {
+        self.outcomes
+            .borrow()
+            .iter()
+            .skip(already_seen)
+            .map(FinishedRequest::from)
+            .collect()
     }
 
-    /// The finished requests so far, as the live charts read them.
-    pub fn live_rows(&self) -> LiveRows {
-        let outcomes = self.outcomes.borrow();
-        let mut live = LiveRows::default();
-        for outcome in outcomes.iter() {
-            match outcome {
-                RequestOutcome::Completed(done) => {
-                    if let Some(row) = &done.row {
-                        live.rows.push(RowView::from_timing(live.rows.len(), row));
-                    }
-                }
-                RequestOutcome::Failed(failure) => {
-                    live.failures
-                        .push(FailureView::from_record(live.failures.len(), failure));
-                }
-            }
-        }
-        live
-    }
-
-    /// Whether every request has ended.
-    pub fn is_finished(&self) -> bool {
-        self.finished_ms.get().is_some()
-    }
-
-    /// The numbers the page shows now.
-    pub fn snapshot(&self) -> LiveSnapshot {
-        let outcomes = self.outcomes.borrow();
-        let mut ttfo = Vec::new();
-        let mut ttft = Vec::new();
-        let mut decode = Vec::new();
-        let mut output_tokens = 0u64;
-        let mut completed = 0;
-        let mut failed = 0;
-        let mut last_failure = None;
-        for outcome in outcomes.iter() {
-            match outcome {
-                RequestOutcome::Completed(done) => {
-                    completed += 1;
-                    output_tokens += done.out_toks;
-                    if let Some(row) = &done.row {
-                        ttfo.push(row.time_to_first_output_ms);
-                        ttft.push(row.ttft_ms);
-                        if let Some(rate) = row.decode_tok_s {
-                            decode.push(rate);
-                        }
-                    }
-                }
-                RequestOutcome::Failed(failure) => {
-                    failed += 1;
-                    last_failure = Some(format!(
-                        "request {}: {}: {}",
-                        failure.request_index, failure.error_type, failure.error_message
-                    ));
-                }
-            }
-        }
-        let end_ms = self
-            .finished_ms
-            .get()
-            .unwrap_or_else(|| self.clock.now_ms());
+    /// The counters now, with times as Unix epoch ms.
+    pub fn progress(&self) -> LiveProgress {
         let warming_up = self.warming_up.get();
-        let elapsed_ms = if warming_up {
-            0.0
-        } else {
-            (end_ms - self.run_started_ms.get()).max(0.0)
-        };
-        let median = |values: &mut Vec<f64>| {
-            values.sort_by(f64::total_cmp);
-            nearest_rank(values, 50)
-        };
-        LiveSnapshot {
-            requests: self.requests,
-            completed,
-            failed,
+        LiveProgress {
             in_flight: self.in_flight.get(),
-            elapsed_ms,
-            p50_ttfo_ms: median(&mut ttfo),
-            p50_ttft_ms: median(&mut ttft),
-            p50_decode_tok_s: median(&mut decode),
-            throughput_tok_s: (elapsed_ms > 0.0 && completed > 0)
-                .then(|| output_tokens as f64 / (elapsed_ms / 1000.0)),
-            last_failure,
-            cancelled: self.cancelled.get(),
             warming_up,
+            cancelled: self.cancelled.get(),
+            run_started_unix_ms: (!warming_up)
+                .then(|| self.clock.unix_ms_at(self.run_started_ms.get())),
+            finished_unix_ms: self
+                .finished_ms
+                .get()
+                .map(|finished| self.clock.unix_ms_at(finished)),
         }
     }
 
@@ -209,6 +120,23 @@ impl LiveRun {
             self.next_index.set(index + 1);
             index
         })
+    }
+
+    fn request_sent(&self, endpoint: usize) {
+        self.in_flight.set(self.in_flight.get() + 1);
+        let mut per_endpoint = self.in_flight_per_endpoint.borrow_mut();
+        if let Some(count) = per_endpoint.get_mut(endpoint) {
+            *count += 1;
+            self.max_in_flight_per_endpoint
+                .set(self.max_in_flight_per_endpoint.get().max(*count));
+        }
+    }
+
+    fn request_ended(&self, endpoint: usize) {
+        self.in_flight.set(self.in_flight.get().saturating_sub(1));
+        if let Some(count) = self.in_flight_per_endpoint.borrow_mut().get_mut(endpoint) {
+            *count = count.saturating_sub(1);
+        }
     }
 }
 
@@ -223,26 +151,28 @@ pub fn start(clock: Clock, setup: &RunSetup) -> Rc<LiveRun> {
         requests: setup.plan.requests(),
         next_index: Cell::new(0),
         in_flight: Cell::new(0),
+        in_flight_per_endpoint: RefCell::new(vec![0; setup.plan.endpoint_count()]),
+        max_in_flight_per_endpoint: Cell::new(0),
         cancelled: Cell::new(false),
         outcomes: RefCell::new(Vec::new()),
         controls: RefCell::new(BTreeMap::new()),
         warmup_controls: RefCell::new(Vec::new()),
-        sent_ms: RefCell::new(BTreeMap::new()),
+        sent: RefCell::new(BTreeMap::new()),
         finished_ms: Cell::new(None),
     })
 }
 
 /// Warms the connections up (unless the user turned that off), runs every planned request with
-/// `concurrency` workers, and builds the artifact. A failed warm-up ends the run before any
+/// `concurrency` slots, and builds the artifact. A failed warm-up ends the run before any
 /// measured request, with the reason.
 pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV1, String> {
     let clock = live.clock.clone();
     let timer_resolution_ms = clock.measure_resolution_ms();
-    let url = setup.config.chat_completions_url();
-    let warmup_requests = setup.plan.warmup_requests();
-    prepare_resource_timing(setup.plan.requests() + warmup_requests);
-    let warmup = if warmup_requests > 0 {
-        let warmup = warm_up(&live, &setup, &url, warmup_requests).await;
+    let urls = setup.config.chat_completions_urls();
+    let warmups = setup.plan.warmup_requests_per_endpoint();
+    prepare_resource_timing(setup.plan.requests() + setup.plan.warmup_requests());
+    let warmup = if setup.plan.warmup_requests() > 0 {
+        let warmup = warm_up(&live, &setup, &urls, &warmups).await;
         live.warming_up.set(false);
         if let Err(error) = &warmup {
             live.finished_ms.set(Some(clock.now_ms()));
@@ -259,31 +189,40 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     live.run_started_ms.set(run_started_ms);
     let started_unix_ns = clock.unix_ns_at(run_started_ms);
     let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
-    let workers = (0..setup.plan.concurrency()).map(|_| {
-        worker(
+    let slots = (0..setup.plan.concurrency()).map(|slot| {
+        let endpoint = setup.plan.endpoint_of_slot(slot);
+        run_slot(
             live.clone(),
             setup.clone(),
             prompt_spec.clone(),
-            url.clone(),
+            endpoint,
+            urls[endpoint].clone(),
         )
     });
-    join_all(workers).await;
+    join_all(slots).await;
     let finished_ms = clock.now_ms();
     live.finished_ms.set(Some(finished_ms));
     let wall_seconds = (finished_ms - run_started_ms) / 1000.0;
     let finished_unix_ns = clock.unix_ns_at(finished_ms);
 
     let mut outcomes = live.outcomes.borrow().clone();
-    let sent_ms = live.sent_ms.borrow().clone();
-    account_transport(&mut outcomes, &sent_ms, &url).await;
-    let http_protocols_seen = protocols_seen(&setup.config.base_url);
-    let multiplexed = http_protocols_seen
-        .iter()
-        .any(|protocol| protocol.starts_with("h2") || protocol.starts_with("h3"));
-    let transport = ClientTransport {
-        connection_limit_suspected: setup.plan.concurrency() > BROWSER_HTTP1_CONNECTIONS_PER_HOST
-            && !multiplexed,
-        http_protocols_seen,
+    let sent = live.sent.borrow().clone();
+    account_transport(&mut outcomes, &sent, &urls).await;
+    let protocols = setup
+        .config
+        .endpoints()
+        .into_iter()
+        .flat_map(protocols_seen)
+        .collect();
+    let transport = ClientTransport::observed(
+        protocols,
+        setup.plan.endpoint_count() as u64,
+        live.max_in_flight_per_endpoint.get(),
+    );
+    let thread = if scope::in_worker() {
+        MeasurementThread::Worker
+    } else {
+        MeasurementThread::Main
     };
     let client = ClientBlock::strobe(
         user_agent(),
@@ -292,7 +231,8 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         transport,
         ClientSseCounts::of_outcomes(&outcomes),
     )
-    .with_warmup(warmup);
+    .with_warmup(warmup)
+    .with_measurement_thread(thread);
     let timing = RunTiming {
         started_at_unix_ns: started_unix_ns,
         finished_at_unix_ns: finished_unix_ns,
@@ -302,21 +242,27 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         .map_err(|err| format!("the run finished but its artifact could not be built: {err}"))
 }
 
-/// Sends `requests` warm-up requests at once ([`RunPlan::warmup_requests`]: two per usable
-/// connection) and waits for all of them. `join_all` polls every one before any waits, so all
-/// the `fetch()` calls happen in one task turn: the browser opens a connection for every one
-/// it cannot serve from its idle pool, up to its per-host limit, and the first CORS preflight
-/// fills the preflight cache for the measured requests' URL and headers.
+/// Sends every endpoint its warm-up requests ([`RunPlan::warmup_requests_per_endpoint`]: two
+/// per connection its slots can use) at once and waits for all of them. `join_all` polls every
+/// one before any waits, so all the `fetch()` calls happen in one task turn: the browser opens a
+/// connection for every one it cannot serve from its idle pool, up to its per-host limit, and
+/// the first CORS preflight to each origin fills the preflight cache for the measured requests'
+/// URL and headers.
 async fn warm_up(
     live: &LiveRun,
     setup: &RunSetup,
-    url: &str,
-    requests: u64,
+    urls: &[String],
+    per_endpoint: &[u64],
 ) -> Result<ClientWarmup, WarmupError> {
     let clock = &live.clock;
     let body = warmup_request_body(&setup.config);
+    let requests: u64 = per_endpoint.iter().sum();
+    let targets = urls
+        .iter()
+        .zip(per_endpoint)
+        .flat_map(|(url, count)| std::iter::repeat_n(url, *count as usize));
     let started_ms = clock.now_ms();
-    let results = join_all((0..requests).map(|_| warm_up_one(live, setup, url, &body))).await;
+    let results = join_all(targets.map(|url| warm_up_one(live, setup, url, &body))).await;
     let duration_ms = clock.now_ms() - started_ms;
     live.warmup_controls.borrow_mut().clear();
     if live.cancelled.get() {
@@ -344,7 +290,7 @@ async fn warm_up_one(
         control.abort(AbortCause::Cancelled);
     }
     let finished = Rc::new(Cell::new(false));
-    leptos::task::spawn_local(watchdog(
+    spawn_local(watchdog(
         clock.clone(),
         control.clone(),
         finished.clone(),
@@ -362,7 +308,15 @@ async fn warm_up_one(
     result.map(drop)
 }
 
-async fn worker(live: Rc<LiveRun>, setup: Rc<RunSetup>, prompt_spec: Rc<PromptSpec>, url: String) {
+/// One concurrency slot: takes the next request index until none is left, and sends each to
+/// its endpoint.
+async fn run_slot(
+    live: Rc<LiveRun>,
+    setup: Rc<RunSetup>,
+    prompt_spec: Rc<PromptSpec>,
+    endpoint: usize,
+    url: String,
+) {
     while let Some(index) = live.take_index() {
         let outcome = if live.cancelled.get() {
             let error = RequestError::new(
@@ -376,9 +330,9 @@ async fn worker(live: Rc<LiveRun>, setup: Rc<RunSetup>, prompt_spec: Rc<PromptSp
                 0.0,
             ))
         } else {
-            live.in_flight.set(live.in_flight.get() + 1);
-            let outcome = run_one(&live, &setup, &prompt_spec, &url, index).await;
-            live.in_flight.set(live.in_flight.get() - 1);
+            live.request_sent(endpoint);
+            let outcome = run_one(&live, &setup, &prompt_spec, endpoint, &url, index).await;
+            live.request_ended(endpoint);
             outcome
         };
         live.outcomes.borrow_mut().push(outcome);
@@ -396,6 +350,7 @@ async fn run_one(
     live: &LiveRun,
     setup: &RunSetup,
     prompt_spec: &PromptSpec,
+    endpoint: usize,
     url: &str,
     index: u64,
 ) -> RequestOutcome {
@@ -433,7 +388,7 @@ async fn run_one(
         control.abort(AbortCause::Cancelled);
     }
     let finished = Rc::new(Cell::new(false));
-    leptos::task::spawn_local(watchdog(
+    spawn_local(watchdog(
         clock.clone(),
         control.clone(),
         finished.clone(),
@@ -449,7 +404,7 @@ async fn run_one(
     let (sent_ms, result) = stream_chat(clock, &request, &control).await;
     finished.set(true);
     live.controls.borrow_mut().remove(&index);
-    live.sent_ms.borrow_mut().insert(index, sent_ms);
+    live.sent.borrow_mut().insert(index, (endpoint, sent_ms));
     conclude_request(&facts, request_started_ms, result, clock.now_ms())
 }
 
@@ -478,22 +433,46 @@ async fn watchdog(
 }
 
 /// Pairs every measured request with the browser's Resource Timing entry for it and writes the
-/// transport facts into its row (null facts when the browser kept no entry). Entries still
-/// missing for rows are waited for a little, since the browser adds an entry when the response
-/// ends, which can be a moment after the stream's last read.
+/// transport facts into its row (null facts when the browser kept no entry). `sent` says, per
+/// request index, which endpoint of `urls` it went to and when its `fetch()` was called.
 async fn account_transport(
     outcomes: &mut [RequestOutcome],
-    sent_ms: &BTreeMap<u64, f64>,
-    url: &str,
+    sent: &BTreeMap<u64, (usize, f64)>,
+    urls: &[String],
 ) {
-    let indices: Vec<u64> = sent_ms.keys().copied().collect();
-    let starts: Vec<f64> = sent_ms.values().copied().collect();
     let rows: BTreeSet<u64> = outcomes
         .iter()
         .filter(|outcome| outcome.row().is_some())
         .map(RequestOutcome::request_index)
         .collect();
-    let with_rows: Vec<bool> = indices.iter().map(|index| rows.contains(index)).collect();
+    let mut facts: BTreeMap<u64, TransportFacts> = BTreeMap::new();
+    for (endpoint, url) in urls.iter().enumerate() {
+        let sent_here: Vec<(u64, f64)> = sent
+            .iter()
+            .filter(|(_, (to, _))| *to == endpoint)
+            .map(|(index, (_, sent_ms))| (*index, *sent_ms))
+            .collect();
+        if !sent_here.is_empty() {
+            facts.extend(transport_facts(url, &sent_here, &rows).await);
+        }
+    }
+    for outcome in outcomes.iter_mut() {
+        if let Some(facts) = facts.get(&outcome.request_index()) {
+            outcome.set_transport(facts);
+        }
+    }
+}
+
+/// The transport facts of the requests sent to `url` (index and `fetch()` time each). Entries
+/// still missing for requests with rows are waited for a little, since the browser adds an
+/// entry when the response ends, which can be a moment after the stream's last read.
+async fn transport_facts(
+    url: &str,
+    sent: &[(u64, f64)],
+    rows: &BTreeSet<u64>,
+) -> Vec<(u64, TransportFacts)> {
+    let starts: Vec<f64> = sent.iter().map(|(_, sent_ms)| *sent_ms).collect();
+    let with_rows: Vec<bool> = sent.iter().map(|(index, _)| rows.contains(index)).collect();
     let mut entries = resource_timing_entries(url);
     let mut pairs = match_resource_timings(&starts, &entries);
     for _ in 0..ENTRY_WAIT_ROUNDS {
@@ -508,29 +487,23 @@ async fn account_transport(
         entries = resource_timing_entries(url);
         pairs = match_resource_timings(&starts, &entries);
     }
-    let facts: BTreeMap<u64, TransportFacts> = indices
-        .iter()
-        .zip(starts.iter().zip(&pairs))
-        .map(|(index, (start_ms, pair))| {
+    sent.iter()
+        .zip(&pairs)
+        .map(|((index, sent_ms), pair)| {
             let facts = pair
                 .and_then(|entry| entries.get(entry))
-                .map(|entry| TransportFacts::from_entry(entry, *start_ms))
+                .map(|entry| TransportFacts::from_entry(entry, *sent_ms))
                 .unwrap_or_default();
             (*index, facts)
         })
-        .collect();
-    for outcome in outcomes.iter_mut() {
-        if let Some(facts) = facts.get(&outcome.request_index()) {
-            outcome.set_transport(facts);
-        }
-    }
+        .collect()
 }
 
 /// Makes sure the browser keeps a Resource Timing entry for every request of the run, warm-up
 /// included (the default buffer holds 250), so protocols and transport facts are not silently
 /// lost.
 fn prepare_resource_timing(requests: u64) {
-    if let Some(performance) = web_sys::window().and_then(|window| window.performance()) {
+    if let Some(performance) = scope::performance() {
         performance.clear_resource_timings();
         let size = (requests + 64).min(u32::MAX as u64) as u32;
         performance.set_resource_timing_buffer_size(size);

@@ -8,8 +8,9 @@ use crate::core::artifact::ArtifactV1;
 use crate::core::form::{QueryNotice, RunForm};
 
 use super::live_charts::LiveRows;
+use super::measurement::Measurement;
 use super::preflight::ModelsInfo;
-use super::runner::{LiveRun, LiveSnapshot};
+use crate::core::live::LiveSnapshot;
 
 /// Where the run view is.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,8 +64,8 @@ pub struct AppState {
     pub preflight_error: RwSignal<Option<(String, bool)>>,
     /// Where the run view is.
     pub phase: RwSignal<RunPhase>,
-    /// The run in progress (not reactive: polled once per animation frame).
-    pub live: StoredValue<Option<Rc<LiveRun>>, LocalStorage>,
+    /// The run in progress (not reactive: polled on animation frames, a few times a second).
+    pub live: StoredValue<Option<Rc<Measurement>>, LocalStorage>,
     /// The latest numbers of the run in progress.
     pub snapshot: RwSignal<LiveSnapshot>,
     /// Whether charts are drawn while a run goes on (off by default: every redraw is

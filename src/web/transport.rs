@@ -19,6 +19,7 @@ use crate::core::observe::{RequestError, StreamAccumulator, StreamFlow, StreamRe
 use crate::core::sse::{ChunkEvent, SseDecoder, SseEvent};
 
 use super::clock::Clock;
+use super::scope::Fetcher;
 use super::timers::sleep_ms;
 
 /// The most bytes of an error body strobe reads (the excerpt it keeps is shorter still).
@@ -111,16 +112,16 @@ pub async fn stream_chat(
         Err(err) => return (clock.now_ms(), Err(err)),
     };
     init.set_headers(&headers);
-    let Some(window) = web_sys::window() else {
+    let Some(fetcher) = Fetcher::of_this_thread() else {
         return (
             clock.now_ms(),
-            Err(RequestError::stream("no window to fetch from")),
+            Err(RequestError::stream("this browser context has no fetch()")),
         );
     };
 
     let started_ms = clock.now_ms();
     control.last_activity_ms.set(started_ms);
-    let promise = window.fetch_with_str_and_init(request.url, &init);
+    let promise = fetcher.fetch(request.url, &init);
     let mut accumulator = StreamAccumulator::new(started_ms);
     if request.chunk_traces {
         accumulator = accumulator.with_chunk_arrivals();

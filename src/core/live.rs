@@ -1,0 +1,430 @@
+//! What a run in progress shows, and what crosses between the thread that measures and the page
+//! that renders: each finished request as the live view needs it ([`FinishedRequest`]), the
+//! run's counters ([`LiveProgress`]), the running numbers computed from both ([`LiveTally`],
+//! [`LiveSnapshot`]), and the messages between the page and the measurement worker
+//! ([`ToMeasurement`], [`FromMeasurement`]), which travel as JSON text.
+//!
+//! Pure: times come in from the caller as Unix epoch milliseconds, so the page and a worker,
+//! whose `performance.now()` start at different moments, agree on them.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::loaded::{FailureView, RowView};
+use super::observe::{FailureRecord, RequestOutcome, RequestTiming};
+use super::plan::RunConfig;
+use super::stats::nearest_rank;
+
+/// A finished request, reduced to what the live numbers and charts read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum FinishedRequest {
+    /// A result: its output tokens, and its row (`None` when the clock gave an impossible order
+    /// and the result has no row, see [`CompletedRequest`](super::observe::CompletedRequest)).
+    Completed {
+        /// Output tokens of the result.
+        out_toks: u64,
+        /// Its timing row (boxed: a failure record is much smaller).
+        row: Option<Box<RequestTiming>>,
+    },
+    /// A failure record (boxed like the row).
+    Failed(Box<FailureRecord>),
+}
+
+impl From<&RequestOutcome> for FinishedRequest {
+    fn from(outcome: &RequestOutcome) -> Self {
+        match outcome {
+            RequestOutcome::Completed(done) => Self::Completed {
+                out_toks: done.out_toks,
+                row: done.row.clone().map(Box::new),
+            },
+            RequestOutcome::Failed(failure) => Self::Failed(Box::new(failure.clone())),
+        }
+    }
+}
+
+/// The run's counters at one moment, as the measuring thread knows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveProgress {
+    /// Measured requests on the wire.
+    pub in_flight: u64,
+    /// The unmeasured warm-up is running.
+    pub warming_up: bool,
+    /// The user cancelled.
+    pub cancelled: bool,
+    /// When the measured run started (after the warm-up), Unix epoch ms; `None` before.
+    pub run_started_unix_ms: Option<f64>,
+    /// When the last request ended, Unix epoch ms; `None` while the run goes on.
+    pub finished_unix_ms: Option<f64>,
+}
+
+impl LiveProgress {
+    /// Milliseconds of measured run at `now_unix_ms` (frozen once the run ended; 0 during the
+    /// warm-up and never negative, whatever two threads' clocks say).
+    pub fn elapsed_ms(&self, now_unix_ms: f64) -> f64 {
+        match self.run_started_unix_ms {
+            Some(started) if !self.warming_up => {
+                (self.finished_unix_ms.unwrap_or(now_unix_ms) - started).max(0.0)
+            }
+            _ => 0.0,
+        }
+    }
+}
+
+/// What the page shows while a run goes on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveSnapshot {
+    /// Requests planned.
+    pub requests: u64,
+    /// Requests that ended as results.
+    pub completed: u64,
+    /// Requests that ended as failures.
+    pub failed: u64,
+    /// Requests on the wire now.
+    pub in_flight: u64,
+    /// Milliseconds since the measured run started (frozen when it ends).
+    pub elapsed_ms: f64,
+    /// Running median time to first output, ms.
+    pub p50_ttfo_ms: Option<f64>,
+    /// Running median TTFT, ms.
+    pub p50_ttft_ms: Option<f64>,
+    /// Running median decode rate, tokens/s.
+    pub p50_decode_tok_s: Option<f64>,
+    /// Output tokens of results so far divided by elapsed time, tokens/s.
+    pub throughput_tok_s: Option<f64>,
+    /// The most recent failure's reason, if any.
+    pub last_failure: Option<String>,
+    /// Whether the user cancelled.
+    pub cancelled: bool,
+    /// The unmeasured warm-up is running (no measured request has started yet).
+    pub warming_up: bool,
+}
+
+/// The page's copy of a run in progress: every finished request so far, in the order they
+/// ended, and the latest counters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveTally {
+    requests: u64,
+    finished: Vec<FinishedRequest>,
+    progress: LiveProgress,
+}
+
+impl LiveTally {
+    /// An empty tally of a run of `requests` requests.
+    pub fn new(requests: u64) -> Self {
+        Self {
+            requests,
+            ..Self::default()
+        }
+    }
+
+    /// Takes the requests that ended since the last update, and the counters now.
+    pub fn update(&mut self, finished: Vec<FinishedRequest>, progress: LiveProgress) {
+        self.finished.extend(finished);
+        self.progress = progress;
+    }
+
+    /// How many requests have ended (what the measuring side has already sent).
+    pub fn finished_count(&self) -> usize {
+        self.finished.len()
+    }
+
+    /// The latest counters.
+    pub fn progress(&self) -> LiveProgress {
+        self.progress
+    }
+
+    /// The running numbers at `now_unix_ms`.
+    pub fn snapshot(&self, now_unix_ms: f64) -> LiveSnapshot {
+        let mut ttfo = Vec::new();
+        let mut ttft = Vec::new();
+        let mut decode = Vec::new();
+        let mut output_tokens = 0u64;
+        let mut completed = 0;
+        let mut failed = 0;
+        let mut last_failure = None;
+        for finished in &self.finished {
+            match finished {
+                FinishedRequest::Completed { out_toks, row } => {
+                    completed += 1;
+                    output_tokens = output_tokens.saturating_add(*out_toks);
+                    if let Some(row) = row {
+                        ttfo.push(row.time_to_first_output_ms);
+                        ttft.push(row.ttft_ms);
+                        decode.extend(row.decode_tok_s);
+                    }
+                }
+                FinishedRequest::Failed(failure) => {
+                    failed += 1;
+                    last_failure = Some(format!(
+                        "request {}: {}: {}",
+                        failure.request_index, failure.error_type, failure.error_message
+                    ));
+                }
+            }
+        }
+        let elapsed_ms = self.progress.elapsed_ms(now_unix_ms);
+        let median = |values: &mut Vec<f64>| {
+            values.sort_by(f64::total_cmp);
+            nearest_rank(values, 50)
+        };
+        LiveSnapshot {
+            requests: self.requests,
+            completed,
+            failed,
+            in_flight: self.progress.in_flight,
+            elapsed_ms,
+            p50_ttfo_ms: median(&mut ttfo),
+            p50_ttft_ms: median(&mut ttft),
+            p50_decode_tok_s: median(&mut decode),
+            throughput_tok_s: (elapsed_ms > 0.0 && completed > 0)
+                .then(|| output_tokens as f64 / (elapsed_ms / 1000.0)),
+            last_failure,
+            cancelled: self.progress.cancelled,
+            warming_up: self.progress.warming_up,
+        }
+    }
+
+    /// The finished requests as the charts read them: rows of results, and failures.
+    pub fn views(&self) -> (Vec<RowView>, Vec<FailureView>) {
+        let mut rows = Vec::new();
+        let mut failures = Vec::new();
+        for finished in &self.finished {
+            match finished {
+                FinishedRequest::Completed { row: Some(row), .. } => {
+                    rows.push(RowView::from_timing(rows.len(), row));
+                }
+                FinishedRequest::Completed { row: None, .. } => {}
+                FinishedRequest::Failed(failure) => {
+                    failures.push(FailureView::from_record(failures.len(), failure));
+                }
+            }
+        }
+        (rows, failures)
+    }
+}
+
+/// A message from the page to the measurement worker.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToMeasurement {
+    /// Plan and run this configuration. The worker plans it again from the same inputs, so
+    /// both sides hold the same plan.
+    Start {
+        /// The validated configuration.
+        config: Box<RunConfig>,
+        /// The context length the endpoint check discovered, if any.
+        discovered_max_model_len: Option<u64>,
+        /// The API key, sent as a header by the worker; never logged (see the `Debug` impl).
+        api_key: Option<String>,
+    },
+    /// Cancel the run: abort what is in flight, keep what finished.
+    Cancel,
+}
+
+impl fmt::Debug for ToMeasurement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Start {
+                config,
+                discovered_max_model_len,
+                api_key,
+            } => f
+                .debug_struct("Start")
+                .field("config", config)
+                .field("discovered_max_model_len", discovered_max_model_len)
+                .field("api_key", &api_key.as_ref().map(|_| "[redacted]"))
+                .finish(),
+            Self::Cancel => f.write_str("Cancel"),
+        }
+    }
+}
+
+/// A message from the measurement worker to the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FromMeasurement {
+    /// The worker's wasm is up and it listens for [`ToMeasurement::Start`].
+    Ready,
+    /// Requests that ended since the last message, and the counters now.
+    Progress {
+        /// The counters.
+        progress: LiveProgress,
+        /// Requests that ended since the last message.
+        finished: Vec<FinishedRequest>,
+    },
+    /// The run ended and its artifact was built: the file's exact text.
+    Finished {
+        /// The counters at the end.
+        progress: LiveProgress,
+        /// Requests that ended since the last message.
+        finished: Vec<FinishedRequest>,
+        /// [`ArtifactV1::to_json_text`](super::artifact::ArtifactV1::to_json_text).
+        artifact_text: String,
+    },
+    /// The run could not start, its warm-up failed, or its artifact could not be built.
+    Failed {
+        /// The counters at the end.
+        progress: LiveProgress,
+        /// Requests that ended since the last message.
+        finished: Vec<FinishedRequest>,
+        /// What went wrong and what to do.
+        reason: String,
+    },
+}
+
+/// Encodes a message for `postMessage`.
+pub fn encode_message<T: Serialize>(message: &T) -> Result<String, String> {
+    serde_json::to_string(message).map_err(|error| format!("could not encode a message: {error}"))
+}
+
+/// Decodes a message received by `postMessage`; a message of another shape is an error value.
+pub fn decode_message<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|error| {
+        format!("a message between the page and the measurement worker was not understood: {error}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::observe::RequestError;
+
+    fn row(index: u64, ttfo_ms: f64, ttft_ms: f64, decode: Option<f64>) -> Box<RequestTiming> {
+        let text = format!(
+            r#"{{"request_index": {index}, "planned_context_tokens": 1024, "prompt_tokens": 1000,
+            "output_tokens": 10, "output_token_source": "usage", "time_to_first_output_ms": {ttfo_ms},
+            "ttft_ms": {ttft_ms}, "generation_ms": 60.0, "visible_generation_ms": 60.0, "e2e_ms": 100.0,
+            "effective_prefill_tok_s": 25000.0, "decode_tok_s": {decode},
+            "mean_inter_token_latency_ms": 6.0, "mean_time_per_output_token_ms": 6.0, "tpot_ms": 6.0,
+            "reasoning_chunks": 0, "content_chunks": 10, "visible_content_truncated": false}}"#,
+            decode = decode.map_or("null".to_owned(), |rate| format!("{rate:?}")),
+        );
+        Box::new(serde_json::from_str(&text).expect("a valid row"))
+    }
+
+    fn failure(index: u64) -> Box<FailureRecord> {
+        Box::new(FailureRecord::request_error(
+            index,
+            1024,
+            &RequestError::new("HttpError", "HTTP 500: overloaded"),
+            12.5,
+        ))
+    }
+
+    #[test]
+    fn the_snapshot_counts_and_takes_medians_of_what_finished() {
+        let mut tally = LiveTally::new(10);
+        let started = 1_700_000_000_000.0;
+        tally.update(
+            vec![
+                FinishedRequest::Completed {
+                    out_toks: 10,
+                    row: Some(row(0, 30.0, 40.0, Some(100.0))),
+                },
+                FinishedRequest::Failed(failure(1)),
+                FinishedRequest::Completed {
+                    out_toks: 20,
+                    row: Some(row(2, 10.0, 20.0, None)),
+                },
+                FinishedRequest::Completed {
+                    out_toks: 30,
+                    row: Some(row(3, 20.0, 50.0, Some(300.0))),
+                },
+            ],
+            LiveProgress {
+                in_flight: 4,
+                run_started_unix_ms: Some(started),
+                ..LiveProgress::default()
+            },
+        );
+        let snapshot = tally.snapshot(started + 2_000.0);
+        assert_eq!(
+            (
+                snapshot.requests,
+                snapshot.completed,
+                snapshot.failed,
+                snapshot.in_flight
+            ),
+            (10, 3, 1, 4)
+        );
+        assert_eq!(snapshot.elapsed_ms, 2_000.0);
+        assert_eq!(snapshot.p50_ttfo_ms, Some(20.0));
+        assert_eq!(snapshot.p50_ttft_ms, Some(40.0));
+        // Nearest rank of two values: the lower one.
+        assert_eq!(snapshot.p50_decode_tok_s, Some(100.0));
+        assert_eq!(snapshot.throughput_tok_s, Some(30.0));
+        assert_eq!(
+            snapshot.last_failure.as_deref(),
+            Some("request 1: HttpError: HTTP 500: overloaded")
+        );
+        let (rows, failures) = tally.views();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[2].request_index, Some(3));
+        assert_eq!(failures.len(), 1);
+        assert_eq!(tally.finished_count(), 4);
+    }
+
+    #[test]
+    fn elapsed_time_is_zero_in_the_warmup_frozen_at_the_end_and_never_negative() {
+        let during_warmup = LiveProgress {
+            warming_up: true,
+            run_started_unix_ms: Some(1_000.0),
+            ..LiveProgress::default()
+        };
+        assert_eq!(during_warmup.elapsed_ms(5_000.0), 0.0);
+        let ended = LiveProgress {
+            run_started_unix_ms: Some(1_000.0),
+            finished_unix_ms: Some(3_500.0),
+            ..LiveProgress::default()
+        };
+        assert_eq!(ended.elapsed_ms(9_000.0), 2_500.0);
+        let running = LiveProgress {
+            run_started_unix_ms: Some(1_000.0),
+            ..LiveProgress::default()
+        };
+        // Another thread's clock may read a hair earlier than the start it was told.
+        assert_eq!(running.elapsed_ms(999.9), 0.0);
+        assert_eq!(LiveProgress::default().elapsed_ms(5_000.0), 0.0);
+    }
+
+    #[test]
+    fn messages_survive_the_trip_as_text_and_strangers_are_errors() {
+        let start = ToMeasurement::Start {
+            config: Box::new(RunConfig {
+                base_url: "http://127.0.0.1:8011/v1".into(),
+                model: "m".into(),
+                ..RunConfig::default()
+            }),
+            discovered_max_model_len: Some(32_768),
+            api_key: Some("sk-secret".into()),
+        };
+        let text = encode_message(&start).expect("encodes");
+        assert_eq!(decode_message::<ToMeasurement>(&text), Ok(start.clone()));
+        assert!(!format!("{start:?}").contains("sk-secret"));
+
+        let progress = FromMeasurement::Progress {
+            progress: LiveProgress {
+                in_flight: 2,
+                run_started_unix_ms: Some(1.5),
+                ..LiveProgress::default()
+            },
+            finished: vec![
+                FinishedRequest::Completed {
+                    out_toks: 10,
+                    row: Some(row(0, 30.0, 40.0, Some(100.0))),
+                },
+                FinishedRequest::Failed(failure(1)),
+            ],
+        };
+        let text = encode_message(&progress).expect("encodes");
+        assert_eq!(decode_message::<FromMeasurement>(&text), Ok(progress));
+        assert_eq!(
+            decode_message::<FromMeasurement>(r#"{"kind":"ready"}"#),
+            Ok(FromMeasurement::Ready)
+        );
+        let stranger = decode_message::<FromMeasurement>(r#"{"kind":"<img src=x>"}"#);
+        assert!(stranger.is_err_and(|error| error.contains("not understood")));
+    }
+}

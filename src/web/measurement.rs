@@ -1,0 +1,295 @@
+//! The page's side of a run: starts the measurement on the thread the user chose — a dedicated
+//! Web Worker running this same wasm (the default), or the page's own thread — and keeps the
+//! page's copy of its progress ([`LiveTally`]), which the live numbers and charts read.
+//!
+//! In worker mode the page never touches a request: the worker sends the finished requests and
+//! the counters a few times a second, and at the end the artifact's exact text.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use futures::future::LocalBoxFuture;
+use futures::FutureExt;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{
+    Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker, WorkerOptions, WorkerType,
+};
+
+use crate::core::artifact::ArtifactV1;
+use crate::core::live::{
+    decode_message, encode_message, FromMeasurement, LiveSnapshot, LiveTally, ToMeasurement,
+};
+use crate::core::loaded::{FailureView, RowView};
+use crate::core::plan::MeasurementThread;
+
+use super::clock::Clock;
+use super::runner::{self, LiveRun, RunSetup};
+
+/// What the user is told when the worker cannot be used, besides the reason.
+const USE_MAIN_THREAD: &str = "Choose \"Measure in: main\" to measure on the page's own thread.";
+
+/// How a run ends: its artifact, or the reason it has none.
+pub type RunResult = Result<ArtifactV1, String>;
+
+/// A run in progress, as the page sees it.
+pub struct Measurement {
+    /// The page's clock, for the elapsed time shown.
+    clock: Clock,
+    tally: Rc<RefCell<LiveTally>>,
+    /// The run's result has arrived (whatever the last counters said).
+    ended: Rc<Cell<bool>>,
+    thread: Thread,
+}
+
+enum Thread {
+    /// The run executes on the page's thread.
+    Page(Rc<LiveRun>),
+    /// The run executes in a worker; the page holds the worker and its listeners.
+    Worker(WorkerLink),
+}
+
+/// The worker and the page's listeners on it (kept alive as long as the run is shown).
+struct WorkerLink {
+    worker: Worker,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(ErrorEvent)>,
+}
+
+impl Measurement {
+    /// Starts `setup` on the thread its configuration names. Returns the handle the page polls
+    /// and the future of the run's result.
+    pub fn start(
+        clock: Clock,
+        setup: RunSetup,
+        discovered_max_model_len: Option<u64>,
+    ) -> Result<(Rc<Self>, LocalBoxFuture<'static, RunResult>), String> {
+        let tally = Rc::new(RefCell::new(LiveTally::new(setup.plan.requests())));
+        let ended = Rc::new(Cell::new(false));
+        match setup.config.client.measurement {
+            MeasurementThread::Main => {
+                let run_clock = Clock::of_this_thread()
+                    .ok_or_else(|| "this browser has no performance clock".to_owned())?;
+                let setup = Rc::new(setup);
+                let live = runner::start(run_clock, &setup);
+                let measurement = Rc::new(Self {
+                    clock,
+                    tally,
+                    ended: ended.clone(),
+                    thread: Thread::Page(live.clone()),
+                });
+                let result = async move {
+                    let result = runner::execute(live, setup).await;
+                    ended.set(true);
+                    result
+                };
+                Ok((measurement, result.boxed_local()))
+            }
+            MeasurementThread::Worker => {
+                let start = ToMeasurement::Start {
+                    config: Box::new(setup.config),
+                    discovered_max_model_len,
+                    api_key: setup.api_key,
+                };
+                let (link, result) = spawn_worker(start, tally.clone())?;
+                let worker = link.worker.clone();
+                let measurement = Rc::new(Self {
+                    clock,
+                    tally,
+                    ended: ended.clone(),
+                    thread: Thread::Worker(link),
+                });
+                let result = async move {
+                    let result = result.await.unwrap_or_else(|_| {
+                        Err(format!(
+                            "the measurement worker stopped without a result. {USE_MAIN_THREAD}"
+                        ))
+                    });
+                    ended.set(true);
+                    // Its job is done: free its memory and connections.
+                    worker.terminate();
+                    result
+                };
+                Ok((measurement, result.boxed_local()))
+            }
+        }
+    }
+
+    /// Cancels the run: nothing new starts, what is in flight is aborted, finished rows stay.
+    pub fn cancel(&self) {
+        match &self.thread {
+            Thread::Page(live) => live.cancel(),
+            Thread::Worker(link) => {
+                if let Ok(text) = encode_message(&ToMeasurement::Cancel) {
+                    let _ = link.worker.post_message(&JsValue::from_str(&text));
+                }
+            }
+        }
+    }
+
+    /// Copies what the run did since the last call into the page's tally (on the page's
+    /// thread; a worker's messages update the tally as they arrive).
+    pub fn refresh(&self) {
+        if let Thread::Page(live) = &self.thread {
+            let mut tally = self.tally.borrow_mut();
+            let seen = tally.finished_count();
+            tally.update(live.finished_since(seen), live.progress());
+        }
+    }
+
+    /// The running numbers now.
+    pub fn snapshot(&self) -> LiveSnapshot {
+        self.tally.borrow().snapshot(self.clock.now_unix_ms())
+    }
+
+    /// The finished requests as the live charts read them.
+    pub fn views(&self) -> (Vec<RowView>, Vec<FailureView>) {
+        self.tally.borrow().views()
+    }
+
+    /// The page's clock now, in ms.
+    pub fn now_ms(&self) -> f64 {
+        self.clock.now_ms()
+    }
+
+    /// Whether the run has ended.
+    pub fn is_finished(&self) -> bool {
+        self.ended.get() || self.tally.borrow().progress().finished_unix_ms.is_some()
+    }
+}
+
+/// Starts a module worker that loads this app's own wasm (its `main` sees no window and
+/// serves measurements, see [`serve_measurements`](super::measure_worker::serve_measurements)),
+/// sends it `start` once it is ready, and routes its messages into `tally` and the result.
+fn spawn_worker(
+    start: ToMeasurement,
+    tally: Rc<RefCell<LiveTally>>,
+) -> Result<(WorkerLink, oneshot::Receiver<RunResult>), String> {
+    let (glue_url, wasm_url) = app_module_urls()?;
+    // The URLs are written as JSON strings, which are valid JavaScript string literals.
+    let source = format!(
+        "import init from {};\nawait init({{ module_or_path: {} }});\n",
+        serde_json::Value::from(glue_url),
+        serde_json::Value::from(wasm_url)
+    );
+    let options = BlobPropertyBag::new();
+    options.set_type("text/javascript");
+    let parts = js_sys::Array::of1(&JsValue::from_str(&source));
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|_| format!("could not prepare the measurement worker. {USE_MAIN_THREAD}"))?;
+    let script_url = Url::create_object_url_with_blob(&blob)
+        .map_err(|_| format!("could not prepare the measurement worker. {USE_MAIN_THREAD}"))?;
+    let worker_options = WorkerOptions::new();
+    worker_options.set_type(WorkerType::Module);
+    worker_options.set_name("strobe-measurement");
+    let worker = Worker::new_with_options(&script_url, &worker_options).map_err(|err| {
+        format!(
+            "this browser could not start the measurement worker ({}). {USE_MAIN_THREAD}",
+            super::transport::js_text(&err)
+        )
+    })?;
+
+    let (sender, receiver) = oneshot::channel::<RunResult>();
+    let sender = Rc::new(RefCell::new(Some(sender)));
+    let finish = {
+        let sender = sender.clone();
+        move |result: RunResult| {
+            if let Some(sender) = sender.borrow_mut().take() {
+                let _ = sender.send(result);
+            }
+        }
+    };
+    let start_text = encode_message(&start)?;
+    drop(start);
+    let on_message = {
+        let worker = worker.clone();
+        let finish = finish.clone();
+        let mut start_text = Some(start_text);
+        Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let message = event
+                .data()
+                .as_string()
+                .ok_or_else(|| "the measurement worker sent a message that is not text".to_owned())
+                .and_then(|text| decode_message::<FromMeasurement>(&text));
+            match message {
+                Ok(FromMeasurement::Ready) => {
+                    let _ = Url::revoke_object_url(&script_url);
+                    if let Some(text) = start_text.take() {
+                        let _ = worker.post_message(&JsValue::from_str(&text));
+                    }
+                }
+                Ok(FromMeasurement::Progress { progress, finished }) => {
+                    tally.borrow_mut().update(finished, progress);
+                }
+                Ok(FromMeasurement::Finished {
+                    progress,
+                    finished,
+                    artifact_text,
+                }) => {
+                    tally.borrow_mut().update(finished, progress);
+                    finish(
+                        serde_json::from_str::<ArtifactV1>(&artifact_text).map_err(|err| {
+                            format!("the measurement worker's artifact could not be read: {err}")
+                        }),
+                    );
+                }
+                Ok(FromMeasurement::Failed {
+                    progress,
+                    finished,
+                    reason,
+                }) => {
+                    tally.borrow_mut().update(finished, progress);
+                    finish(Err(reason));
+                }
+                Err(reason) => finish(Err(reason)),
+            }
+        })
+    };
+    let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
+        finish(Err(format!(
+            "the measurement worker failed: {}. {USE_MAIN_THREAD}",
+            event.message()
+        )));
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok((
+        WorkerLink {
+            worker,
+            _on_message: on_message,
+            _on_error: on_error,
+        },
+        receiver,
+    ))
+}
+
+/// The absolute URLs of this app's JavaScript glue and wasm module, from the preload links the
+/// build (trunk) puts into the page.
+fn app_module_urls() -> Result<(String, String), String> {
+    let missing = || {
+        format!(
+            "the measurement worker cannot find this app's wasm files on the page (the build's \
+             preload links are missing). {USE_MAIN_THREAD}"
+        )
+    };
+    let document = web_sys::window()
+        .and_then(|window| window.document())
+        .ok_or_else(missing)?;
+    let base = document.base_uri().ok().flatten().ok_or_else(missing)?;
+    let href_of = |selector: &str| -> Result<String, String> {
+        let href = document
+            .query_selector(selector)
+            .ok()
+            .flatten()
+            .and_then(|link| link.get_attribute("href"))
+            .ok_or_else(missing)?;
+        Url::new_with_base(&href, &base)
+            .map(|url| url.href())
+            .map_err(|_| missing())
+    };
+    Ok((
+        href_of("link[rel=modulepreload][href$='.js']")?,
+        href_of("link[rel=preload][href$='.wasm']")?,
+    ))
+}

@@ -1,0 +1,90 @@
+//! The global scope the code runs in: the page's `window`, or the measurement worker's
+//! `DedicatedWorkerGlobalScope`. The runner, the transport, the clock and the timers reach the
+//! browser only through this module, so the same code measures on either thread.
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Performance, RequestInit, Window, WorkerGlobalScope};
+
+/// The two kinds of global scope strobe runs in.
+enum Scope {
+    Window(Window),
+    Worker(WorkerGlobalScope),
+}
+
+fn scope() -> Option<Scope> {
+    let global = js_sys::global();
+    if let Some(window) = global.dyn_ref::<Window>() {
+        return Some(Scope::Window(window.clone()));
+    }
+    global
+        .dyn_into::<WorkerGlobalScope>()
+        .ok()
+        .map(Scope::Worker)
+}
+
+/// Whether this code runs in a worker (no document, no window).
+pub fn in_worker() -> bool {
+    matches!(scope(), Some(Scope::Worker(_)))
+}
+
+/// The scope's `performance` object (its own time origin: a worker's starts when the worker
+/// does).
+pub fn performance() -> Option<Performance> {
+    match scope()? {
+        Scope::Window(window) => window.performance(),
+        Scope::Worker(worker) => worker.performance(),
+    }
+}
+
+/// This scope's `fetch`, looked up ahead of time so that calling it right after a clock
+/// reading costs nothing more than the call.
+pub struct Fetcher(Scope);
+
+impl Fetcher {
+    /// This scope's fetcher, or `None` where there is no scope to fetch from.
+    pub fn of_this_thread() -> Option<Self> {
+        scope().map(Self)
+    }
+
+    /// `fetch(url, init)`.
+    pub fn fetch(&self, url: &str, init: &RequestInit) -> Promise {
+        match &self.0 {
+            Scope::Window(window) => window.fetch_with_str_and_init(url, init),
+            Scope::Worker(worker) => worker.fetch_with_str_and_init(url, init),
+        }
+    }
+}
+
+/// `setTimeout(callback, ms)` in this scope; `false` when it could not be scheduled.
+pub fn set_timeout(callback: &Function, ms: i32) -> bool {
+    let scheduled = match scope() {
+        Some(Scope::Window(window)) => {
+            window.set_timeout_with_callback_and_timeout_and_arguments_0(callback, ms)
+        }
+        Some(Scope::Worker(worker)) => {
+            worker.set_timeout_with_callback_and_timeout_and_arguments_0(callback, ms)
+        }
+        None => return false,
+    };
+    scheduled.is_ok()
+}
+
+/// Whether the scope is cross-origin isolated (then the timer is precise to 5 µs). A worker
+/// created by an isolated page is isolated too.
+pub fn cross_origin_isolated() -> bool {
+    js_sys::Reflect::get(&js_sys::global(), &"crossOriginIsolated".into())
+        .ok()
+        .and_then(|value| value.as_bool())
+        .unwrap_or(false)
+}
+
+/// `navigator.userAgent` of this scope (a worker's navigator says the same as the page's).
+pub fn user_agent() -> String {
+    let navigator =
+        js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).unwrap_or(JsValue::UNDEFINED);
+    js_sys::Reflect::get(&navigator, &"userAgent".into())
+        .ok()
+        .and_then(|agent| agent.as_string())
+        .unwrap_or_default()
+}
