@@ -306,29 +306,40 @@ fn ModelOptions() -> impl IntoView {
     }
 }
 
-/// Says, before a run, when concurrency exceeds what one HTTP/1.1 origin can carry.
+/// Says, before a run, when concurrency exceeds what the endpoints' HTTP/1.1 origins can
+/// carry (six connections each).
 #[component]
 fn ConnectionLimitWarning() -> impl IntoView {
     let state = AppState::expect();
-    let concurrency = move || {
+    let per_origin = move || {
         state.form.with(|form| {
-            form.get("concurrency")
+            let concurrency = form
+                .get("concurrency")
                 .unwrap_or_default()
                 .trim()
                 .parse::<u64>()
-                .unwrap_or(0)
+                .unwrap_or(0);
+            let endpoints = 1 + form
+                .get("pool")
+                .unwrap_or_default()
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|entry| !entry.is_empty())
+                .count() as u64;
+            (concurrency, endpoints, concurrency.div_ceil(endpoints))
         })
     };
     view! {
-        <Show when=move || { concurrency() > BROWSER_HTTP1_CONNECTIONS_PER_HOST }>
+        <Show when=move || { per_origin().2 > BROWSER_HTTP1_CONNECTIONS_PER_HOST }>
             <p class="warning" data-testid="connection-limit-warning">
                 {move || {
+                    let (concurrency, endpoints, most) = per_origin();
                     format!(
-                        "Concurrency {} exceeds the {} connections a browser opens to one HTTP/1.1 origin: \
-                         the extra requests wait inside the browser and that wait is counted in their TTFO. \
-                         The artifact records this (client.transport.connection_limit_suspected). \
-                         Use an HTTPS (HTTP/2) endpoint to go past it.",
-                        concurrency(),
+                        "Concurrency {concurrency} over {endpoints} endpoint(s) puts up to {most} requests \
+                         on one origin, more than the {} connections a browser opens to one HTTP/1.1 \
+                         origin: the extra requests wait inside the browser and that wait is counted \
+                         in their TTFO. The artifact records this (client.transport). Add base URLs \
+                         on other ports of the same server to the endpoint pool, or use an HTTPS \
+                         (HTTP/2) endpoint.",
                         BROWSER_HTTP1_CONNECTIONS_PER_HOST,
                     )
                 }}

@@ -56,6 +56,7 @@ test('24 requests at concurrency 4 with canaries match the simulator truth', asy
     assert.equal(artifact.model, 'strobe-sim-1');
     assert.equal(artifact.base_url, sim.baseUrls[0]);
     assert.equal(artifact.client.name, 'strobe');
+    assert.equal(artifact.client.measurement_thread, 'worker', 'the worker measures by default');
     assert.equal(artifact.client.cross_origin_isolated, true);
     assert.ok(artifact.client.timer_resolution_ms <= 0.1, `timer ${artifact.client.timer_resolution_ms}`);
     assert.deepEqual(artifact.client.transport.http_protocols_seen, ['http/1.1']);

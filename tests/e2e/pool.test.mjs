@@ -1,0 +1,173 @@
+// End-to-end: past the browser's six HTTP/1.1 connections per origin. An endpoint pool (three
+// ports of one strobe-sim) carries 16 concurrent streams with no queueing inside the browser;
+// without a pool, concurrency 8 to one origin is detected and reported as queued, in the UI,
+// the artifact and the rows. Also: the main-thread measurement mode, kept for comparison, runs
+// and says so.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { serveStatic } from './static-server.mjs';
+import { launchBrowser } from './browser.mjs';
+import { runFromPage as runFromPageAt, downloadArtifact } from './page.mjs';
+import { startSim } from './sim.mjs';
+import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
+
+const DIST = process.env.STROBE_DIST ?? 'dist';
+/** core::observe::BROWSER_WAIT_FLAG_MS: a row that waited longer in the browser is flagged. */
+const BROWSER_WAIT_FLAG_MS = 5;
+let browser;
+let site;
+
+before(async () => {
+  mkdirSync('test-results', { recursive: true });
+  browser = await launchBrowser();
+  site = await serveStatic({ root: DIST });
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+const runFromPage = (settings, options) => runFromPageAt(browser, site.url, settings, options);
+
+/** The most requests the server itself was streaming at one moment (received → last byte). */
+function serverConcurrency(records) {
+  const edges = [];
+  for (const record of records) {
+    const { received, last_byte_sent: lastByte } = record.times;
+    if (!received || !lastByte) continue;
+    edges.push([received.unix_ns, 1], [lastByte.unix_ns, -1]);
+  }
+  // Ends before starts at the same nanosecond: touching intervals do not overlap.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    open += step;
+    most = Math.max(most, open);
+  }
+  return most;
+}
+
+function assertValid(path) {
+  const { exitCode, report } = validateArtifact(path);
+  assert.equal(exitCode, 0, JSON.stringify(report));
+  assert.equal(recomputeArtifact(path).exitCode, 0, 'metrics recompute from rows exactly');
+}
+
+test('a pool of 3 ports carries 16 concurrent streams with no browser queueing', async () => {
+  // 40 ms per token keeps every stream open long enough for all 16 to overlap.
+  const sim = await startSim(['--seed', '11', '--max-num-seqs', '32', '--decode-interval-ms', '40'], { ports: 3 });
+  try {
+    const [base, ...pool] = sim.baseUrls;
+    const { page, errors } = await runFromPage({
+      base_url: base,
+      pool: pool.join(' '),
+      requests: '32',
+      concurrency: '16',
+      context_tokens: '1024',
+      max_tokens: '32',
+      request_canaries: 'true',
+    });
+    assert.equal(await page.getByTestId('connection-limit-warning').count(), 0, 'six per origin: no warning');
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const summary = await page.getByTestId('run-summary').textContent();
+    assert.match(summary, /3 endpoint\(s\); at most 6 request\(s\) in flight to one origin/);
+    assert.match(summary, /measured in: a dedicated worker/);
+    const { path, artifact } = await downloadArtifact(page, 'run-pool-c16');
+    assertValid(path);
+    assert.equal(artifact.completed, 32, JSON.stringify(artifact.failures));
+    assert.equal(artifact.base_url, base, 'base_url stays the first endpoint');
+    const { client } = artifact;
+    assert.equal(client.measurement_thread, 'worker');
+    assert.deepEqual(client.transport, {
+      http_protocols_seen: ['http/1.1'],
+      connection_limit_suspected: false,
+      endpoints: 3,
+      max_in_flight_per_origin: 6,
+    });
+    // Two warm-up requests per connection each endpoint's slots use: 6, 5 and 5 slots.
+    assert.equal(client.warmup.requests, 12 + 10 + 10);
+    // A request queued for a connection waits until another request's stream ends, so its
+    // wait would be at least the shortest E2E of the run (over a second here). The network
+    // stack's own latency (1-25 ms on this 2-core machine under 16 streams) is no such wait.
+    const shortestE2e = Math.min(...artifact.request_timings.map((row) => row.e2e_ms));
+    for (const row of artifact.request_timings) {
+      assert.equal(row.new_connection, false, `request ${row.request_index} found its connection open`);
+      assert.equal(typeof row.client_queue_ms, 'number', `request ${row.request_index} has transport facts`);
+      assert.ok(row.client_queue_ms < shortestE2e / 10, `request ${row.request_index} waited ${row.client_queue_ms} ms in the browser`);
+      assert.equal(row.http_protocol, 'http/1.1');
+    }
+
+    const truth = await sim.truth();
+    const measured = truth.records.filter((record) => record.marker);
+    assert.equal(measured.length, 32);
+    const ports = new Set(measured.map((record) => record.port));
+    assert.equal(ports.size, 3, `requests reached ports ${[...ports]}`);
+    assert.equal(serverConcurrency(measured), 16, 'the server streamed 16 at once');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('without a pool, concurrency 8 to one HTTP/1.1 origin is reported as browser queueing', async () => {
+  const sim = await startSim(['--seed', '12', '--max-num-seqs', '32', '--decode-interval-ms', '20']);
+  try {
+    const { page, errors } = await runFromPage({
+      base_url: sim.baseUrls[0],
+      requests: '16',
+      concurrency: '8',
+      context_tokens: '1024',
+      max_tokens: '32',
+      request_canaries: 'true',
+    });
+    const warning = await page.getByTestId('connection-limit-warning').textContent();
+    assert.match(warning, /up to 8 requests on one origin/);
+    assert.match(warning, /endpoint pool/);
+    const summary = await page.getByTestId('run-summary').textContent();
+    assert.match(summary, /more than the browser's 6 connections|than the browser's 6 connections/);
+    const { path, artifact } = await downloadArtifact(page, 'run-queued-c8');
+    assertValid(path);
+    assert.equal(artifact.completed, 16, JSON.stringify(artifact.failures));
+    assert.equal(artifact.client.transport.connection_limit_suspected, true);
+    assert.equal(artifact.client.transport.max_in_flight_per_origin, 8);
+    assert.equal(artifact.client.transport.endpoints, 1);
+    // The requests that found no free connection say so in their rows: they waited for another
+    // stream to end (hundreds of ms), far past the flag.
+    const waited = artifact.request_timings.filter((row) => row.client_queue_ms > 10 * BROWSER_WAIT_FLAG_MS);
+    assert.ok(waited.length >= 2, `rows that waited: ${artifact.request_timings.map((row) => row.client_queue_ms)}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('the main-thread mode measures too and says so', async () => {
+  const sim = await startSim(['--seed', '13']);
+  try {
+    const { page, errors } = await runFromPage({
+      base_url: sim.baseUrls[0],
+      requests: '8',
+      concurrency: '2',
+      context_tokens: '1024',
+      max_tokens: '32',
+      request_canaries: 'true',
+      measurement: 'main',
+    });
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    assert.match(await page.getByTestId('run-summary').textContent(), /measured in: the page's thread/);
+    const { path, artifact } = await downloadArtifact(page, 'run-main-thread');
+    assertValid(path);
+    assert.equal(artifact.completed, 8, JSON.stringify(artifact.failures));
+    assert.equal(artifact.client.measurement_thread, 'main');
+    assert.equal(artifact.client.transport.endpoints, 1);
+    assert.ok(artifact.request_timings.every((row) => typeof row.client_queue_ms === 'number'));
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
