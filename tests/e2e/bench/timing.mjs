@@ -25,14 +25,14 @@
 // Usage (from anywhere; needs dist/ and target/release/strobe-sim, see scripts/bench-timing.sh):
 //   node tests/e2e/bench/timing.mjs [--quick] [--repeat N] [--prefill-tok-s N] [--out FILE]
 // --quick runs two rungs (~15 s); --repeat runs the ladder N (≤ 5) times and pools each rung's rows.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
-import { launchBrowser, collectPageErrors, CHROMIUM } from '../browser.mjs';
+import { launchBrowser } from '../browser.mjs';
+import { runOnPage, stampMs, artifactErrors, summarize, environment } from './common.mjs';
 import { startSim } from '../sim.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -113,30 +113,6 @@ function requestsFor(decodeIntervalMs) {
   return Math.min(MAX_REQUESTS, Math.max(BASE_REQUESTS, scaled));
 }
 
-/** Opens the app with the run in its link, presses Run, waits for the end, returns the artifact. */
-async function runOnPage(browser, siteUrl, settings, timeoutMs) {
-  const page = await browser.newPage();
-  try {
-    const errors = collectPageErrors(page);
-    await page.goto(`${siteUrl}?${new URLSearchParams(settings)}`);
-    await page.getByTestId('app-ready').waitFor();
-    await page.getByTestId('run').click();
-    await page.waitForFunction(
-      () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
-      null,
-      { timeout: timeoutMs },
-    );
-    const status = page.getByTestId('status');
-    const state = await status.getAttribute('data-state');
-    if (state !== 'finished') throw new Error(`the page ended in state ${state}: ${await status.textContent()}`);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
-    const artifact = JSON.parse(readFileSync(await download.path(), 'utf8'));
-    return { artifact, pageErrors: errors };
-  } finally {
-    await page.close();
-  }
-}
-
 /** One run of one rung against a fresh simulator: the artifact, the truth records, the machine load. */
 async function runRung(browser, siteUrl, rung) {
   const sim = await startSim(rung.simArgs);
@@ -155,29 +131,6 @@ async function runRung(browser, siteUrl, rung) {
   }
 }
 
-function stampMs(stamp) {
-  return stamp ? stamp.unix_ns / 1e6 : null;
-}
-
-/** Client − server, in ms, for every row and metric, joined to the truth log by canary marker. */
-function timingErrors(artifact, records) {
-  const byMarker = new Map(records.map((record) => [record.marker, record]));
-  const runStartMs = artifact.started_at_unix_ns / 1e6;
-  return artifact.request_timings.map((row) => {
-    const record = byMarker.get(row.request_canary?.marker);
-    if (!record) throw new Error(`row ${row.request_index} has no truth record (marker ${row.request_canary?.marker})`);
-    const start = runStartMs + row.started_at_ms;
-    const { times } = record;
-    const serverFirstOutput = stampMs(times.first_reasoning_byte_sent ?? times.first_content_byte_sent);
-    return {
-      request_index: row.request_index,
-      ttfo: start + row.time_to_first_output_ms - serverFirstOutput,
-      ttft: start + row.ttft_ms - stampMs(times.first_content_byte_sent),
-      e2e: start + row.e2e_ms - stampMs(times.last_byte_sent),
-    };
-  });
-}
-
 /** SSE events the server wrote (role, reasoning, content, finish, usage, [DONE]) per second of run. */
 function eventRate(records) {
   const events = records.reduce((sum, record) => sum + sseEventsSent(record), 0);
@@ -191,24 +144,6 @@ function sseEventsSent(record) {
   const roleAndFinish = 2;
   return roleAndFinish + record.reasoning_tokens_sent + record.content_tokens_sent
     + (record.usage ? 1 : 0) + (record.done_sent ? 1 : 0);
-}
-
-/** Nearest-rank percentile of an ascending list. */
-function percentile(sorted, p) {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** p50, p95, max of |error| and the signed median, for one metric's errors. */
-function summarize(errorsMs) {
-  const absolute = errorsMs.map(Math.abs).sort((a, b) => a - b);
-  const signed = [...errorsMs].sort((a, b) => a - b);
-  return {
-    n: errorsMs.length,
-    p50_abs_ms: percentile(absolute, 50),
-    p95_abs_ms: percentile(absolute, 95),
-    max_abs_ms: absolute.at(-1),
-    median_signed_ms: percentile(signed, 50),
-  };
 }
 
 /**
@@ -264,31 +199,6 @@ function verdicts(summaries) {
     p50: highestRateUnderBar(summaries, view, 'p50_abs_ms'),
   }]));
 }
-
-function environment() {
-  return {
-    date: new Date().toISOString(),
-    chromium: chromiumVersion(),
-    node: process.version,
-    cpu_count: cpus().length,
-    cpu_model: cpus()[0]?.model ?? null,
-    load_average_at_start: loadavg(),
-    commit: gitCommit(),
-  };
-}
-
-/** A command's first line of output, or null when it cannot run. */
-function commandOutput(command, args) {
-  try {
-    // Debian's chromium wrapper prints a harmless shell warning on stderr; only stdout matters.
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return null;
-  }
-}
-
-const chromiumVersion = () => commandOutput(CHROMIUM, ['--version']);
-const gitCommit = () => commandOutput('git', ['rev-parse', '--short', 'HEAD']);
 
 const ms = (value) => value.toFixed(3);
 
@@ -351,7 +261,7 @@ async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS }) {
       process.stderr.write(`round ${round}/${repeat}, decode interval ${interval} ms, ${rung.requests} requests… `);
       try {
         const { artifact, records, pageErrors, load1m } = await runRung(browser, siteUrl, rung);
-        const rows = timingErrors(artifact, records);
+        const rows = artifactErrors(artifact, records);
         const rate = eventRate(records);
         runsByRung.get(interval).push({
           round, rate, load_1m: load1m, page_errors: pageErrors, rows,

@@ -1,0 +1,410 @@
+// Fidelity benchmark: how true strobe's TTFO, TTFT and E2E are against strobe-sim's truth log at
+// concurrency 1, 4 and 6 on one origin and 16 and 64 through an endpoint pool, with strobe
+// measuring in its worker and on the page's main thread, next to a minimal plain-JavaScript
+// streaming client (the floor: what any browser client could do) over the same server in the
+// same run.
+//
+// Per case, one strobe-sim is started with as many ports as the case needs (⌈c / 6⌉, so no
+// origin carries more than the browser's six HTTP/1.1 connections); the three clients then run
+// one after another against it, each with its own canary markers so every row joins its own
+// truth record. The floor client warms its connections up the same way strobe does (two
+// tiny requests per connection, all at once), so the comparison is of measuring, not of
+// warm-up policy. Errors are the client's absolute moment minus the server's stamp of it, as
+// in timing.mjs: both clocks are this machine's wall clock, so the error is measurement error
+// plus loopback delivery plus any time either process sat descheduled.
+//
+// Reports per case and client: p50 / p95 / max of |error| for each metric, the signed median,
+// and (strobe) rows that opened a new connection (a cold start inside a measured row). Then the
+// two comparisons the issue asks for: worker vs main thread, and strobe vs the floor, at p95.
+// It measures and reports; it exits non-zero only when a run does not complete.
+//
+// Usage (needs dist/ and target/release/strobe-sim; see scripts/bench-fidelity.sh):
+//   node tests/e2e/bench/fidelity.mjs [--quick] [--repeat N] [--out FILE]
+// --quick runs c=4 and c=16 only; --repeat pools N rounds of every case (clients alternate
+// order between rounds).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { serveStatic } from '../static-server.mjs';
+import { launchBrowser, collectPageErrors } from '../browser.mjs';
+import { startSim } from '../sim.mjs';
+import { runOnPage, momentErrors, artifactErrors, summarize, environment } from './common.mjs';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const DIST = process.env.STROBE_DIST ?? 'dist';
+const METRICS = ['ttfo', 'ttft', 'e2e'];
+const CONNECTIONS_PER_ORIGIN = 6;
+const MAX_REPEAT = 5;
+
+/** The cases: concurrency and requests per run. Ports follow from concurrency. */
+const CASES = [
+  { concurrency: 1, requests: 12 },
+  { concurrency: 4, requests: 32 },
+  { concurrency: 6, requests: 36 },
+  { concurrency: 16, requests: 64 },
+  { concurrency: 64, requests: 128 },
+];
+const QUICK_CASES = [4, 16];
+const CLIENTS = ['worker', 'main', 'floor'];
+
+/** Per stream: 8 reasoning tokens, the marker, 24 words; one token every 20 ms. */
+const DECODE_INTERVAL_MS = 20;
+const REASONING_TOKENS = 8;
+const RESPONSE_WORDS = 24;
+const MAX_TOKENS = 64;
+const CONTEXT_TOKENS = 1024;
+/** A fast prefill (10 ms for 1,024 tokens) so decode sets the pace, as in timing.mjs. */
+const PREFILL_TOK_S = 100_000;
+const RUN_TIMEOUT_MS = 180_000;
+
+function parseOptions(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      repeat: { type: 'string', default: '1' },
+      out: { type: 'string' },
+    },
+  });
+  const repeat = Number(values.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > MAX_REPEAT) {
+    throw new Error(`--repeat must be a whole number from 1 to ${MAX_REPEAT}, got ${values.repeat}`);
+  }
+  const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-fidelity.json');
+  const cases = values.quick ? CASES.filter((c) => QUICK_CASES.includes(c.concurrency)) : CASES;
+  return { cases, repeat, out, quick: values.quick };
+}
+
+const portsFor = (concurrency) => Math.ceil(concurrency / CONNECTIONS_PER_ORIGIN);
+
+function simArgs(concurrency, seed) {
+  return [
+    '--decode-interval-ms', String(DECODE_INTERVAL_MS),
+    '--decode-slowdown-per-seq', '0',
+    '--reasoning-tokens', String(REASONING_TOKENS),
+    '--prefill-tok-s', String(PREFILL_TOK_S),
+    '--max-num-seqs', String(Math.max(16, concurrency)),
+    '--seed', String(seed),
+  ];
+}
+
+/** strobe's link settings for a case; the first port is base_url, the others the pool. */
+function strobeSettings(testCase, baseUrls, measurement, seed) {
+  const [base, ...pool] = baseUrls;
+  return {
+    base_url: base,
+    ...(pool.length ? { pool: pool.join(' ') } : {}),
+    requests: String(testCase.requests),
+    concurrency: String(testCase.concurrency),
+    context_tokens: String(CONTEXT_TOKENS),
+    context_seed: String(seed),
+    max_tokens: String(MAX_TOKENS),
+    response_words: String(RESPONSE_WORDS),
+    request_canaries: 'true',
+    thinking_mode: 'enabled',
+    measurement,
+  };
+}
+
+/**
+ * The floor: a minimal streaming client in plain JavaScript, run in the page's main thread.
+ * fetch() with a streaming body reader, one performance.now() per read, a line-level SSE parse.
+ * Slot k sends to endpoint k mod n, like strobe. Returns one entry per request.
+ */
+async function floorClient({ urls, requests, concurrency, maxTokens, words, contextWords, tag }) {
+  const filler = 'lorem ipsum dolor sit amet consectetur '.repeat(Math.ceil(contextWords / 6));
+  const body = (marker, max, tail) => JSON.stringify({
+    model: 'strobe-sim-1',
+    messages: [{ role: 'user', content: `${filler}\n${tail}` }],
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: max,
+    temperature: 0,
+    chat_template_kwargs: { enable_thinking: true },
+  });
+  const headers = { 'Content-Type': 'application/json', Accept: 'text/event-stream' };
+  const slotsOf = (endpoint) => Math.floor(concurrency / urls.length) + (endpoint < concurrency % urls.length ? 1 : 0);
+  // Warm-up: two per connection each endpoint's slots use, all at once, read to the end.
+  const warmups = urls.flatMap((url, endpoint) => Array.from(
+    { length: 2 * Math.min(slotsOf(endpoint), 6) },
+    () => fetch(url, { method: 'POST', headers, body: body(null, 1, 'Say hi.') }).then((r) => r.text()),
+  ));
+  await Promise.all(warmups);
+
+  const decoder = () => new TextDecoder();
+  const rows = [];
+  let next = 0;
+  async function one(url, index) {
+    const marker = `FLOOR_${tag}_${String(index).padStart(5, '0')}`;
+    const text = body(marker, maxTokens,
+      `Begin with the exact marker ${marker} then emit exactly ${words} repetitions of the lowercase word code.`);
+    const utf8 = decoder();
+    const startedUnixMs = performance.timeOrigin + performance.now();
+    const t0 = performance.now();
+    const response = await fetch(url, { method: 'POST', headers, body: text });
+    const reader = response.body.getReader();
+    let buffer = '';
+    let firstOutput = null;
+    let firstContent = null;
+    let end = null;
+    for (;;) {
+      const { done, value } = await reader.read();
+      const now = performance.now();
+      if (done) {
+        end ??= now;
+        break;
+      }
+      buffer += utf8.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const event = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        for (const line of event.split('\n')) {
+          if (!line.startsWith('data:')) continue;
+          const payload = line.slice(5).trim();
+          if (payload === '[DONE]') {
+            end ??= now;
+            continue;
+          }
+          const delta = JSON.parse(payload).choices?.[0]?.delta;
+          if (delta?.reasoning_content || delta?.reasoning) firstOutput ??= now;
+          if (delta?.content) {
+            firstOutput ??= now;
+            firstContent ??= now;
+          }
+        }
+      }
+    }
+    rows.push({ marker, started_unix_ms: startedUnixMs, ttfo: firstOutput - t0, ttft: firstContent - t0, e2e: end - t0 });
+  }
+  async function slot(k) {
+    const url = urls[k % urls.length];
+    while (next < requests) {
+      const index = next;
+      next += 1;
+      await one(url, index);
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, (_, k) => slot(k)));
+  return rows;
+}
+
+async function runFloor(browser, siteUrl, testCase, baseUrls, tag) {
+  const page = await browser.newPage();
+  try {
+    const pageErrors = collectPageErrors(page);
+    await page.goto(siteUrl);
+    await page.getByTestId('app-ready').waitFor();
+    const rows = await page.evaluate(floorClient, {
+      urls: baseUrls.map((base) => `${base}/chat/completions`),
+      requests: testCase.requests,
+      concurrency: testCase.concurrency,
+      maxTokens: MAX_TOKENS,
+      words: RESPONSE_WORDS,
+      contextWords: CONTEXT_TOKENS,
+      tag,
+    });
+    return { rows, pageErrors };
+  } finally {
+    await page.close();
+  }
+}
+
+/** One client's run against the case's simulator: its per-row errors and what else it showed. */
+async function runClient(browser, siteUrl, testCase, sim, client, seed) {
+  await sim.reset();
+  const loadBefore = loadavg()[0];
+  if (client === 'floor') {
+    const { rows, pageErrors } = await runFloor(browser, siteUrl, testCase, sim.baseUrls, `${testCase.concurrency}_${seed}`);
+    const { records } = await sim.truth();
+    const byMarker = new Map(records.map((record) => [record.marker, record]));
+    const errors = rows.map((row) => {
+      const record = byMarker.get(row.marker);
+      if (!record) throw new Error(`floor request ${row.marker} has no truth record`);
+      return momentErrors(row.started_unix_ms, row, record);
+    });
+    return { errors, new_connections: null, page_errors: pageErrors, load_1m: [loadBefore, loadavg()[0]] };
+  }
+  const settings = strobeSettings(testCase, sim.baseUrls, client, seed);
+  const { artifact, pageErrors } = await runOnPage(browser, siteUrl, settings, RUN_TIMEOUT_MS);
+  if (artifact.completed !== testCase.requests) {
+    const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
+    throw new Error(`${artifact.completed} of ${testCase.requests} requests completed; the first failure: ${first}`);
+  }
+  if (artifact.client?.measurement_thread !== client) {
+    throw new Error(`asked to measure in ${client}, the artifact says ${artifact.client?.measurement_thread}`);
+  }
+  const { records } = await sim.truth();
+  return {
+    errors: artifactErrors(artifact, records),
+    new_connections: artifact.request_timings.filter((row) => row.new_connection === true).length,
+    queue_suspected: artifact.client.transport.connection_limit_suspected,
+    max_in_flight_per_origin: artifact.client.transport.max_in_flight_per_origin,
+    page_errors: pageErrors,
+    load_1m: [loadBefore, loadavg()[0]],
+  };
+}
+
+function summarizeErrors(errors) {
+  return Object.fromEntries(METRICS.map((metric) => [metric, summarize(errors.map((row) => row[metric]))]));
+}
+
+async function runCases(browser, siteUrl, { cases, repeat }) {
+  const results = new Map(cases.map((testCase) => [testCase.concurrency, Object.fromEntries(CLIENTS.map((c) => [c, []]))]));
+  const failures = [];
+  for (let round = 1; round <= repeat; round += 1) {
+    for (const testCase of cases) {
+      const ports = portsFor(testCase.concurrency);
+      const sim = await startSim(simArgs(testCase.concurrency, round), { ports });
+      try {
+        // Alternate the order between rounds so no client always runs first on a fresh server.
+        const order = round % 2 === 1 ? CLIENTS : [...CLIENTS].reverse();
+        for (const client of order) {
+          process.stderr.write(`round ${round}/${repeat}, c=${testCase.concurrency} (${ports} port(s)), ${client}… `);
+          try {
+            const run = await runClient(browser, siteUrl, testCase, sim, client, 1000 * round + testCase.concurrency);
+            results.get(testCase.concurrency)[client].push({ round, ...run });
+            const p95 = summarize(run.errors.map((row) => row.ttfo)).p95_abs_ms;
+            process.stderr.write(`TTFO p95 ${p95.toFixed(2)} ms, load ${run.load_1m[1].toFixed(2)}\n`);
+          } catch (err) {
+            failures.push({ round, concurrency: testCase.concurrency, client, error: String(err?.message ?? err) });
+            process.stderr.write(`FAILED: ${err?.message ?? err}\n`);
+          }
+        }
+      } finally {
+        await sim.stop();
+      }
+    }
+  }
+  return { results, failures };
+}
+
+function caseSummary(testCase, byClient) {
+  const clients = {};
+  for (const client of CLIENTS) {
+    const runs = byClient[client];
+    if (runs.length === 0) continue;
+    const errors = runs.flatMap((run) => run.errors);
+    clients[client] = {
+      runs: runs.length,
+      metrics: summarizeErrors(errors),
+      new_connection_rows: client === 'floor' ? null : runs.reduce((sum, run) => sum + run.new_connections, 0),
+      queue_suspected: client === 'floor' ? null : runs.some((run) => run.queue_suspected),
+      max_in_flight_per_origin: client === 'floor' ? null : Math.max(...runs.map((run) => run.max_in_flight_per_origin)),
+    };
+  }
+  const p95 = (client, metric) => clients[client]?.metrics[metric].p95_abs_ms;
+  const compare = (a, b) => Object.fromEntries(METRICS.map((metric) => {
+    const [x, y] = [p95(a, metric), p95(b, metric)];
+    return [metric, x === undefined || y === undefined ? null : { [a]: x, [b]: y, no_worse: x <= y }];
+  }));
+  return {
+    concurrency: testCase.concurrency,
+    ports: portsFor(testCase.concurrency),
+    requests_per_run: testCase.requests,
+    clients,
+    p95_worker_vs_main: compare('worker', 'main'),
+    p95_worker_vs_floor: compare('worker', 'floor'),
+  };
+}
+
+const ms = (value) => value.toFixed(2);
+
+function markdownTable(summaries) {
+  const lines = [
+    '| c | ports | client | TTFO \\|err\\| p50 / p95 / max | TTFT \\|err\\| p50 / p95 / max | E2E \\|err\\| p50 / p95 / max | bias TTFO / TTFT / E2E | new-connection rows |',
+    '|---:|---:|---|---|---|---|---|---:|',
+  ];
+  for (const summary of summaries) {
+    for (const [client, result] of Object.entries(summary.clients)) {
+      const cells = METRICS.map((metric) => {
+        const m = result.metrics[metric];
+        return `${ms(m.p50_abs_ms)} / ${ms(m.p95_abs_ms)} / ${ms(m.max_abs_ms)}`;
+      });
+      const bias = METRICS.map((metric) => ms(result.metrics[metric].median_signed_ms)).join(' / ');
+      const label = client === 'floor' ? 'plain-JS floor' : `strobe ${client}`;
+      const fresh = result.new_connection_rows ?? '–';
+      lines.push(`| ${summary.concurrency} | ${summary.ports} | ${label} | ${cells.join(' | ')} | ${bias} | ${fresh} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function comparisonLines(summaries) {
+  const lines = [];
+  for (const summary of summaries) {
+    for (const [title, comparison] of [['worker ≤ main', summary.p95_worker_vs_main], ['worker ≤ floor', summary.p95_worker_vs_floor]]) {
+      const parts = METRICS.map((metric) => {
+        const c = comparison[metric];
+        if (!c) return `${metric}: n/a`;
+        const [a, b] = Object.values(c);
+        return `${metric} ${ms(a)} vs ${ms(b)} ${c.no_worse ? 'yes' : `NO (+${ms(a - b)})`}`;
+      });
+      lines.push(`- c=${summary.concurrency}, p95 ${title}: ${parts.join('; ')}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  process.chdir(REPO_ROOT);
+  const env = environment();
+  const browser = await launchBrowser();
+  const site = await serveStatic({ root: DIST });
+  let outcome;
+  try {
+    // One unreported run so wasm compilation and first-use code paths are not in any case.
+    process.stderr.write('warm-up run (not reported)… ');
+    const sim = await startSim(simArgs(4, 0));
+    try {
+      await runClient(browser, site.url, { concurrency: 4, requests: 8 }, sim, 'worker', 0);
+    } finally {
+      await sim.stop();
+    }
+    process.stderr.write('done\n');
+    outcome = await runCases(browser, site.url, options);
+  } finally {
+    await browser.close();
+    await site.close();
+  }
+  const { results, failures } = outcome;
+  const summaries = options.cases.map((testCase) => caseSummary(testCase, results.get(testCase.concurrency)));
+  env.load_average_at_end = loadavg();
+  console.log('### Timing error against the server\'s truth (ms)\n');
+  console.log(markdownTable(summaries));
+  console.log('\n### p95 comparisons\n');
+  console.log(comparisonLines(summaries));
+  const loads = (list) => list.map((load) => load.toFixed(2)).join(' ');
+  console.log(`\n${env.chromium}; ${env.cpu_count} CPUs (${env.cpu_model}); load average `
+    + `${loads(env.load_average_at_start)} at start, ${loads(env.load_average_at_end)} at end; ${env.date}`);
+  const report = {
+    benchmark: 'strobe fidelity: worker vs main thread vs a plain-JS floor client',
+    error_definition: 'client absolute moment − server stamp, ms (unix clock on both sides); '
+      + 'p50/p95/max are nearest-rank of |error|, median_signed_ms is the bias',
+    setup: {
+      decode_interval_ms: DECODE_INTERVAL_MS, reasoning_tokens: REASONING_TOKENS, response_words: RESPONSE_WORDS,
+      max_tokens: MAX_TOKENS, context_tokens: CONTEXT_TOKENS, prefill_tok_s: PREFILL_TOK_S,
+      connections_per_origin: CONNECTIONS_PER_ORIGIN, repeat: options.repeat,
+    },
+    environment: env,
+    cases: summaries,
+    runs: Object.fromEntries([...results].map(([concurrency, byClient]) => [String(concurrency), byClient])),
+    failures,
+  };
+  mkdirSync(dirname(options.out), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(report, null, 1)}\n`);
+  console.log(`Every number: ${options.out}`);
+  if (failures.length > 0) {
+    console.error(`${failures.length} run(s) did not complete:`);
+    for (const { round, concurrency, client, error } of failures) console.error(`  round ${round}, c=${concurrency}, ${client}: ${error}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err) => {
+  console.error(err?.stack ?? err);
+  process.exitCode = 2;
+});
