@@ -616,8 +616,7 @@ const LIVE_REFRESH_MS: f64 = 250.0;
 /// Copies the run's numbers into the page every [`LIVE_REFRESH_MS`], and the rows for the live
 /// charts at most every [`LIVE_CHART_REFRESH_MS`], until the run ends. A timer, not an
 /// animation-frame loop: a page that asks for every frame makes the browser produce 60 frames a
-/// second, work that runs on the same two cores as the measurement (measured: rows up to 5 ms
-/// off the truth with a frame loop, where a timer left them under 2 ms).
+/// second even when nothing changed: CPU time taken from the cores the measurement shares.
 fn poll_live(live: Rc<Measurement>, state: AppState) {
     spawn_local(async move {
         let mut charts_at = f64::NEG_INFINITY;
