@@ -167,11 +167,15 @@ fn spawn_worker(
     tally: Rc<RefCell<LiveTally>>,
 ) -> Result<(WorkerLink, oneshot::Receiver<RunResult>), String> {
     let (glue_url, wasm_url) = app_module_urls()?;
-    // The URLs are written as JSON strings, which are valid JavaScript string literals.
+    // The worker waits for its first message, the page's own compiled `WebAssembly.Module`
+    // (or, failing that, the module's URL), and instantiates it: sharing the page's module
+    // shares its compiled and already optimized code, so the worker does not compile 1 MB of
+    // wasm in the background while it measures. The URL is written as a JSON string, which is
+    // a valid JavaScript string literal.
     let source = format!(
-        "import init from {};\nawait init({{ module_or_path: {} }});\n",
+        "import init from {};\n\
+         self.onmessage = (event) => {{ self.onmessage = null; init({{ module_or_path: event.data }}); }};\n",
         serde_json::Value::from(glue_url),
-        serde_json::Value::from(wasm_url)
     );
     let options = BlobPropertyBag::new();
     options.set_type("text/javascript");
@@ -254,6 +258,18 @@ fn spawn_worker(
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    let module = wasm_bindgen::module();
+    let module = if module.is_instance_of::<js_sys::WebAssembly::Module>() {
+        module
+    } else {
+        JsValue::from_str(&wasm_url)
+    };
+    worker.post_message(&module).map_err(|err| {
+        format!(
+            "could not hand the app's code to the measurement worker ({}). {USE_MAIN_THREAD}",
+            super::transport::js_text(&err)
+        )
+    })?;
     Ok((
         WorkerLink {
             worker,
