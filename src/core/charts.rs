@@ -192,6 +192,10 @@ pub fn artifact_charts(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChar
     charts.push(named("timeline", timeline(&run.rows, &run.failures, theme)));
     charts.push(named("context", context_scatter(&run.rows, theme)));
     charts.push(named("throughput", throughput_over_time(&run.rows, theme)));
+    if run.rows.iter().any(|row| !row.read_gaps_ms.is_empty()) {
+        charts.push(named("read-gaps", read_gap_cdf(&run.rows, theme)));
+        charts.push(named("stalls", longest_stalls(&run.rows, theme)));
+    }
     charts
 }
 
@@ -385,7 +389,7 @@ pub fn distribution_histogram(
                 .name(run.label.as_str())
                 .bar_gap("0%")
                 .item_style(ItemStyle::new().color(color).opacity(0.8))
-                .mark_line(percentile_lines(values, metric, color))
+                .mark_line(percentile_lines(values, metric.unit(), color))
                 .data(data),
         );
     }
@@ -441,7 +445,7 @@ pub fn distribution_cdf(runs: &[(&str, &[f64])], metric: MetricKind, theme: Char
                 .show_symbol(false)
                 .line_style(LineStyle::new().color(color).width(2))
                 .item_style(ItemStyle::new().color(color))
-                .mark_line(percentile_lines(&sorted, metric, color))
+                .mark_line(percentile_lines(&sorted, metric.unit(), color))
                 .data(data),
         );
     }
@@ -892,6 +896,142 @@ pub fn context_scatter(rows: &[RowView], theme: ChartTheme) -> Value {
     finish(chart, theme)
 }
 
+/// The per-chunk view of a traced run (*Chunk traces*): the distribution of the gaps between
+/// consecutive stream reads that carried events, pooled over every traced request. A gap is
+/// what a user watching the stream waits for the next words; events that shared one read have
+/// no gap between them (`client.sse.events_sharing_a_read` counts them).
+pub fn read_gap_cdf(rows: &[RowView], theme: ChartTheme) -> Value {
+    let file_stem = "strobe-read-gaps";
+    let title = "Gaps between stream reads";
+    let traced = rows
+        .iter()
+        .filter(|row| !row.read_gaps_ms.is_empty())
+        .count();
+    let mut gaps: Vec<f64> = rows
+        .iter()
+        .flat_map(|row| row.read_gaps_ms.iter().copied())
+        .collect();
+    if gaps.is_empty() {
+        return no_data(
+            title,
+            "no row has a chunk trace (turn Chunk traces on before the run)",
+            file_stem,
+            theme,
+        );
+    }
+    gaps.sort_by(f64::total_cmp);
+    let palette = theme.palette();
+    let color = theme.series_color(0);
+    let count = gaps.len();
+    let mut data = Vec::with_capacity(count.min(CDF_MAX_POINTS) + 1);
+    data.push(point(gaps[0], 0.0));
+    for index in cdf_ranks(count) {
+        data.push(point(
+            gaps[index],
+            (index + 1) as f64 * 100.0 / count as f64,
+        ));
+    }
+    let chart = base_chart(
+        title,
+        &format!(
+            "{} gaps over {} traced requests · share of gaps at or below each value · dashed \
+             lines: p50, p95, p99",
+            format_count(count),
+            format_count(traced)
+        ),
+        file_stem,
+        theme,
+        Trigger::Axis,
+    )
+    .grid(default_grid())
+    .x_axis(value_axis("Gap between reads (ms)", palette).scale(true))
+    .y_axis(
+        y_value_axis("Gaps at or below (%)", palette)
+            .min(0)
+            .max(100),
+    )
+    .series(
+        Line::new()
+            .name("read gaps")
+            .step(Step::End)
+            .show_symbol(false)
+            .line_style(LineStyle::new().color(color).width(2))
+            .item_style(ItemStyle::new().color(color))
+            .mark_line(percentile_lines(&gaps, "ms", color))
+            .data(data),
+    );
+    finish(chart, theme)
+}
+
+/// The longest stall of every traced request (its largest gap between two reads), by request
+/// index: where in the run the stream stopped flowing, and for how long.
+pub fn longest_stalls(rows: &[RowView], theme: ChartTheme) -> Value {
+    let file_stem = "strobe-stalls";
+    let title = "Longest stall per request";
+    let traced: Vec<&RowView> = rows
+        .iter()
+        .filter(|row| row.longest_stall_ms().is_some())
+        .collect();
+    let Some(worst) = traced
+        .iter()
+        .max_by(|a, b| {
+            f64::total_cmp(
+                &a.longest_stall_ms().unwrap_or(0.0),
+                &b.longest_stall_ms().unwrap_or(0.0),
+            )
+        })
+        .copied()
+    else {
+        return no_data(
+            title,
+            "no row has a chunk trace (turn Chunk traces on before the run)",
+            file_stem,
+            theme,
+        );
+    };
+    let palette = theme.palette();
+    let subtitle = format!(
+        "{} traced requests · the worst: {} ms (request {})",
+        format_count(traced.len()),
+        format_number(worst.longest_stall_ms().unwrap_or(0.0)),
+        worst.index_or_position()
+    );
+    let traced_count = traced.len();
+    let shown = sample_rows_by_index(traced);
+    let subtitle = match sampling_note(shown.len(), traced_count, "requests") {
+        Some(note) => format!("{subtitle}\n{note}"),
+        None => subtitle,
+    };
+    let data: Vec<DataPoint> = shown
+        .iter()
+        .map(|row| {
+            let stall = row.longest_stall_ms().unwrap_or(0.0);
+            named_point(
+                row.index_or_position() as f64,
+                stall,
+                format!(
+                    "request {}: {} ms",
+                    row.index_or_position(),
+                    format_number(stall)
+                ),
+            )
+        })
+        .collect();
+    let chart = base_chart(title, &subtitle, file_stem, theme, Trigger::Item)
+        .grid(default_grid())
+        .x_axis(value_axis("Request index", palette).scale(true))
+        .y_axis(y_value_axis("Longest gap between reads (ms)", palette))
+        .series(
+            Scatter::new()
+                .name("longest stall")
+                .symbol(Symbol::Circle)
+                .symbol_size(7)
+                .item_style(ItemStyle::new().color(theme.series_color(0)))
+                .data(data),
+        );
+    finish(chart, theme)
+}
+
 /// Output tokens per second and requests in flight over the run, in 50–200 time buckets.
 /// Each request's output tokens are spread evenly over its generation time (first output to
 /// end); in-flight is the time-averaged number of open requests per bucket. Needs the
@@ -1277,7 +1417,7 @@ fn color_axis_line(axis: &mut Value, palette: &Palette) {
 
 /// Dashed vertical lines at the nearest-rank p50, p95 and p99 of `values`, labelled with the
 /// value and unit (text this module writes, never text from a file).
-fn percentile_lines(values: &[f64], metric: MetricKind, color: &str) -> MarkLine {
+fn percentile_lines(values: &[f64], unit: &str, color: &str) -> MarkLine {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     // Small runs often have p95 == p99; one line labelled "p95/p99" keeps labels readable.
@@ -1296,11 +1436,7 @@ fn percentile_lines(values: &[f64], metric: MetricKind, color: &str) -> MarkLine
         .map(|(names, value)| {
             MarkLineVariant::Simple(
                 MarkLineData::new()
-                    .name(format!(
-                        "{names} {} {}",
-                        format_number(value),
-                        metric.unit()
-                    ))
+                    .name(format!("{names} {} {unit}", format_number(value)))
                     .x_axis(value),
             )
         })
@@ -1576,6 +1712,62 @@ mod tests {
             in_flight.iter().all(|p| p.1 <= 2.0 + 1e-12),
             "at most two overlap"
         );
+    }
+
+    #[test]
+    fn traced_rows_give_a_gap_distribution_and_their_longest_stalls() {
+        let traced = |index: u64, gaps: &[f64]| RowView {
+            read_gaps_ms: gaps.to_vec(),
+            ..row(index, index as f64 * 100.0, 20.0, 30.0, 200.0, 10)
+        };
+        let rows = vec![
+            traced(0, &[10.0, 12.0, 11.0]),
+            row(1, 100.0, 20.0, 30.0, 200.0, 10),
+            traced(2, &[9.0, 250.0, 10.0]),
+        ];
+        let gaps = read_gap_cdf(&rows, ChartTheme::default());
+        assert_eq!(
+            gaps.pointer("/title/0/subtext")
+                .or_else(|| gaps.pointer("/title/subtext")),
+            Some(&json!(
+                "6 gaps over 2 traced requests · share of gaps at or below each value · dashed \
+                 lines: p50, p95, p99"
+            ))
+        );
+        let line = points(&gaps["series"][0]);
+        assert_eq!(line.first(), Some(&(9.0, 0.0)));
+        assert_eq!(line.last(), Some(&(250.0, 100.0)));
+
+        let stalls = longest_stalls(&rows, ChartTheme::default());
+        let subtitle = stalls
+            .pointer("/title/0/subtext")
+            .or_else(|| stalls.pointer("/title/subtext"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        assert_eq!(
+            subtitle,
+            "2 traced requests · the worst: 250 ms (request 2)"
+        );
+        let stall_points: Vec<Value> = stalls["series"][0]["data"]
+            .as_array()
+            .map(|data| data.iter().map(|point| point["value"].clone()).collect())
+            .unwrap_or_default();
+        assert_eq!(stall_points, vec![json!([0.0, 12.0]), json!([2.0, 250.0])]);
+        assert_eq!(
+            stalls["series"][0]["data"][1]["name"],
+            json!("request 2: 250 ms")
+        );
+
+        let untraced = [row(0, 0.0, 1.0, 2.0, 3.0, 4)];
+        for empty in [
+            read_gap_cdf(&untraced, ChartTheme::default()),
+            longest_stalls(&untraced, ChartTheme::default()),
+        ] {
+            assert!(
+                empty.to_string().contains("turn Chunk traces on"),
+                "{empty}"
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::core::observe::{FailureRecord, RequestTiming};
+use crate::core::observe::{FailureRecord, RequestTiming, CHUNK_ARRIVALS_KEPT};
 
 use crate::core::validate::{
     validate_artifact, validate_artifact_text, Generation, Report, Verdict,
@@ -526,6 +526,9 @@ pub struct RowView {
     pub decode_tok_s: Option<f64>,
     /// `effective_prefill_tok_s`.
     pub prefill_tok_s: Option<f64>,
+    /// Gaps between consecutive stream reads that carried events, ms, from the optional
+    /// per-chunk trace `chunk_arrivals_ms` (strobe's *Chunk traces*); empty without a trace.
+    pub read_gaps_ms: Vec<f64>,
 }
 
 impl RowView {
@@ -546,7 +549,17 @@ impl RowView {
             tpot_ms: row.tpot_ms,
             decode_tok_s: row.decode_tok_s,
             prefill_tok_s: row.effective_prefill_tok_s,
+            read_gaps_ms: row
+                .chunk_arrivals_ms
+                .as_deref()
+                .map(read_gaps)
+                .unwrap_or_default(),
         }
+    }
+
+    /// The longest gap between two reads of this request's stream, ms (needs a trace).
+    pub fn longest_stall_ms(&self) -> Option<f64> {
+        self.read_gaps_ms.iter().copied().reduce(f64::max)
     }
 
     /// The request index, or the row's position when the index is missing or malformed.
@@ -579,8 +592,35 @@ impl RowView {
                 .or_else(|| float("mean_inter_token_latency_ms")),
             decode_tok_s: float("decode_tok_s"),
             prefill_tok_s: float("effective_prefill_tok_s"),
+            read_gaps_ms: traced_arrivals(row.get("chunk_arrivals_ms"))
+                .map(|arrivals| read_gaps(&arrivals))
+                .unwrap_or_default(),
         }
     }
+}
+
+/// A file's `chunk_arrivals_ms`, when it is what strobe writes: at most
+/// [`CHUNK_ARRIVALS_KEPT`] finite numbers. Anything else is no trace at all, rather than part of
+/// one.
+fn traced_arrivals(value: Option<&Value>) -> Option<Vec<f64>> {
+    let arrivals = value?.as_array()?;
+    if arrivals.len() > CHUNK_ARRIVALS_KEPT {
+        return None;
+    }
+    arrivals
+        .iter()
+        .map(|arrival| finite_f64(Some(arrival)))
+        .collect()
+}
+
+/// The gaps between consecutive arrival times; a step backwards (not something strobe writes)
+/// ends the trace there.
+fn read_gaps(arrivals: &[f64]) -> Vec<f64> {
+    arrivals
+        .windows(2)
+        .map(|pair| pair[1] - pair[0])
+        .take_while(|gap| gap.is_finite() && *gap >= 0.0)
+        .collect()
 }
 
 /// One `failures[]` entry, read tolerantly. Strings are data, capped for display.
@@ -1171,6 +1211,36 @@ mod tests {
             "benchmark-20260101T000000Z"
         );
         assert_eq!(LoadedArtifact::from_text("", "{}").label(), "(unnamed run)");
+    }
+
+    #[test]
+    fn chunk_traces_become_read_gaps_and_anything_odd_is_no_trace() {
+        let gaps_of = |trace: Value| {
+            let row = json!({"request_index": 0, "chunk_arrivals_ms": trace});
+            let row = row.as_object().cloned().unwrap_or_default();
+            RowView::from_json(0, &row).read_gaps_ms
+        };
+        assert_eq!(
+            gaps_of(json!([100.0, 110.5, 130.5, 131.0])),
+            vec![10.5, 20.0, 0.5]
+        );
+        assert_eq!(gaps_of(json!([100.0])), Vec::<f64>::new());
+        assert_eq!(
+            gaps_of(json!([100.0, "<img src=x>", 120.0])),
+            Vec::<f64>::new()
+        );
+        assert_eq!(gaps_of(json!({"0": 1.0})), Vec::<f64>::new());
+        // A step backwards ends the trace; a trace longer than strobe writes is refused.
+        assert_eq!(gaps_of(json!([100.0, 110.0, 90.0, 120.0])), vec![10.0]);
+        let too_long: Vec<f64> = (0..=CHUNK_ARRIVALS_KEPT).map(|i| i as f64).collect();
+        assert_eq!(gaps_of(json!(too_long)), Vec::<f64>::new());
+
+        let traced = RowView {
+            read_gaps_ms: vec![3.0, 41.5, 2.0],
+            ..RowView::default()
+        };
+        assert_eq!(traced.longest_stall_ms(), Some(41.5));
+        assert_eq!(RowView::default().longest_stall_ms(), None);
     }
 
     #[test]

@@ -165,6 +165,11 @@ test('without the warm-up the first wave pays for its connections inside TTFO', 
       assert.ok(arrivals[0] <= row.time_to_first_output_ms + 1e-6);
       assert.ok(arrivals.at(-1) <= row.e2e_ms + 1e-6);
     }
+    // The per-chunk view: gaps between reads, and each request's longest stall.
+    await page.getByTestId('chart-read-gaps').locator('canvas').first().waitFor();
+    await page.getByTestId('chart-stalls').locator('canvas').first().waitFor();
+    assert.equal(await page.getByTestId('chart-read-gaps').locator('[role=img]').getAttribute('aria-label'), 'Gaps between stream reads');
+    assert.equal(await page.getByTestId('chart-stalls').locator('[role=img]').getAttribute('aria-label'), 'Longest stall per request');
 
     // The endpoint check (GET /models) leaves one connection open, so the first wave must open
     // the rest. A request that opens its own says new_connection: true (usually all but one
