@@ -23,7 +23,7 @@
 // the environment, in test-results/bench-timing.json.
 //
 // Usage (from anywhere; needs dist/ and target/release/strobe-sim, see scripts/bench-timing.sh):
-//   node tests/e2e/bench/timing.mjs [--quick] [--repeat N] [--prefill-tok-s N] [--out FILE]
+//   node tests/e2e/bench/timing.mjs [--quick] [--repeat N] [--prefill-tok-s N] [--measurement worker|main] [--out FILE]
 // --quick runs two rungs (~15 s); --repeat runs the ladder N (≤ 5) times and pools each rung's rows.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -73,6 +73,7 @@ function parseOptions(argv) {
       repeat: { type: 'string', default: '1' },
       out: { type: 'string' },
       'prefill-tok-s': { type: 'string', default: String(DEFAULT_PREFILL_TOK_S) },
+      measurement: { type: 'string', default: 'worker' },
     },
   });
   const repeat = Number(values.repeat);
@@ -83,7 +84,13 @@ function parseOptions(argv) {
   const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-timing.json');
   const prefillTokS = Number(values['prefill-tok-s']);
   if (!(prefillTokS > 0)) throw new Error(`--prefill-tok-s must be a positive number, got ${values['prefill-tok-s']}`);
-  return { ladder: values.quick ? QUICK_LADDER_MS : LADDER_MS, repeat, out, quick: values.quick, prefillTokS };
+  if (!['worker', 'main'].includes(values.measurement)) {
+    throw new Error(`--measurement must be worker or main, got ${values.measurement}`);
+  }
+  return {
+    ladder: values.quick ? QUICK_LADDER_MS : LADDER_MS, repeat, out, quick: values.quick, prefillTokS,
+    measurement: values.measurement,
+  };
 }
 
 /** The simulator flags and page settings of one rung. */
@@ -114,11 +121,11 @@ function requestsFor(decodeIntervalMs) {
 }
 
 /** One run of one rung against a fresh simulator: the artifact, the truth records, the machine load. */
-async function runRung(browser, siteUrl, rung) {
+async function runRung(browser, siteUrl, rung, measurement) {
   const sim = await startSim(rung.simArgs);
   try {
     const loadBefore = loadavg()[0];
-    const settings = { ...rung.settings, base_url: sim.baseUrls[0] };
+    const settings = { ...rung.settings, base_url: sim.baseUrls[0], measurement };
     const { artifact, pageErrors } = await runOnPage(browser, siteUrl, settings, rung.timeoutMs);
     const truth = await sim.truth();
     if (artifact.completed !== rung.requests) {
@@ -252,7 +259,7 @@ function printReport(summaries, verdictsByView, env) {
 }
 
 /** Runs the ladder `repeat` times; a failed run is recorded and the rest still run. */
-async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS }) {
+async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS, measurement }) {
   const runsByRung = new Map(ladder.map((interval) => [interval, []]));
   const failures = [];
   for (let round = 1; round <= repeat; round += 1) {
@@ -260,7 +267,7 @@ async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS }) {
       const rung = planRung(interval, prefillTokS);
       process.stderr.write(`round ${round}/${repeat}, decode interval ${interval} ms, ${rung.requests} requests… `);
       try {
-        const { artifact, records, pageErrors, load1m } = await runRung(browser, siteUrl, rung);
+        const { artifact, records, pageErrors, load1m } = await runRung(browser, siteUrl, rung, measurement);
         const rows = artifactErrors(artifact, records);
         const rate = eventRate(records);
         runsByRung.get(interval).push({
@@ -278,9 +285,9 @@ async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS }) {
 }
 
 /** Warms the browser (wasm compile, JIT, connection code paths) with one short run that is not reported. */
-async function warmUp(browser, siteUrl, prefillTokS) {
+async function warmUp(browser, siteUrl, prefillTokS, measurement) {
   process.stderr.write('warm-up run (not reported)… ');
-  await runRung(browser, siteUrl, planRung(4, prefillTokS, 8));
+  await runRung(browser, siteUrl, planRung(4, prefillTokS, 8), measurement);
   process.stderr.write('done\n');
 }
 
@@ -292,7 +299,7 @@ async function main() {
   const site = await serveStatic({ root: DIST });
   let ladderResult;
   try {
-    await warmUp(browser, site.url, options.prefillTokS);
+    await warmUp(browser, site.url, options.prefillTokS, options.measurement);
     ladderResult = await runLadder(browser, site.url, options);
   } finally {
     await browser.close();
@@ -311,7 +318,10 @@ async function main() {
     fidelity_bar_ms: FIDELITY_BAR_MS,
     error_definition: 'client absolute moment − server stamp, ms (unix clock on both sides); '
       + 'p50/p95/max are nearest-rank of |error|, median_signed_ms is the bias',
-    options: { quick: options.quick, repeat: options.repeat, ladder_decode_interval_ms: options.ladder },
+    options: {
+      quick: options.quick, repeat: options.repeat, ladder_decode_interval_ms: options.ladder,
+      measurement: options.measurement,
+    },
     setup: {
       concurrency: CONCURRENCY, max_tokens: MAX_TOKENS, response_words: RESPONSE_WORDS,
       reasoning_tokens: REASONING_TOKENS, context_tokens: CONTEXT_TOKENS, request_canaries: true,
