@@ -1245,6 +1245,15 @@ pub struct RequestError {
 }
 
 impl RequestError {
+    /// This error, saying which endpoint of a pool it came from: with several base URLs the
+    /// user must know which one to fix.
+    pub fn at_endpoint(self, url: &str) -> Self {
+        Self {
+            message: format!("from {url}: {}", self.message),
+            ..self
+        }
+    }
+
     /// Any error type and message.
     pub fn new(error_type: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
@@ -2817,5 +2826,18 @@ mod tests {
         assert_eq!(errored.row(), None);
         errored.set_transport(&facts);
         assert_eq!(errored, before, "no row, nothing to write");
+    }
+
+    #[test]
+    fn an_error_can_say_which_endpoint_it_came_from() {
+        let error = RequestError::fetch_failed("Failed to fetch")
+            .at_endpoint("http://127.0.0.1:8012/v1/chat/completions");
+        assert_eq!(error.error_type, "TypeError");
+        assert!(
+            error
+                .message
+                .starts_with("from http://127.0.0.1:8012/v1/chat/completions: Failed to fetch"),
+            "{error}"
+        );
     }
 }

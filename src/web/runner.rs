@@ -262,7 +262,19 @@ async fn warm_up(
         .zip(per_endpoint)
         .flat_map(|(url, count)| std::iter::repeat_n(url, *count as usize));
     let started_ms = clock.now_ms();
-    let results = join_all(targets.map(|url| warm_up_one(live, setup, url, &body))).await;
+    let several = urls.len() > 1;
+    let body = body.as_str();
+    let results = join_all(targets.map(|url| async move {
+        let result = warm_up_one(live, setup, url, body).await;
+        result.map_err(|error| {
+            if several {
+                error.at_endpoint(url)
+            } else {
+                error
+            }
+        })
+    }))
+    .await;
     let duration_ms = clock.now_ms() - started_ms;
     live.warmup_controls.borrow_mut().clear();
     if live.cancelled.get() {

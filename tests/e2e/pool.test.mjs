@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { serveStatic } from './static-server.mjs';
 import { launchBrowser } from './browser.mjs';
 import { runFromPage as runFromPageAt, downloadArtifact } from './page.mjs';
-import { startSim } from './sim.mjs';
+import { startSim, unusedPort } from './sim.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
 const DIST = process.env.STROBE_DIST ?? 'dist';
@@ -139,6 +139,33 @@ test('without a pool, concurrency 8 to one HTTP/1.1 origin is reported as browse
     const waited = artifact.request_timings.filter((row) => row.client_queue_ms > 10 * BROWSER_WAIT_FLAG_MS);
     assert.ok(waited.length >= 2, `rows that waited: ${artifact.request_timings.map((row) => row.client_queue_ms)}`);
     assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a dead pool endpoint stops the run in the warm-up and is named', async () => {
+  const sim = await startSim(['--seed', '14']);
+  try {
+    const dead = `http://127.0.0.1:${await unusedPort()}/v1`;
+    const { page } = await runFromPage({
+      base_url: sim.baseUrls[0],
+      pool: dead,
+      requests: '8',
+      concurrency: '4',
+      context_tokens: '1024',
+      max_tokens: '32',
+    });
+    const status = page.getByTestId('status');
+    assert.equal(await status.getAttribute('data-state'), 'error');
+    const text = await status.textContent();
+    assert.match(text, /warm-up failed, so no request was measured/);
+    assert.ok(text.includes(`from ${dead}/chat/completions: `), text);
+    assert.match(text, /TypeError/);
+    assert.equal(await page.getByTestId('download').count(), 0, 'no artifact');
+    const truth = await sim.truth();
+    assert.ok(truth.records.every((record) => !record.marker), 'no measured request reached the live endpoint');
     await page.close();
   } finally {
     await sim.stop();

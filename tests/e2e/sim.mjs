@@ -2,6 +2,7 @@
 // reads its truth log. The process is killed when the test is done.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 export const SIM_BINARY = process.env.STROBE_SIM ?? 'target/release/strobe-sim';
 
@@ -57,4 +58,13 @@ export async function startSim(args = [], { ports = 1 } = {}) {
       });
     },
   };
+}
+
+/** A loopback port nothing listens on: bound, read and released again. */
+export async function unusedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

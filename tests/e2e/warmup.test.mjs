@@ -8,11 +8,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { serveStatic } from './static-server.mjs';
 import { launchBrowser } from './browser.mjs';
 import { runFromPage as runFromPageAt, downloadArtifact, stampMs } from './page.mjs';
-import { startSim } from './sim.mjs';
+import { startSim, unusedPort } from './sim.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
 const DIST = process.env.STROBE_DIST ?? 'dist';
@@ -188,15 +187,6 @@ test('without the warm-up the first wave pays for its connections inside TTFO', 
     await sim.stop();
   }
 });
-
-/** A loopback port nothing listens on. */
-async function unusedPort() {
-  const server = createServer();
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address();
-  await new Promise((ok) => server.close(ok));
-  return port;
-}
 
 test('an unreachable endpoint ends the run in the error state with a reason and no rows', async () => {
   const port = await unusedPort();
