@@ -4,14 +4,9 @@
 # STROBE_DIST points at another build); never asserts, only measures. Arguments go to the
 # browser benchmark: --repeat N, --cpu-profile FILE.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+source "$(dirname "$0")/bench-prepare.sh"
 mkdir -p target/bench-dump
+step "native: cargo bench --bench load_10k"
 STROBE_BENCH_DUMP=target/bench-dump cargo bench --bench load_10k --locked
-if [ -z "${STROBE_DIST:-}" ]; then
-  if [ ! -f dist/index.html ] ||
-    [ -n "$(find src index.html style Cargo.toml Cargo.lock -newer dist/index.html -print -quit)" ]; then
-    trunk build --release --locked
-  fi
-fi
+step "in the page"
 node tests/e2e/bench/load-10k.mjs "$@"

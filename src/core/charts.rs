@@ -429,15 +429,7 @@ pub fn distribution_cdf(runs: &[(&str, &[f64])], metric: MetricKind, theme: Char
         let color = theme.series_color(run.color_index);
         let mut sorted = run.values.clone();
         sorted.sort_by(f64::total_cmp);
-        let count = sorted.len();
-        let mut data = Vec::with_capacity(count.min(CDF_MAX_POINTS) + 1);
-        data.push(point(sorted[0], 0.0));
-        for index in cdf_ranks(count) {
-            data.push(point(
-                sorted[index],
-                (index + 1) as f64 * 100.0 / count as f64,
-            ));
-        }
+        let data = cdf_points(&sorted);
         chart = chart.series(
             Line::new()
                 .name(run.label.as_str())
@@ -450,6 +442,23 @@ pub fn distribution_cdf(runs: &[(&str, &[f64])], metric: MetricKind, theme: Char
         );
     }
     finish(chart, theme)
+}
+
+/// The steps of an empirical CDF of ascending values: (value, percent at or below it),
+/// starting at 0 % and thinned to at most [`CDF_MAX_POINTS`] steps; empty for no values.
+fn cdf_points(sorted: &[f64]) -> Vec<DataPoint> {
+    let count = sorted.len();
+    let mut data = Vec::with_capacity(count.min(CDF_MAX_POINTS) + 1);
+    if let Some(first) = sorted.first() {
+        data.push(point(*first, 0.0));
+    }
+    for index in cdf_ranks(count) {
+        data.push(point(
+            sorted[index],
+            (index + 1) as f64 * 100.0 / count as f64,
+        ));
+    }
+    data
 }
 
 /// `[lower, upper]` widened to multiples of a 1-2-5 step that gives about five intervals.
@@ -923,14 +932,7 @@ pub fn read_gap_cdf(rows: &[RowView], theme: ChartTheme) -> Value {
     let palette = theme.palette();
     let color = theme.series_color(0);
     let count = gaps.len();
-    let mut data = Vec::with_capacity(count.min(CDF_MAX_POINTS) + 1);
-    data.push(point(gaps[0], 0.0));
-    for index in cdf_ranks(count) {
-        data.push(point(
-            gaps[index],
-            (index + 1) as f64 * 100.0 / count as f64,
-        ));
-    }
+    let data = cdf_points(&gaps);
     let chart = base_chart(
         title,
         &format!(

@@ -1,36 +1,24 @@
 // End-to-end: saved artifacts dropped on the page (through the file input) are validated by the
 // core, charted, compared, and never rendered as HTML.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { serveStatic } from './static-server.mjs';
-import { launchBrowser, collectPageErrors } from './browser.mjs';
+import { readFileSync } from 'node:fs';
+import { collectPageErrors } from './browser.mjs';
+import { browserAndSite } from './page.mjs';
 
-const DIST = process.env.STROBE_DIST ?? 'dist';
 const REFERENCE = 'tests/fixtures/reference-artifact.json';
 const G1 = 'tests/fixtures/real/2026-07-16-gemma4-vllm0251-wsl2__control-fast-c128-ctx1024.json';
 const HOSTILE = '<img src=x onerror="window.__pwned=(window.__pwned||0)+1">';
-let browser;
-let site;
-
-before(async () => {
-  mkdirSync('test-results', { recursive: true });
-  browser = await launchBrowser();
-  site = await serveStatic({ root: DIST });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const env = browserAndSite();
 
 function jsonFile(name, value) {
   return { name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(value, null, 2)) };
 }
 
 async function openPage() {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   const errors = collectPageErrors(page);
-  await page.goto(site.url);
+  await page.goto(env.site.url);
   await page.getByTestId('app-ready').waitFor();
   return { page, errors };
 }

@@ -1,9 +1,36 @@
 // Driving the built app in a page: open it with settings in its link, press Run, wait for the
 // run to end, and take the downloaded artifact. Shared by the end-to-end tests.
+import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
-import { collectPageErrors } from './browser.mjs';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { collectPageErrors, launchBrowser } from './browser.mjs';
+import { serveStatic } from './static-server.mjs';
 import { readArtifact } from './artifact-tools.mjs';
+
+const DIST = process.env.STROBE_DIST ?? 'dist';
+
+/**
+ * One headless browser and the built site (dist/, or STROBE_DIST) for a test file: started
+ * before its tests and closed after them. The returned holder's `browser` and `site` are set
+ * once the tests run; `run(settings, options)` is {@link runFromPage} on them.
+ */
+export function browserAndSite() {
+  const env = {
+    browser: null,
+    site: null,
+    run: (settings, options) => runFromPage(env.browser, env.site.url, settings, options),
+  };
+  before(async () => {
+    mkdirSync('test-results', { recursive: true });
+    env.browser = await launchBrowser();
+    env.site = await serveStatic({ root: DIST });
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.site?.close();
+  });
+  return env;
+}
 
 /**
  * Opens the app at `siteUrl` with `settings` in its link, presses Run and waits for the end.

@@ -3,32 +3,17 @@
 // without a pool, concurrency 8 to one origin is detected and reported as queued, in the UI,
 // the artifact and the rows. Also: the main-thread measurement mode, kept for comparison, runs
 // and says so.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { serveStatic } from './static-server.mjs';
-import { launchBrowser } from './browser.mjs';
-import { runFromPage as runFromPageAt, downloadArtifact } from './page.mjs';
+import { browserAndSite, downloadArtifact } from './page.mjs';
 import { startSim, unusedPort } from './sim.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
-const DIST = process.env.STROBE_DIST ?? 'dist';
 /** core::observe::BROWSER_WAIT_FLAG_MS: a row that waited longer in the browser is flagged. */
 const BROWSER_WAIT_FLAG_MS = 5;
-let browser;
-let site;
+const env = browserAndSite();
 
-before(async () => {
-  mkdirSync('test-results', { recursive: true });
-  browser = await launchBrowser();
-  site = await serveStatic({ root: DIST });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-const runFromPage = (settings, options) => runFromPageAt(browser, site.url, settings, options);
+const runFromPage = env.run;
 
 /** The most requests the server itself was streaming at one moment (received → last byte). */
 function serverConcurrency(records) {

@@ -1,32 +1,17 @@
 // End-to-end: the built app, served on one origin, benchmarks strobe-sim on another origin in
 // headless Chromium; the downloaded artifact is validated by the core and every row is held
 // against the simulator's own truth log.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { serveStatic } from './static-server.mjs';
-import { launchBrowser } from './browser.mjs';
-import { runFromPage as runFromPageAt, downloadArtifact, stampMs } from './page.mjs';
+import { browserAndSite, downloadArtifact, stampMs } from './page.mjs';
 import { startSim } from './sim.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
-const DIST = process.env.STROBE_DIST ?? 'dist';
 const MEDIAN_LIMIT_MS = 2;
 const P90_LIMIT_MS = 5;
-let browser;
-let site;
+const env = browserAndSite();
 
-before(async () => {
-  mkdirSync('test-results', { recursive: true });
-  browser = await launchBrowser();
-  site = await serveStatic({ root: DIST });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-const runFromPage = (settings, options) => runFromPageAt(browser, site.url, settings, options);
+const runFromPage = env.run;
 
 test('24 requests at concurrency 4 with canaries match the simulator truth', async () => {
   const sim = await startSim(['--seed', '7']);

@@ -5,16 +5,12 @@
 // truth records by canary marker, so warm-up records never join. The first wave of a run is
 // where a cold start shows: its TTFO then includes opening connections and CORS preflights,
 // time the server never saw.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { serveStatic } from './static-server.mjs';
-import { launchBrowser } from './browser.mjs';
-import { runFromPage as runFromPageAt, downloadArtifact, stampMs } from './page.mjs';
+import { browserAndSite, downloadArtifact, stampMs } from './page.mjs';
 import { startSim, unusedPort } from './sim.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
-const DIST = process.env.STROBE_DIST ?? 'dist';
 const CONCURRENCY = 4;
 const REQUESTS = 16;
 /** Two per connection the slots can use (RunPlan::warmup_requests). */
@@ -30,20 +26,9 @@ const SETTINGS = {
   max_tokens: '32',
   request_canaries: 'true',
 };
-let browser;
-let site;
+const env = browserAndSite();
 
-before(async () => {
-  mkdirSync('test-results', { recursive: true });
-  browser = await launchBrowser();
-  site = await serveStatic({ root: DIST });
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-const runFromPage = (settings) => runFromPageAt(browser, site.url, settings);
+const runFromPage = env.run;
 
 /**
  * The first `CONCURRENCY` rows by start, each held against its truth record on absolute
