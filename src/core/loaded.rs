@@ -15,7 +15,9 @@ use std::fmt;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::core::artifact::ClientBlock;
 use crate::core::observe::{FailureRecord, RequestTiming, CHUNK_ARRIVALS_KEPT};
+use crate::core::plan::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 
 use crate::core::validate::{
     validate_artifact, validate_artifact_text, Generation, Report, Verdict,
@@ -700,21 +702,86 @@ pub struct ClientView {
     pub cross_origin_isolated: Option<bool>,
     /// `client.transport.connection_limit_suspected`: the browser may have queued requests.
     pub connection_limit_suspected: Option<bool>,
+    /// `client.measurement_thread`: `worker` or `main`.
+    pub measurement_thread: Option<CappedText>,
+    /// `client.transport.endpoints`: base URLs the run used.
+    pub endpoints: Option<u64>,
+    /// `client.transport.max_in_flight_per_origin`.
+    pub max_in_flight_per_origin: Option<u64>,
 }
 
 impl ClientView {
     fn from_json(client: &Map<String, Value>) -> Self {
+        let transport = |key: &str| {
+            client
+                .get("transport")
+                .and_then(|transport| transport.get(key))
+        };
         ClientView {
             name: capped_string(client.get("name")),
             version: capped_string(client.get("version")),
             user_agent: capped_string(client.get("user_agent")),
             timer_resolution_ms: finite_f64(client.get("timer_resolution_ms")),
             cross_origin_isolated: client.get("cross_origin_isolated").and_then(Value::as_bool),
-            connection_limit_suspected: client
-                .get("transport")
-                .and_then(|transport| transport.get("connection_limit_suspected"))
+            connection_limit_suspected: transport("connection_limit_suspected")
                 .and_then(Value::as_bool),
+            measurement_thread: capped_string(client.get("measurement_thread")),
+            endpoints: transport("endpoints").and_then(Value::as_u64),
+            max_in_flight_per_origin: transport("max_in_flight_per_origin").and_then(Value::as_u64),
         }
+    }
+
+    /// The view of a `client` block strobe itself just wrote.
+    pub fn of_block(client: &ClientBlock) -> Self {
+        match serde_json::to_value(client) {
+            Ok(Value::Object(map)) => Self::from_json(&map),
+            _ => Self::default(),
+        }
+    }
+
+    /// What a reader should know about how the numbers were taken, one sentence each: who
+    /// measured where with which timer, where the requests went, and whether the browser may
+    /// have queued some of them.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let who = match (&self.name, &self.version) {
+            (Some(name), Some(version)) => format!("{name} {version}"),
+            (Some(name), None) => name.to_string(),
+            _ => "an unnamed client".to_owned(),
+        };
+        let thread = match self
+            .measurement_thread
+            .as_ref()
+            .map(|thread| thread.as_str())
+        {
+            Some("worker") => " in a dedicated worker",
+            Some("main") => " on the page's main thread",
+            _ => "",
+        };
+        let timer = self
+            .timer_resolution_ms
+            .map(|ms| format!("; timer resolution {ms} ms"))
+            .unwrap_or_default();
+        let isolation = match self.cross_origin_isolated {
+            Some(true) => "; cross-origin isolated",
+            Some(false) => "; not cross-origin isolated (coarser timer)",
+            None => "",
+        };
+        notes.push(format!("Measured by {who}{thread}{timer}{isolation}."));
+        if let (Some(endpoints), Some(most)) = (self.endpoints, self.max_in_flight_per_origin) {
+            notes.push(format!(
+                "{endpoints} endpoint(s); at most {most} request(s) in flight to one origin."
+            ));
+        }
+        if self.connection_limit_suspected == Some(true) {
+            notes.push(format!(
+                "More requests were in flight to one origin than the browser's {} connections \
+                 per HTTP/1.1 origin: some TTFO values include time spent waiting inside the \
+                 browser. Use an endpoint pool (more ports of the same server) or HTTP/2.",
+                BROWSER_HTTP1_CONNECTIONS_PER_HOST
+            ));
+        }
+        notes
     }
 }
 
@@ -1211,6 +1278,41 @@ mod tests {
             "benchmark-20260101T000000Z"
         );
         assert_eq!(LoadedArtifact::from_text("", "{}").label(), "(unnamed run)");
+    }
+
+    #[test]
+    fn the_client_block_says_how_the_numbers_were_taken() {
+        let text = json!({"client": {
+            "name": "strobe", "version": "0.1.0", "timer_resolution_ms": 0.005,
+            "cross_origin_isolated": true, "measurement_thread": "worker",
+            "transport": {"http_protocols_seen": ["http/1.1"], "connection_limit_suspected": true,
+                          "endpoints": 1, "max_in_flight_per_origin": 8}
+        }})
+        .to_string();
+        let loaded = LoadedArtifact::from_text("run.json", &text);
+        let notes = loaded
+            .client
+            .map(|client| client.notes())
+            .unwrap_or_default();
+        assert_eq!(
+            notes[..2],
+            [
+                "Measured by strobe 0.1.0 in a dedicated worker; timer resolution 0.005 ms; \
+                 cross-origin isolated."
+                    .to_owned(),
+                "1 endpoint(s); at most 8 request(s) in flight to one origin.".to_owned(),
+            ]
+        );
+        assert!(notes[2].contains("waiting inside the browser"), "{notes:?}");
+        // An older strobe file: no thread, no pool, nothing suspected.
+        let old = json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});
+        let loaded = LoadedArtifact::from_text("old.json", &old.to_string());
+        assert_eq!(
+            loaded.client.map(|client| client.notes()),
+            Some(vec![
+                "Measured by strobe 0.0.9; not cross-origin isolated (coarser timer).".to_owned()
+            ])
+        );
     }
 
     #[test]

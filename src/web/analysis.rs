@@ -87,6 +87,16 @@ fn SingleRun(
     view! {
         <section class="analysis" data-testid="single-run">
             <h3>{run.label()}</h3>
+            {run
+                .client
+                .as_ref()
+                .map(|client| {
+                    view! {
+                        <ul class="client-notes" data-testid="client-notes">
+                            {client.notes().into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
+                        </ul>
+                    }
+                })}
             <div class="actions">
                 <button
                     type="button"

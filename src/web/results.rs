@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::core::artifact::ArtifactV1;
-use crate::core::plan::MeasurementThread;
+use crate::core::loaded::ClientView;
 
 use super::analysis::SelectionView;
 use super::files::download_text;
@@ -77,28 +77,7 @@ fn RunSummary(
     let cache = number("prefix_cache_hit_avg");
     let failures = artifact.failures.clone();
     let client_note = artifact.client.as_ref().map(|client| {
-        let mut notes = vec![format!(
-            "timer resolution {} · cross-origin isolated: {} · measured in: {}",
-            format!("{} ms", client.timer_resolution_ms),
-            if client.cross_origin_isolated {
-                "yes"
-            } else {
-                "no"
-            },
-            match client.measurement_thread {
-                Some(MeasurementThread::Worker) => "a dedicated worker",
-                Some(MeasurementThread::Main) => "the page's thread",
-                None => "not recorded",
-            }
-        )];
-        if let (Some(endpoints), Some(most)) = (
-            client.transport.endpoints,
-            client.transport.max_in_flight_per_origin,
-        ) {
-            notes.push(format!(
-                "{endpoints} endpoint(s); at most {most} request(s) in flight to one origin"
-            ));
-        }
+        let mut notes = ClientView::of_block(client).notes();
         let waited = artifact
             .request_timings
             .iter()
@@ -109,14 +88,6 @@ fn RunSummary(
                 "{waited} request(s) waited inside the browser before leaving it (client_queue_ms \
                  in their rows): their TTFO includes that wait."
             ));
-        }
-        if client.transport.connection_limit_suspected {
-            notes.push(
-                "More requests were in flight to one origin than the browser's 6 connections \
-                 per HTTP/1.1 origin: some TTFO values include time spent waiting inside the \
-                 browser. Use an endpoint pool (more ports of the same server) or HTTP/2."
-                    .to_string(),
-            );
         }
         notes
     });

@@ -57,8 +57,10 @@ test('a pool of 3 ports carries 16 concurrent streams with no browser queueing',
     assert.equal(await page.getByTestId('connection-limit-warning').count(), 0, 'six per origin: no warning');
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
     const summary = await page.getByTestId('run-summary').textContent();
-    assert.match(summary, /3 endpoint\(s\); at most 6 request\(s\) in flight to one origin/);
-    assert.match(summary, /measured in: a dedicated worker/);
+    assert.match(summary, /3 endpoint\(s\); at most 6 request\(s\) in flight to one origin\./);
+    assert.match(summary, /Measured by strobe [0-9.]+ in a dedicated worker; timer resolution [0-9.e-]+ ms; cross-origin isolated\./);
+    // The run joins the library: its analysis says the same about how it was measured.
+    assert.match(await page.getByTestId('single-run').getByTestId('client-notes').textContent(), /in a dedicated worker/);
     const { path, artifact } = await downloadArtifact(page, 'run-pool-c16');
     assertValid(path);
     assert.equal(artifact.completed, 32, JSON.stringify(artifact.failures));
@@ -170,7 +172,7 @@ test('the main-thread mode measures too and says so', async () => {
       measurement: 'main',
     });
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
-    assert.match(await page.getByTestId('run-summary').textContent(), /measured in: the page's thread/);
+    assert.match(await page.getByTestId('run-summary').textContent(), /Measured by strobe [0-9.]+ on the page's main thread/);
     const { path, artifact } = await downloadArtifact(page, 'run-main-thread');
     assertValid(path);
     assert.equal(artifact.completed, 8, JSON.stringify(artifact.failures));
