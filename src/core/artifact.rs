@@ -774,25 +774,14 @@ impl ArtifactV1 {
         REDACTED_BASE_URL.clone_into(&mut self.base_url);
     }
 
-    /// `<run_id>.json` with every character outside `[A-Za-z0-9._-]` replaced by `_`.
+    /// `<run_id>.json`, the run id made safe by [`file_stem`](crate::core::export::file_stem)
+    /// (characters outside `[A-Za-z0-9._-]` replaced by `_`; `benchmark` first when it would
+    /// be empty or start with a dot).
     pub fn file_name(&self) -> String {
-        let stem: String = self
-            .run_id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        // An empty or dot-leading stem would make a hidden file or a bare ".json".
-        if stem.is_empty() || stem.starts_with('.') {
-            format!("benchmark{stem}.json")
-        } else {
-            format!("{stem}.json")
-        }
+        format!(
+            "{}.json",
+            crate::core::export::file_stem(&self.run_id, "benchmark")
+        )
     }
 
     /// The first float that is NaN or infinite, with its place.

@@ -36,6 +36,32 @@ pub const CSV_COLUMNS: [&str; 17] = [
 /// At most this many violations per run are listed in the Markdown summary.
 pub const MARKDOWN_VIOLATIONS_MAX: usize = 20;
 
+/// Longest file stem [`file_stem`] makes, in characters.
+pub const FILE_STEM_MAX_CHARS: usize = 120;
+
+/// A file name stem for downloads made from outside text (a run id, a file name, a chart
+/// title): characters outside `[A-Za-z0-9._-]` become `_`, at most [`FILE_STEM_MAX_CHARS`],
+/// and `prefix` goes first when the result would be empty or start with a dot (a hidden file,
+/// or a bare extension).
+pub fn file_stem(text: &str, prefix: &str) -> String {
+    let stem: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(FILE_STEM_MAX_CHARS)
+        .collect();
+    if stem.is_empty() || stem.starts_with('.') {
+        format!("{prefix}{stem}")
+    } else {
+        stem
+    }
+}
+
 /// The request rows (status `ok`) and failures (status `failed`) of one run as CSV, sorted by
 /// request index, CRLF line endings (RFC 4180). Missing values are empty cells. Failure texts
 /// are the display-capped [`CappedText`]s, with `…` when cut.
@@ -423,5 +449,21 @@ mod tests {
             summary_markdown(&[], &comparison),
             "# strobe run summary\n\nNo runs loaded.\n"
         );
+    }
+
+    #[test]
+    fn file_stems_are_safe_whatever_the_text() {
+        assert_eq!(
+            file_stem("benchmark-20261129T220721Z", "x"),
+            "benchmark-20261129T220721Z"
+        );
+        assert_eq!(file_stem("run/../é id:1", "x"), "run_..___id_1");
+        assert_eq!(
+            file_stem("TTFT CDF <img src=x>", "x"),
+            "TTFT_CDF__img_src_x_"
+        );
+        assert_eq!(file_stem("", "strobe-run"), "strobe-run");
+        assert_eq!(file_stem(".hidden", "strobe-run"), "strobe-run.hidden");
+        assert_eq!(file_stem(&"a".repeat(500), "x").len(), FILE_STEM_MAX_CHARS);
     }
 }

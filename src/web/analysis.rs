@@ -239,20 +239,5 @@ fn CompareRuns(
 fn file_stem(run: &LoadedArtifact) -> String {
     let label = run.label();
     let stem = label.strip_suffix(".json").unwrap_or(&label);
-    let cleaned: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(80)
-        .collect();
-    if cleaned.is_empty() {
-        "strobe-run".to_string()
-    } else {
-        cleaned
-    }
+    crate::core::export::file_stem(stem, "strobe-run")
 }

@@ -296,16 +296,7 @@ pub fn EChart(
         });
     });
 
-    let file_stem: String = title
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let file_stem = crate::core::export::file_stem(&title, "strobe-chart");
     let save_png = move |_| {
         let result = instance.with_value(|chart| match chart {
             Some(chart) => chart.png_data_url(prefers_dark()),
