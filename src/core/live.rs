@@ -44,8 +44,11 @@ impl From<&RequestOutcome> for FinishedRequest {
     }
 }
 
-/// The run's counters at one moment, as the measuring thread knows them.
+/// The run's counters at one moment, as the measuring thread knows them. Missing keys read as
+/// the defaults, so a message written by hand (the worker's loader reports a failure to load
+/// with `"progress": {}`) is understood.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LiveProgress {
     /// Measured requests on the wire.
     pub in_flight: u64,
@@ -423,6 +426,17 @@ mod tests {
         assert_eq!(
             decode_message::<FromMeasurement>(r#"{"kind":"ready"}"#),
             Ok(FromMeasurement::Ready)
+        );
+        // What the worker's loader posts when strobe's code cannot load.
+        assert_eq!(
+            decode_message::<FromMeasurement>(
+                r#"{"kind":"failed","progress":{},"finished":[],"reason":"no wasm"}"#
+            ),
+            Ok(FromMeasurement::Failed {
+                progress: LiveProgress::default(),
+                finished: Vec::new(),
+                reason: "no wasm".to_owned()
+            })
         );
         let stranger = decode_message::<FromMeasurement>(r#"{"kind":"<img src=x>"}"#);
         assert!(stranger.is_err_and(|error| error.contains("not understood")));

@@ -14,7 +14,7 @@ use futures::FutureExt;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
-    Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker, WorkerOptions, WorkerType,
+    Blob, BlobPropertyBag, ErrorEvent, Event, MessageEvent, Url, Worker, WorkerOptions, WorkerType,
 };
 
 use crate::core::artifact::ArtifactV1;
@@ -26,9 +26,13 @@ use crate::core::plan::MeasurementThread;
 
 use super::clock::Clock;
 use super::runner::{self, LiveRun, RunSetup};
+use super::timers::sleep_ms;
 
 /// What the user is told when the worker cannot be used, besides the reason.
 const USE_MAIN_THREAD: &str = "Choose \"Measure in: main\" to measure on the page's own thread.";
+
+/// How long a new measurement worker may take to load and say it is ready.
+const WORKER_START_TIMEOUT_MS: f64 = 30_000.0;
 
 /// How a run ends: its artifact, or the reason it has none.
 pub type RunResult = Result<ArtifactV1, String>;
@@ -54,7 +58,7 @@ enum Thread {
 struct WorkerLink {
     worker: Worker,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(ErrorEvent)>,
+    _on_error: Closure<dyn FnMut(Event)>,
 }
 
 impl Measurement {
@@ -172,9 +176,17 @@ fn spawn_worker(
     // shares its compiled and already optimized code, so the worker does not compile 1 MB of
     // wasm in the background while it measures. The URL is written as a JSON string, which is
     // a valid JavaScript string literal.
+    // A failure to instantiate is posted as a `failed` message: a rejected promise inside a
+    // worker never reaches the page's `onerror`, and the run would wait for `ready` forever.
     let source = format!(
         "import init from {};\n\
-         self.onmessage = (event) => {{ self.onmessage = null; init({{ module_or_path: event.data }}); }};\n",
+         self.onmessage = (event) => {{\n\
+           self.onmessage = null;\n\
+           init({{ module_or_path: event.data }}).catch((error) => postMessage(JSON.stringify({{\n\
+             kind: 'failed', progress: {{}}, finished: [],\n\
+             reason: `the measurement worker could not start strobe's code (${{error}}). {USE_MAIN_THREAD}`,\n\
+           }})));\n\
+         }};\n",
         serde_json::Value::from(glue_url),
     );
     let options = BlobPropertyBag::new();
@@ -206,9 +218,11 @@ fn spawn_worker(
     };
     let start_text = encode_message(&start)?;
     drop(start);
+    let ready = Rc::new(Cell::new(false));
     let on_message = {
         let worker = worker.clone();
         let finish = finish.clone();
+        let ready = ready.clone();
         let mut start_text = Some(start_text);
         Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let message = event
@@ -218,6 +232,7 @@ fn spawn_worker(
                 .and_then(|text| decode_message::<FromMeasurement>(&text));
             match message {
                 Ok(FromMeasurement::Ready) => {
+                    ready.set(true);
                     let _ = Url::revoke_object_url(&script_url);
                     if let Some(text) = start_text.take() {
                         let _ = worker.post_message(&JsValue::from_str(&text));
@@ -250,11 +265,30 @@ fn spawn_worker(
             }
         })
     };
-    let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
-        finish(Err(format!(
-            "the measurement worker failed: {}. {USE_MAIN_THREAD}",
-            event.message()
-        )));
+    // A script error arrives as an ErrorEvent with a message; a worker whose code could not
+    // be loaded gets a plain Event, with nothing to say but that it failed.
+    let on_error = {
+        let finish = finish.clone();
+        Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            let detail = event
+                .dyn_ref::<ErrorEvent>()
+                .map(ErrorEvent::message)
+                .filter(|message| !message.is_empty())
+                .unwrap_or_else(|| "its code could not be loaded".to_owned());
+            finish(Err(format!(
+                "the measurement worker failed: {detail}. {USE_MAIN_THREAD}"
+            )));
+        })
+    };
+    // The backstop: a worker that never says it is ready stops the run instead of hanging it.
+    wasm_bindgen_futures::spawn_local(async move {
+        sleep_ms(WORKER_START_TIMEOUT_MS).await;
+        if !ready.get() {
+            finish(Err(format!(
+                "the measurement worker did not start within {} s. {USE_MAIN_THREAD}",
+                WORKER_START_TIMEOUT_MS / 1000.0
+            )));
+        }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));

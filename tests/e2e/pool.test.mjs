@@ -185,3 +185,31 @@ test('the main-thread mode measures too and says so', async () => {
     await sim.stop();
   }
 });
+
+test('a measurement worker that cannot load its code stops the run with the reason', async () => {
+  const sim = await startSim(['--seed', '15']);
+  const page = await env.browser.newPage();
+  try {
+    const settings = { base_url: sim.baseUrls[0], requests: '4', concurrency: '2', context_tokens: '1024', max_tokens: '32' };
+    await page.goto(`${env.site.url}?${new URLSearchParams(settings)}`);
+    await page.getByTestId('app-ready').waitFor();
+    // The page has its code; the worker it starts next cannot fetch the app's JavaScript glue.
+    await page.route(/strobe-[0-9a-f]+\.js$/, (route) => route.abort());
+    await page.getByTestId('run').click();
+    await page.waitForFunction(
+      () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
+      null,
+      { timeout: 20_000 },
+    );
+    const status = page.getByTestId('status');
+    assert.equal(await status.getAttribute('data-state'), 'error');
+    const text = await status.textContent();
+    assert.match(text, /the measurement worker failed: its code could not be loaded/);
+    assert.match(text, /Measure in: main/);
+    const truth = await sim.truth();
+    assert.ok(truth.records.every((record) => !record.marker), 'nothing was measured');
+  } finally {
+    await page.close();
+    await sim.stop();
+  }
+});
