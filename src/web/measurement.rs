@@ -34,6 +34,10 @@ const USE_MAIN_THREAD: &str = "Choose \"Measure in: main\" to measure on the pag
 /// How long a new measurement worker may take to load and say it is ready.
 const WORKER_START_TIMEOUT_MS: f64 = 30_000.0;
 
+/// How long a running measurement worker may stay silent before the run is given up: it
+/// reports every 250 ms, so this is forty missed reports.
+const WORKER_SILENCE_LIMIT_MS: f64 = 10_000.0;
+
 /// How a run ends: its artifact, or the reason it has none.
 pub type RunResult = Result<ArtifactV1, String>;
 
@@ -219,12 +223,19 @@ fn spawn_worker(
     let start_text = encode_message(&start)?;
     drop(start);
     let ready = Rc::new(Cell::new(false));
+    let clock = Clock::of_this_thread();
+    let now_ms = move || clock.as_ref().map_or(0.0, Clock::now_ms);
+    let last_heard_ms = Rc::new(Cell::new(now_ms()));
     let on_message = {
         let worker = worker.clone();
         let finish = finish.clone();
         let ready = ready.clone();
+        let last_heard_ms = last_heard_ms.clone();
+        let tally = tally.clone();
+        let now_ms = now_ms.clone();
         let mut start_text = Some(start_text);
         Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            last_heard_ms.set(now_ms());
             let message = event
                 .data()
                 .as_string()
@@ -280,7 +291,9 @@ fn spawn_worker(
             )));
         })
     };
-    // The backstop: a worker that never says it is ready stops the run instead of hanging it.
+    // The backstops: a worker that never says it is ready, or that falls silent (it reports
+    // four times a second while it runs; a crashed worker sends nothing), stops the run
+    // instead of hanging it.
     wasm_bindgen_futures::spawn_local(async move {
         sleep_ms(WORKER_START_TIMEOUT_MS).await;
         if !ready.get() {
@@ -288,6 +301,21 @@ fn spawn_worker(
                 "the measurement worker did not start within {} s. {USE_MAIN_THREAD}",
                 WORKER_START_TIMEOUT_MS / 1000.0
             )));
+            return;
+        }
+        while sender.borrow().is_some() {
+            if now_ms() - last_heard_ms.get() > WORKER_SILENCE_LIMIT_MS {
+                let finished = tally.borrow().finished_count();
+                finish(Err(format!(
+                    "the measurement worker stopped answering ({} s without a message) and \
+                     its run is lost: the {finished} request(s) it had reported are counted \
+                     above, but no artifact can be built without the rest. Run again; if it \
+                     happens again, {USE_MAIN_THREAD}",
+                    WORKER_SILENCE_LIMIT_MS / 1000.0
+                )));
+                return;
+            }
+            sleep_ms(1_000.0).await;
         }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

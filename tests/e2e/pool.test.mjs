@@ -213,3 +213,29 @@ test('a measurement worker that cannot load its code stops the run with the reas
     await sim.stop();
   }
 });
+
+test('a measurement worker that dies mid-run stops the run with the reason instead of hanging', async () => {
+  // Long streams (80 ms per token), so the run is still going when the worker goes.
+  const sim = await startSim(['--seed', '16', '--decode-interval-ms', '80']);
+  const page = await env.browser.newPage();
+  try {
+    const settings = { base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '64' };
+    await page.goto(`${env.site.url}?${new URLSearchParams(settings)}`);
+    await page.getByTestId('app-ready').waitFor();
+    const [worker] = await Promise.all([page.waitForEvent('worker'), page.getByTestId('run').click()]);
+    await page.waitForFunction(() => /Running/.test(document.querySelector('[data-testid=status]')?.textContent ?? ''));
+    // The worker ends itself without a word: no error event, no message.
+    await worker.evaluate(() => self.close()).catch(() => {});
+    await page.waitForFunction(
+      () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
+      null,
+      { timeout: 30_000 },
+    );
+    const status = page.getByTestId('status');
+    assert.equal(await status.getAttribute('data-state'), 'error');
+    assert.match(await status.textContent(), /the measurement worker stopped answering \(10 s without a message\)/);
+  } finally {
+    await page.close();
+    await sim.stop();
+  }
+});
