@@ -64,12 +64,17 @@ export async function runFromPage(browser, siteUrl, settings, { cancelAfterDone 
     );
     await page.getByTestId('cancel').click();
   }
+  await waitForRunEnd(page, 120_000);
+  return { page, errors };
+}
+
+/** Waits until the run view says the run ended, finished or in error. */
+export async function waitForRunEnd(page, timeoutMs) {
   await page.waitForFunction(
     () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
     null,
-    { timeout: 120_000 },
+    { timeout: timeoutMs },
   );
-  return { page, errors };
 }
 
 /** Clicks Download (optionally redacting the endpoint) and keeps the file in test-results/. */

@@ -5,7 +5,7 @@
 // and says so.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserAndSite, downloadArtifact } from './page.mjs';
+import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
 import { startSim, unusedPort } from './sim.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
@@ -196,11 +196,7 @@ test('a measurement worker that cannot load its code stops the run with the reas
     // The page has its code; the worker it starts next cannot fetch the app's JavaScript glue.
     await page.route(/strobe-[0-9a-f]+\.js$/, (route) => route.abort());
     await page.getByTestId('run').click();
-    await page.waitForFunction(
-      () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
-      null,
-      { timeout: 20_000 },
-    );
+    await waitForRunEnd(page, 20_000);
     const status = page.getByTestId('status');
     assert.equal(await status.getAttribute('data-state'), 'error');
     const text = await status.textContent();
@@ -226,11 +222,7 @@ test('a measurement worker that dies mid-run stops the run with the reason inste
     await page.waitForFunction(() => /Running/.test(document.querySelector('[data-testid=status]')?.textContent ?? ''));
     // The worker ends itself without a word: no error event, no message.
     await worker.evaluate(() => self.close()).catch(() => {});
-    await page.waitForFunction(
-      () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
-      null,
-      { timeout: 30_000 },
-    );
+    await waitForRunEnd(page, 30_000);
     const status = page.getByTestId('status');
     assert.equal(await status.getAttribute('data-state'), 'error');
     assert.match(await status.textContent(), /the measurement worker stopped answering \(10 s without a message\)/);

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { collectPageErrors, CHROMIUM } from '../browser.mjs';
+import { waitForRunEnd } from '../page.mjs';
 
 /** Opens the app with the run in its link, presses Run, waits for the end, returns the artifact. */
 export async function runOnPage(browser, siteUrl, settings, timeoutMs) {
@@ -14,11 +15,7 @@ export async function runOnPage(browser, siteUrl, settings, timeoutMs) {
     await page.goto(`${siteUrl}?${new URLSearchParams(settings)}`);
     await page.getByTestId('app-ready').waitFor();
     await page.getByTestId('run').click();
-    await page.waitForFunction(
-      () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
-      null,
-      { timeout: timeoutMs },
-    );
+    await waitForRunEnd(page, timeoutMs);
     const status = page.getByTestId('status');
     const state = await status.getAttribute('data-state');
     if (state !== 'finished') throw new Error(`the page ended in state ${state}: ${await status.textContent()}`);
