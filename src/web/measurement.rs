@@ -61,6 +61,8 @@ enum Thread {
 /// The worker and the page's listeners on it (kept alive as long as the run is shown).
 struct WorkerLink {
     worker: Worker,
+    /// Cancel was pressed: before the worker is ready, that means it is never told to start.
+    cancel_requested: Rc<Cell<bool>>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(Event)>,
 }
@@ -129,6 +131,7 @@ impl Measurement {
         match &self.thread {
             Thread::Page(live) => live.cancel(),
             Thread::Worker(link) => {
+                link.cancel_requested.set(true);
                 if let Ok(text) = encode_message(&ToMeasurement::Cancel) {
                     let _ = link.worker.post_message(&JsValue::from_str(&text));
                 }
@@ -223,6 +226,7 @@ fn spawn_worker(
     let start_text = encode_message(&start)?;
     drop(start);
     let ready = Rc::new(Cell::new(false));
+    let cancel_requested = Rc::new(Cell::new(false));
     let clock = Clock::of_this_thread();
     let now_ms = move || clock.as_ref().map_or(0.0, Clock::now_ms);
     let last_heard_ms = Rc::new(Cell::new(now_ms()));
@@ -230,6 +234,7 @@ fn spawn_worker(
         let worker = worker.clone();
         let finish = finish.clone();
         let ready = ready.clone();
+        let cancel_requested = cancel_requested.clone();
         let last_heard_ms = last_heard_ms.clone();
         let tally = tally.clone();
         let now_ms = now_ms.clone();
@@ -245,6 +250,13 @@ fn spawn_worker(
                 Ok(FromMeasurement::Ready) => {
                     ready.set(true);
                     let _ = Url::revoke_object_url(&script_url);
+                    if cancel_requested.get() {
+                        // A Cancel posted while the worker was loading reached no listener.
+                        finish(Err(
+                            "the run was cancelled before its first request".to_owned()
+                        ));
+                        start_text = None;
+                    }
                     if let Some(text) = start_text.take() {
                         let _ = worker.post_message(&JsValue::from_str(&text));
                     }
@@ -335,6 +347,7 @@ fn spawn_worker(
     Ok((
         WorkerLink {
             worker,
+            cancel_requested,
             _on_message: on_message,
             _on_error: on_error,
         },

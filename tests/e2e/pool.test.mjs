@@ -231,3 +231,25 @@ test('a measurement worker that dies mid-run stops the run with the reason inste
     await sim.stop();
   }
 });
+
+test('cancel pressed while the measurement worker is still starting ends the run, measuring nothing', async () => {
+  const sim = await startSim(['--seed', '17']);
+  const page = await env.browser.newPage();
+  try {
+    const settings = { base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '32' };
+    await page.goto(`${env.site.url}?${new URLSearchParams(settings)}`);
+    await page.getByTestId('app-ready').waitFor();
+    await page.getByTestId('run').click();
+    // The first moment Cancel can be pressed: the worker is starting or warming up.
+    await page.getByTestId('cancel').click();
+    await waitForRunEnd(page, 20_000);
+    const status = page.getByTestId('status');
+    assert.equal(await status.getAttribute('data-state'), 'error');
+    assert.match(await status.textContent(), /cancelled (before its first request|during the warm-up)/);
+    const truth = await sim.truth();
+    assert.ok(truth.records.every((record) => !record.marker), 'nothing was measured');
+  } finally {
+    await page.close();
+    await sim.stop();
+  }
+});
