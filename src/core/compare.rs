@@ -180,6 +180,9 @@ struct WorkloadField {
     field: &'static str,
     read: fn(&LoadedArtifact) -> Option<String>,
     explanation: &'static str,
+    /// A run without the field differs from one with it. Off for what only strobe's `client`
+    /// block records: a file from another client says nothing either way.
+    absent_differs: bool,
 }
 
 fn text_of(text: &Option<CappedText>) -> Option<String> {
@@ -190,93 +193,131 @@ fn number_of<T: ToString>(number: Option<T>) -> Option<String> {
     number.map(|number| number.to_string())
 }
 
-const WORKLOAD_FIELDS: [WorkloadField; 16] = [
+const WORKLOAD_FIELDS: [WorkloadField; 18] = [
     WorkloadField {
         field: "measurement_protocol",
         read: |run| text_of(&run.identity.measurement_protocol),
         explanation: "the protocol decides what TTFT and TTFO measure (capacity-v4-reasoning \
                       separates reasoning from content; older protocols do not)",
+        absent_differs: true,
     },
     WorkloadField {
         field: "prompt_cache_mode",
         read: |run| text_of(&run.workload.prompt_cache_mode),
         explanation: "shared prompts hit the prefix cache and skip most prefill, so TTFT and \
                       prefill rates are not comparable with unique prompts",
+        absent_differs: true,
     },
     WorkloadField {
         field: "shared_prefix_tokens",
         read: |run| number_of(run.workload.shared_prefix_tokens),
         explanation: "a longer shared prefix means more cached tokens and faster first tokens",
+        absent_differs: true,
     },
     WorkloadField {
         field: "context_tokens",
         read: |run| number_of(run.workload.context_tokens),
         explanation: "prompt length drives prefill time: TTFT grows with context",
+        absent_differs: true,
     },
     WorkloadField {
         field: "context_distribution",
         read: |run| text_of(&run.workload.context_distribution),
         explanation: "the mix of prompt lengths differs, so latency distributions differ even \
                       at the same nominal context",
+        absent_differs: true,
     },
     WorkloadField {
         field: "max_context_tokens",
         read: |run| number_of(run.workload.max_context_tokens),
         explanation: "the server's context limit differs (a different server configuration, \
                       and prompts may have been clamped differently)",
+        absent_differs: true,
     },
     WorkloadField {
         field: "concurrency",
         read: |run| number_of(run.workload.concurrency),
         explanation: "more requests in flight raise throughput but also queueing, so \
                       per-request latency is not comparable",
+        absent_differs: true,
     },
     WorkloadField {
         field: "max_tokens",
         read: |run| number_of(run.workload.max_tokens),
         explanation: "the output cap bounds generation time and E2E latency",
+        absent_differs: true,
     },
     WorkloadField {
         field: "response_words",
         read: |run| number_of(run.workload.response_words),
         explanation: "controlled output length differs, so E2E and throughput differ by design",
+        absent_differs: true,
     },
     WorkloadField {
         field: "controlled_output_policy",
         read: |run| text_of(&run.workload.controlled_output_policy),
         explanation: "strict runs exclude non-adherent responses, observe runs keep them",
+        absent_differs: true,
     },
     WorkloadField {
         field: "request_canaries",
         read: |run| number_of(run.workload.request_canaries),
         explanation: "canary runs verify each response belongs to its request and exclude the \
                       ones that fail; runs without canaries may count mixed-up responses",
+        absent_differs: true,
     },
     WorkloadField {
         field: "sampling.temperature.requested",
         read: |run| sampling_value(run, |sampling| sampling.temperature),
         explanation: "sampling temperature changes what is generated and how long outputs run",
+        absent_differs: true,
     },
     WorkloadField {
         field: "sampling.top_p.requested",
         read: |run| sampling_value(run, |sampling| sampling.top_p),
         explanation: "top_p changes what is generated and how long outputs run",
+        absent_differs: true,
     },
     WorkloadField {
         field: "serve_flags.thinking_mode",
         read: |run| text_of(&run.workload.thinking_mode),
         explanation: "with thinking on, the model reasons before answering: TTFT and output \
                       lengths change completely",
+        absent_differs: true,
     },
     WorkloadField {
         field: "engine",
         read: |run| text_of(&run.identity.engine),
         explanation: "a different serving engine (or version) is a different system under test",
+        absent_differs: true,
     },
     WorkloadField {
         field: "gpu",
         read: |run| text_of(&run.identity.gpu),
         explanation: "different hardware: differences may come from the GPU, not the software",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "client.measurement_thread",
+        read: |run| {
+            run.client
+                .as_ref()
+                .and_then(|client| text_of(&client.measurement_thread))
+        },
+        explanation: "measured on the page's main thread, reads can be stamped late by the \
+                      page's own work; the measurement worker avoids that",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "client.transport.connection_limit_suspected",
+        read: |run| {
+            run.client
+                .as_ref()
+                .and_then(|client| number_of(client.connection_limit_suspected))
+        },
+        explanation: "in one run the browser may have queued requests for a connection, and \
+                      that wait is inside its TTFO",
+        absent_differs: false,
     },
 ];
 
@@ -300,12 +341,16 @@ fn workload_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
     WORKLOAD_FIELDS
         .iter()
         .filter_map(|field| {
-            let values: Vec<String> = runs
+            let read: Vec<Option<String>> = runs.iter().map(|run| (field.read)(run)).collect();
+            let mut compared = read
                 .iter()
-                .map(|run| (field.read)(run).unwrap_or_else(|| ABSENT.to_owned()))
+                .filter(|value| field.absent_differs || value.is_some());
+            let first = compared.next()?;
+            let differs = compared.any(|value| value != first);
+            let values: Vec<String> = read
+                .into_iter()
+                .map(|value| value.unwrap_or_else(|| ABSENT.to_owned()))
                 .collect();
-            let first = values.first()?;
-            let differs = values.iter().any(|value| value != first);
             differs.then_some(Mismatch {
                 field: field.field,
                 values,
@@ -426,5 +471,33 @@ mod tests {
         assert_eq!(mismatches.len(), 1);
         assert_eq!(mismatches[0].field, "sampling.temperature.requested");
         assert_eq!(mismatches[0].values, ["0.9", "0.90000001"]);
+    }
+
+    #[test]
+    fn how_runs_were_measured_is_compared_only_between_runs_that_say() {
+        let client = |thread: &str, queued: bool| {
+            format!(
+                r#"{{"client": {{"measurement_thread": "{thread}", "transport": {{"connection_limit_suspected": {queued}}}}}}}"#
+            )
+        };
+        let worker = LoadedArtifact::from_text("w.json", &client("worker", false));
+        let main = LoadedArtifact::from_text("m.json", &client("main", true));
+        let other_tool = LoadedArtifact::from_text("r.json", "{}");
+        let fields: Vec<&str> = compare(&[&worker, &main])
+            .mismatches
+            .iter()
+            .map(|mismatch| mismatch.field)
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                "client.measurement_thread",
+                "client.transport.connection_limit_suspected"
+            ]
+        );
+        // A file from a client without the block says nothing either way.
+        assert!(compare(&[&worker, &other_tool]).mismatches.is_empty());
+        let three = compare(&[&worker, &other_tool, &main]).mismatches;
+        assert_eq!(three[0].values, ["worker", ABSENT, "main"]);
     }
 }
