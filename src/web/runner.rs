@@ -23,7 +23,7 @@ use crate::core::artifact::{
 use crate::core::live::{FinishedRequest, LiveProgress};
 use crate::core::observe::{
     conclude_request, match_resource_timings, FailureRecord, RequestError, RequestOutcome,
-    RequestPlanFacts, TransportFacts,
+    RequestPlanFacts, ResourceTimingEntry, StreamResult, TransportFacts,
 };
 use crate::core::plan::{MeasurementThread, RunConfig, RunPlan};
 use crate::core::prompt::{request_body, warmup_request_body, PromptSpec};
@@ -295,9 +295,23 @@ async fn warm_up_one(
     url: &str,
     body: &str,
 ) -> Result<(), RequestError> {
-    let clock = &live.clock;
-    let control = RequestControl::new(clock.now_ms())?;
+    let control = RequestControl::new(live.clock.now_ms())?;
     live.warmup_controls.borrow_mut().push(control.clone());
+    let (_sent_ms, result) = send_watched(live, setup, &control, url, body, false).await;
+    result.map(drop)
+}
+
+/// Sends one request under its idle-timeout watchdog (aborted at once when the run is already
+/// cancelled) and reads its stream to the end: `fetch()`'s clock reading and the result.
+async fn send_watched(
+    live: &LiveRun,
+    setup: &RunSetup,
+    control: &Rc<RequestControl>,
+    url: &str,
+    body: &str,
+    chunk_traces: bool,
+) -> (f64, Result<StreamResult, RequestError>) {
+    let clock = &live.clock;
     if live.cancelled.get() {
         control.abort(AbortCause::Cancelled);
     }
@@ -313,11 +327,11 @@ async fn warm_up_one(
         body,
         api_key: setup.api_key.as_deref(),
         timeout_s: setup.config.timeout_s,
-        chunk_traces: false,
+        chunk_traces,
     };
-    let (_sent_ms, result) = stream_chat(clock, &request, &control).await;
+    let sent_and_result = stream_chat(clock, &request, control).await;
     finished.set(true);
-    result.map(drop)
+    sent_and_result
 }
 
 /// One concurrency slot: takes the next request index until none is left, and sends each to
@@ -396,25 +410,8 @@ async fn run_one(
         }
     };
     live.controls.borrow_mut().insert(index, control.clone());
-    if live.cancelled.get() {
-        control.abort(AbortCause::Cancelled);
-    }
-    let finished = Rc::new(Cell::new(false));
-    spawn_local(watchdog(
-        clock.clone(),
-        control.clone(),
-        finished.clone(),
-        setup.config.timeout_s * 1000.0,
-    ));
-    let request = ChatRequest {
-        url,
-        body: &body,
-        api_key: setup.api_key.as_deref(),
-        timeout_s: setup.config.timeout_s,
-        chunk_traces: setup.config.client.chunk_traces,
-    };
-    let (sent_ms, result) = stream_chat(clock, &request, &control).await;
-    finished.set(true);
+    let chunk_traces = setup.config.client.chunk_traces;
+    let (sent_ms, result) = send_watched(live, setup, &control, url, &body, chunk_traces).await;
     live.controls.borrow_mut().remove(&index);
     live.sent.borrow_mut().insert(index, (endpoint, sent_ms));
     conclude_request(&facts, request_started_ms, result, clock.now_ms())
@@ -447,6 +444,9 @@ async fn watchdog(
 /// Pairs every measured request with the browser's Resource Timing entry for it and writes the
 /// transport facts into its row (null facts when the browser kept no entry). `sent` says, per
 /// request index, which endpoint of `urls` it went to and when its `fetch()` was called.
+/// Entries still missing for requests with rows are waited for a little, once for all
+/// endpoints: the browser adds an entry when the response ends, which can be a moment after
+/// the stream's last read.
 async fn account_transport(
     outcomes: &mut [RequestOutcome],
     sent: &BTreeMap<u64, (usize, f64)>,
@@ -457,15 +457,32 @@ async fn account_transport(
         .filter(|outcome| outcome.row().is_some())
         .map(RequestOutcome::request_index)
         .collect();
-    let mut facts: BTreeMap<u64, TransportFacts> = BTreeMap::new();
-    for (endpoint, url) in urls.iter().enumerate() {
-        let sent_here: Vec<(u64, f64)> = sent
+    let groups: Vec<EndpointRequests> = urls
+        .iter()
+        .enumerate()
+        .map(|(endpoint, url)| EndpointRequests::new(url, endpoint, sent, &rows))
+        .filter(|group| !group.indices.is_empty())
+        .collect();
+    let mut rounds = 0;
+    let mut paired = pair_entries(&groups);
+    while rounds < ENTRY_WAIT_ROUNDS
+        && !groups
             .iter()
-            .filter(|(_, (to, _))| *to == endpoint)
-            .map(|(index, (_, sent_ms))| (*index, *sent_ms))
-            .collect();
-        if !sent_here.is_empty() {
-            facts.extend(transport_facts(url, &sent_here, &rows).await);
+            .zip(&paired)
+            .all(|(group, (_, pairs))| group.complete(pairs))
+    {
+        sleep_ms(ENTRY_WAIT_STEP_MS).await;
+        paired = pair_entries(&groups);
+        rounds += 1;
+    }
+    let mut facts: BTreeMap<u64, TransportFacts> = BTreeMap::new();
+    for (group, (entries, pairs)) in groups.iter().zip(&paired) {
+        for ((index, sent_ms), pair) in group.indices.iter().zip(&group.starts).zip(pairs) {
+            let entry_facts = pair
+                .and_then(|entry| entries.get(entry))
+                .map(|entry| TransportFacts::from_entry(entry, *sent_ms))
+                .unwrap_or_default();
+            facts.insert(*index, entry_facts);
         }
     }
     for outcome in outcomes.iter_mut() {
@@ -475,38 +492,56 @@ async fn account_transport(
     }
 }
 
-/// The transport facts of the requests sent to `url` (index and `fetch()` time each). Entries
-/// still missing for requests with rows are waited for a little, since the browser adds an
-/// entry when the response ends, which can be a moment after the stream's last read.
-async fn transport_facts(
-    url: &str,
-    sent: &[(u64, f64)],
-    rows: &BTreeSet<u64>,
-) -> Vec<(u64, TransportFacts)> {
-    let starts: Vec<f64> = sent.iter().map(|(_, sent_ms)| *sent_ms).collect();
-    let with_rows: Vec<bool> = sent.iter().map(|(index, _)| rows.contains(index)).collect();
-    let mut entries = resource_timing_entries(url);
-    let mut pairs = match_resource_timings(&starts, &entries);
-    for _ in 0..ENTRY_WAIT_ROUNDS {
-        let complete = pairs
+/// The measured requests sent to one endpoint's URL, in index order.
+struct EndpointRequests<'a> {
+    url: &'a str,
+    indices: Vec<u64>,
+    /// When each one's `fetch()` was called.
+    starts: Vec<f64>,
+    /// Whether each one has a row (only those are worth waiting for an entry).
+    with_rows: Vec<bool>,
+}
+
+impl<'a> EndpointRequests<'a> {
+    fn new(
+        url: &'a str,
+        endpoint: usize,
+        sent: &BTreeMap<u64, (usize, f64)>,
+        rows: &BTreeSet<u64>,
+    ) -> Self {
+        let (indices, starts): (Vec<u64>, Vec<f64>) = sent
             .iter()
-            .zip(&with_rows)
-            .all(|(pair, has_row)| pair.is_some() || !has_row);
-        if complete {
-            break;
+            .filter(|(_, (to, _))| *to == endpoint)
+            .map(|(index, (_, sent_ms))| (*index, *sent_ms))
+            .unzip();
+        let with_rows = indices.iter().map(|index| rows.contains(index)).collect();
+        Self {
+            url,
+            indices,
+            starts,
+            with_rows,
         }
-        sleep_ms(ENTRY_WAIT_STEP_MS).await;
-        entries = resource_timing_entries(url);
-        pairs = match_resource_timings(&starts, &entries);
     }
-    sent.iter()
-        .zip(&pairs)
-        .map(|((index, sent_ms), pair)| {
-            let facts = pair
-                .and_then(|entry| entries.get(entry))
-                .map(|entry| TransportFacts::from_entry(entry, *sent_ms))
-                .unwrap_or_default();
-            (*index, facts)
+
+    /// Whether every request with a row found its entry.
+    fn complete(&self, pairs: &[Option<usize>]) -> bool {
+        pairs
+            .iter()
+            .zip(&self.with_rows)
+            .all(|(pair, has_row)| pair.is_some() || !has_row)
+    }
+}
+
+/// Each endpoint's Resource Timing entries now, and which entry each of its requests matches.
+fn pair_entries(
+    groups: &[EndpointRequests<'_>],
+) -> Vec<(Vec<ResourceTimingEntry>, Vec<Option<usize>>)> {
+    groups
+        .iter()
+        .map(|group| {
+            let entries = resource_timing_entries(group.url);
+            let pairs = match_resource_timings(&group.starts, &entries);
+            (entries, pairs)
         })
         .collect()
 }
