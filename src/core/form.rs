@@ -894,9 +894,7 @@ impl FieldParser<'_> {
     /// The entries of a list field, split at whitespace and commas; each entry is checked by
     /// the validator, which names the bad one.
     fn url_list(&self, spec: &FieldSpec) -> Vec<String> {
-        self.trimmed(spec)
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|entry| !entry.is_empty())
+        list_entries(self.trimmed(spec))
             .map(str::to_owned)
             .collect()
     }
@@ -1035,6 +1033,13 @@ impl FieldParser<'_> {
             self.choice(spec).map(Some)
         }
     }
+}
+
+/// The entries of a list field such as `pool`: the text split at whitespace and commas, empty
+/// pieces dropped. Each entry is checked by [`RunConfig::validate`].
+pub fn list_entries(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|entry| !entry.is_empty())
 }
 
 /// Whether a link key looks like it carries a credential: the keys people use for API keys,

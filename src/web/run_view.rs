@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::core::form::RunForm;
-use crate::core::form::{engine_hint, FieldGroup, FieldKind, FieldSpec, FIELDS};
+use crate::core::form::{engine_hint, list_entries, FieldGroup, FieldKind, FieldSpec, FIELDS};
 use crate::core::loaded::LoadedArtifact;
 use crate::core::plan::{ConfigError, RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIONS_PER_HOST};
 
@@ -320,12 +320,7 @@ fn ConnectionLimitWarning() -> impl IntoView {
                 .trim()
                 .parse::<u64>()
                 .unwrap_or(0);
-            let endpoints = 1 + form
-                .get("pool")
-                .unwrap_or_default()
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter(|entry| !entry.is_empty())
-                .count() as u64;
+            let endpoints = 1 + list_entries(form.get("pool").unwrap_or_default()).count() as u64;
             (concurrency, endpoints, concurrency.div_ceil(endpoints))
         })
     };
