@@ -7,8 +7,12 @@
 //! Run with `cargo bench --bench load_10k`. Set `STROBE_BENCH_DUMP=DIR` to also write the
 //! artifact and its chart options there for a look in a browser.
 
+#[path = "../tests/common/noise.rs"]
+mod noise;
+
 use std::time::Instant;
 
+use noise::Noise;
 use serde_json::{json, Value};
 use strobe::core::artifact::{build_artifact, RunTiming};
 use strobe::core::charts::{
@@ -27,23 +31,6 @@ const REQUESTS: u64 = 10_000;
 const CONCURRENCY: u64 = 64;
 const REPEATS: usize = 5;
 const RUN_STARTED_MS: f64 = 1000.0;
-
-/// Deterministic noise (xorshift64*), so every run of the benchmark sees the same artifact.
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn between(&mut self, low: f64, high: f64) -> f64 {
-        let unit = (self.next() >> 11) as f64 / (1_u64 << 53) as f64;
-        low + (high - low) * unit
-    }
-}
 
 fn chunk(choice: ChoiceDelta, usage: Option<Value>) -> ChunkEvent {
     ChunkEvent::Chunk(ChatChunk {

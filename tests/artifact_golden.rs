@@ -3,6 +3,10 @@
 //! a mixed run and a 200-request run are built through the real observation pipeline, pass the
 //! validator, and recompute from their own rows without a single differing bit.
 
+#[path = "common/noise.rs"]
+mod noise;
+
+use noise::Noise;
 use serde_json::{json, Value};
 use strobe::core::artifact::{
     build_artifact, recompute_from_rows, ArtifactError, ArtifactV1, ClientBlock, ClientSseCounts,
@@ -643,24 +647,6 @@ fn mixed_run_excludes_failures_and_stays_valid() {
     assert!(report.skipped.is_empty(), "{:#?}", report.skipped);
     assert_eq!(artifact.started_at, "2024-02-29T23:59:59Z");
     assert_eq!(artifact.finished_at, "2024-03-01T00:00:01Z");
-}
-
-/// A deterministic generator for the synthetic run (xorshift64*).
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform in [low, high).
-    fn between(&mut self, low: f64, high: f64) -> f64 {
-        let unit = (self.next() >> 11) as f64 / (1_u64 << 53) as f64;
-        low + (high - low) * unit
-    }
 }
 
 fn synthetic_run(client: Option<ClientBlock>) -> ArtifactV1 {

@@ -5,8 +5,11 @@
 //! `UPDATE_SNAPSHOTS=1 cargo test -p strobe --test charts_snapshot` and read the diff: units
 //! in axis names, `renderMode: "richText"`, no HTML anywhere.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+
+use common::{fixture_paths, repo_path};
 
 use serde_json::{Map, Value};
 use strobe::core::charts::{
@@ -18,10 +21,6 @@ use strobe::core::loaded::{FailureView, LoadedArtifact};
 const REFERENCE: &str = "tests/fixtures/reference-artifact.json";
 const LEGACY_G1: &str =
     "tests/fixtures/real/2026-07-16-gemma4-vllm0251-wsl2__control-fast-c128-ctx1024.json";
-
-fn repo_path(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
-}
 
 fn load(relative: &str) -> LoadedArtifact {
     let path = repo_path(relative);
@@ -204,30 +203,17 @@ fn hostile_text_reaches_charts_only_as_canvas_data() {
 /// Every option of every fixture (and of a comparison of all of them) is safe and complete.
 #[test]
 fn every_fixture_option_is_safe_and_labelled() {
-    let mut runs = vec![load(REFERENCE)];
-    for directory in [
-        "tests/fixtures/real",
-        "tests/fixtures/generations",
-        "tests/fixtures/invalid",
-    ] {
-        let mut paths: Vec<PathBuf> = fs::read_dir(repo_path(directory))
-            .expect("fixture directory")
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|path| {
-                path.extension()
-                    .is_some_and(|extension| extension == "json")
-            })
-            .collect();
-        paths.sort();
-        for path in paths {
+    let runs: Vec<LoadedArtifact> = fixture_paths()
+        .iter()
+        .map(|path| {
             let relative = path
                 .strip_prefix(env!("CARGO_MANIFEST_DIR"))
                 .expect("inside the repository")
                 .to_string_lossy()
                 .into_owned();
-            runs.push(load(&relative));
-        }
-    }
+            load(&relative)
+        })
+        .collect();
     assert!(runs.len() >= 20, "all fixtures were found");
     for theme in [ChartTheme::LIGHT, ChartTheme::DARK] {
         for run in &runs {

@@ -5,8 +5,12 @@
 //! p50/p95, that hostile strings arrive verbatim as data while the CSV and Markdown exports
 //! neutralize them, and that `compare` flags workload mismatches and computes deltas/ratios.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use common::{fixture_paths, repo_path};
 
 use serde_json::{json, Value};
 use strobe::core::compare::{compare, ComparedMetric, MetricDelta};
@@ -17,31 +21,6 @@ use strobe::core::loaded::{
 use strobe::core::validate::{validate_artifact_text, Generation, RuleId, Verdict};
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
-
-fn repo_path(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
-}
-
-fn fixture_paths() -> Vec<PathBuf> {
-    let mut paths = vec![repo_path("tests/fixtures/reference-artifact.json")];
-    for directory in [
-        "tests/fixtures/real",
-        "tests/fixtures/generations",
-        "tests/fixtures/invalid",
-    ] {
-        let mut found: Vec<PathBuf> = fs::read_dir(repo_path(directory))
-            .expect("fixture directory")
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|path| {
-                path.extension()
-                    .is_some_and(|extension| extension == "json")
-            })
-            .collect();
-        found.sort();
-        paths.extend(found);
-    }
-    paths
-}
 
 fn file_name(path: &Path) -> String {
     path.file_name()
