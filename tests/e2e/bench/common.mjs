@@ -27,6 +27,15 @@ export async function runOnPage(browser, siteUrl, settings, timeoutMs) {
   }
 }
 
+/** The `--repeat` option: a whole number from 1 to `max`, or an error that says so. */
+export function parseRepeat(text, max) {
+  const repeat = Number(text);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > max) {
+    throw new Error(`--repeat must be a whole number from 1 to ${max}, got ${text}`);
+  }
+  return repeat;
+}
+
 /** A truth-log stamp as Unix epoch ms (null when the moment did not happen). */
 export function stampMs(stamp) {
   return stamp ? stamp.unix_ns / 1e6 : null;

@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBrowser, collectPageErrors } from '../browser.mjs';
 import { startSim } from '../sim.mjs';
-import { runOnPage, momentErrors, artifactErrors, summarize, environment } from './common.mjs';
+import { parseRepeat, runOnPage, momentErrors, artifactErrors, summarize, environment } from './common.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIST = process.env.STROBE_DIST ?? 'dist';
@@ -68,10 +68,7 @@ function parseOptions(argv) {
       out: { type: 'string' },
     },
   });
-  const repeat = Number(values.repeat);
-  if (!Number.isInteger(repeat) || repeat < 1 || repeat > MAX_REPEAT) {
-    throw new Error(`--repeat must be a whole number from 1 to ${MAX_REPEAT}, got ${values.repeat}`);
-  }
+  const repeat = parseRepeat(values.repeat, MAX_REPEAT);
   const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-fidelity.json');
   const cases = values.quick ? CASES.filter((c) => QUICK_CASES.includes(c.concurrency)) : CASES;
   return { cases, repeat, out, quick: values.quick };

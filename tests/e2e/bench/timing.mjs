@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBrowser } from '../browser.mjs';
-import { runOnPage, stampMs, artifactErrors, summarize, environment } from './common.mjs';
+import { parseRepeat, runOnPage, stampMs, artifactErrors, summarize, environment } from './common.mjs';
 import { startSim } from '../sim.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -76,10 +76,7 @@ function parseOptions(argv) {
       measurement: { type: 'string', default: 'worker' },
     },
   });
-  const repeat = Number(values.repeat);
-  if (!Number.isInteger(repeat) || repeat < 1 || repeat > MAX_REPEAT) {
-    throw new Error(`--repeat must be a whole number from 1 to ${MAX_REPEAT}, got ${values.repeat}`);
-  }
+  const repeat = parseRepeat(values.repeat, MAX_REPEAT);
   // A given --out is relative to where the command was typed; the default lives in the repository.
   const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-timing.json');
   const prefillTokS = Number(values['prefill-tok-s']);
