@@ -10,7 +10,8 @@ use noise::Noise;
 use serde_json::{json, Value};
 use strobe::core::artifact::{
     build_artifact, recompute_from_rows, ArtifactError, ArtifactV1, ClientBlock, ClientSseCounts,
-    ClientTransport, ClientWarmup, MeasurementProtocol, RunTiming, REDACTED_BASE_URL,
+    ClientTransport, ClientWarmup, MeasurementProtocol, RunTiming, WarmupConnections,
+    REDACTED_BASE_URL,
 };
 use strobe::core::observe::{
     conclude_request, CompletedRequest, ControlledOutputPolicy, FailureClass, FailureRecord,
@@ -819,19 +820,22 @@ fn browser_client() -> ClientBlock {
 #[test]
 fn the_warmup_block_is_written_typed_and_read_back() {
     let warmup = ClientWarmup {
-        requests: 8,
+        requests: 12,
         duration_ms: 41.87,
         failures: 0,
-    };
+        check_rounds: None,
+        connections: None,
+    }
+    .with_check(1, WarmupConnections::Ready);
     let artifact = synthetic_run(Some(browser_client().with_warmup(Some(warmup))));
     let value = assert_valid(&artifact);
     assert_eq!(
         value["client"]["warmup"],
-        json!({"requests": 8, "duration_ms": 41.87, "failures": 0})
+        json!({"requests": 12, "duration_ms": 41.87, "failures": 0, "check_rounds": 1, "connections": "ready"})
     );
     let text = artifact.to_json_text().expect("serializes");
     assert!(
-        text.contains("\"warmup\": {\n      \"duration_ms\": 41.87,\n      \"failures\": 0,\n      \"requests\": 8\n    }"),
+        text.contains("\"warmup\": {\n      \"check_rounds\": 1,\n      \"connections\": \"ready\",\n      \"duration_ms\": 41.87,\n      \"failures\": 0,\n      \"requests\": 12\n    }"),
         "sorted keys, Python float repr"
     );
     let typed: ArtifactV1 = serde_json::from_str(&text).expect("typed parse");
@@ -848,6 +852,22 @@ fn the_warmup_block_is_written_typed_and_read_back() {
     let mut malformed = value.clone();
     malformed["client"]["warmup"] = json!({"requests": "eight"});
     assert!(serde_json::from_value::<ArtifactV1>(malformed).is_err());
+    let mut unknown_verdict = value.clone();
+    unknown_verdict["client"]["warmup"]["connections"] = json!("probably");
+    assert!(serde_json::from_value::<ArtifactV1>(unknown_verdict).is_err());
+    // A warm-up block written before check rounds existed still reads, without them.
+    let mut older = value.clone();
+    for key in ["check_rounds", "connections"] {
+        older["client"]["warmup"]
+            .as_object_mut()
+            .map(|block| block.remove(key));
+    }
+    let older: ArtifactV1 = serde_json::from_value(older).expect("older warm-up block reads");
+    let older_warmup = older.client.and_then(|client| client.warmup);
+    assert_eq!(
+        older_warmup.map(|w| (w.check_rounds, w.connections)),
+        Some((None, None))
+    );
 }
 
 #[test]
@@ -862,6 +882,7 @@ fn rows_with_transport_facts_and_traces_validate_recompute_and_round_trip() {
             connect_end_ms: start_ms + 0.4,
             request_start_ms: start_ms + 1.25,
             next_hop_protocol: "http/1.1".to_owned(),
+            response_end_ms: start_ms + 80.0,
         };
         match position % 3 {
             0 => row.set_transport(&TransportFacts::from_entry(&entry, start_ms)),

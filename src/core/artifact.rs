@@ -18,7 +18,7 @@ use thiserror::Error;
 
 use crate::core::observe::{
     CompletedRequest, FailureRecord, OutputTokenSource, ReadStats, RequestError, RequestOutcome,
-    RequestTiming,
+    RequestTiming, ResourceTimingEntry,
 };
 use crate::core::plan::{
     ControlledOutputPolicy, MeasurementThread, PromptCacheMode, RunConfig, RunPlan,
@@ -302,15 +302,18 @@ impl ClientBlock {
     }
 }
 
-/// `client.warmup`: the tiny unmeasured requests strobe sends before the run (all at once,
-/// `max_tokens: 1`, no canary marker; how many is
-/// [`RunPlan::warmup_requests`](crate::core::plan::RunPlan::warmup_requests)) so that the first
-/// measured requests find open connections and a cached CORS preflight instead of paying for
-/// them inside their TTFO. They are in no row, no failure and no metric; the run's start
-/// (`started_at_unix_ns`, and the origin of every row's `started_at_ms`) is read after they end.
+/// `client.warmup`: the tiny unmeasured requests strobe sends before the run (`max_tokens: 1`,
+/// no canary marker) so that the first measured requests find open connections and a cached
+/// CORS preflight instead of paying for them inside their TTFO: a priming round of
+/// [`RunPlan::warmup_requests_per_endpoint`](crate::core::plan::RunPlan::warmup_requests_per_endpoint)
+/// all at once, then check rounds of one request per connection the slots need, also all at
+/// once, until one of them opens no new connection (at most
+/// [`WARMUP_CHECK_ROUNDS`](crate::core::plan::WARMUP_CHECK_ROUNDS)). They are in no row, no
+/// failure and no metric; the run's start (`started_at_unix_ns`, and the origin of every row's
+/// `started_at_ms`) is read after they end.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientWarmup {
-    /// Warm-up requests sent: `2 × min(concurrency, 6)`, two per connection the run can use.
+    /// Warm-up requests sent, the priming and the check rounds together.
     pub requests: u64,
     /// From just before the first warm-up `fetch()` to the end of the last warm-up stream, in
     /// ms of the page's monotonic clock.
@@ -319,6 +322,93 @@ pub struct ClientWarmup {
     /// no artifact is written, so a written artifact says 0; the field is there so that a
     /// reader never has to assume it.
     pub failures: u64,
+    /// Check rounds sent after the priming round. Omitted by strobe versions without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_rounds: Option<u64>,
+    /// What the last check round found. Omitted by strobe versions without check rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<WarmupConnections>,
+}
+
+impl ClientWarmup {
+    /// This record with the check rounds that followed the priming round and their verdict.
+    pub fn with_check(self, rounds: u64, connections: WarmupConnections) -> Self {
+        Self {
+            check_rounds: Some(rounds),
+            connections: Some(connections),
+            ..self
+        }
+    }
+}
+
+/// `client.warmup.connections`: whether the connections the measured requests need were open
+/// when the run started, as the last warm-up check round saw it. In a check round every
+/// connection the slots need carries one request, all sent at the same moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarmupConnections {
+    /// At every endpoint, the round's requests were on the wire together, each on a
+    /// connection that was already open (or the endpoint multiplexes them over HTTP/2 or 3):
+    /// the first wave finds its connections open.
+    Ready,
+    /// A request of the round opened a connection: a first-wave row may still pay for one
+    /// (its `new_connection` says so).
+    StillOpening,
+    /// Every request reused a connection, but they were not all on the wire at once (answers
+    /// so quick that one ended before another was sent), so the round cannot show that every
+    /// slot has its own connection.
+    NotShown,
+    /// The browser kept no timing for some request (the endpoint sent no
+    /// `Timing-Allow-Origin`, or no entry came) and none showed a new connection.
+    Unknown,
+}
+
+impl WarmupConnections {
+    /// The verdict on one check round. `endpoints` holds, per endpoint, the Resource Timing
+    /// entry of each of its check requests (`None`: the browser kept none). One new connection
+    /// anywhere decides it; then missing timing; then, on HTTP/1.x, whether each endpoint's
+    /// requests overlapped: one still waiting to be sent while another's response was still
+    /// arriving (`max requestStart < min responseEnd`). Over HTTP/1.x a connection carries one
+    /// request at a time, so overlapping requests on reused connections prove that many
+    /// connections were open.
+    pub fn of_round(endpoints: &[Vec<Option<&ResourceTimingEntry>>]) -> Self {
+        let entries = || endpoints.iter().flatten();
+        let opened = entries()
+            .flatten()
+            .any(|entry| !entry.timing_withheld() && entry.connect_end_ms > entry.fetch_start_ms);
+        if opened {
+            return Self::StillOpening;
+        }
+        if entries().any(|entry| entry.is_none_or(ResourceTimingEntry::timing_withheld)) {
+            return Self::Unknown;
+        }
+        let overlapped = |requests: &Vec<Option<&ResourceTimingEntry>>| {
+            let requests: Vec<&ResourceTimingEntry> = requests.iter().flatten().copied().collect();
+            let multiplexed = requests
+                .iter()
+                .all(|entry| matches!(entry.next_hop_protocol.trim(), "h2" | "h3"));
+            let last_sent = requests
+                .iter()
+                .map(|e| e.request_start_ms)
+                .fold(f64::MIN, f64::max);
+            let first_ended = requests
+                .iter()
+                .map(|e| e.response_end_ms)
+                .fold(f64::MAX, f64::min);
+            multiplexed || requests.len() < 2 || last_sent < first_ended
+        };
+        if endpoints.iter().all(overlapped) {
+            Self::Ready
+        } else {
+            Self::NotShown
+        }
+    }
+
+    /// Whether another check round could change the verdict: while connections are still
+    /// being opened, or while the requests did not overlap.
+    pub fn worth_another_round(self) -> bool {
+        matches!(self, Self::StillOpening | Self::NotShown)
+    }
 }
 
 /// Why the warm-up stopped a run before its first measured request (then no artifact is
@@ -360,6 +450,8 @@ impl WarmupError {
                 requests,
                 duration_ms,
                 failures: 0,
+                check_rounds: None,
+                connections: None,
             }),
             Some(first) => Err(Self::Failed {
                 failed: 1 + errors.count() as u64,
@@ -2229,13 +2321,94 @@ mod tests {
     }
 
     #[test]
+    fn a_check_round_is_ready_only_when_its_requests_overlapped_on_open_connections() {
+        use WarmupConnections::*;
+        // Values shaped like Chromium 156 entries: a reused connection has every connection
+        // time equal to fetchStart.
+        let entry = |start: f64, sent: f64, end: f64, opened: bool| ResourceTimingEntry {
+            start_time_ms: start,
+            fetch_start_ms: start,
+            connect_start_ms: start,
+            connect_end_ms: if opened { start + 0.4 } else { start },
+            request_start_ms: sent,
+            next_hop_protocol: "http/1.1".to_owned(),
+            response_end_ms: end,
+        };
+        let a = entry(100.0, 100.3, 160.0, false);
+        let b = entry(100.5, 100.9, 161.0, false);
+        let c = entry(100.9, 101.2, 162.0, false);
+        assert_eq!(
+            WarmupConnections::of_round(&[vec![Some(&a), Some(&b), Some(&c)]]),
+            Ready
+        );
+        // Each endpoint is judged on its own requests.
+        assert_eq!(
+            WarmupConnections::of_round(&[vec![Some(&a), Some(&b)], vec![Some(&c)]]),
+            Ready
+        );
+        // A request sent after another's answer had ended may have used that connection.
+        let late = entry(101.0, 170.0, 230.0, false);
+        assert_eq!(
+            WarmupConnections::of_round(&[vec![Some(&a), Some(&late)]]),
+            NotShown
+        );
+        // One opened connection decides it, whatever else the round saw.
+        let opened = entry(101.0, 102.0, 170.0, true);
+        let withheld = ResourceTimingEntry {
+            start_time_ms: 101.0,
+            fetch_start_ms: 101.0,
+            response_end_ms: 150.0,
+            ..ResourceTimingEntry::default()
+        };
+        assert_eq!(
+            WarmupConnections::of_round(&[
+                vec![Some(&a), None],
+                vec![Some(&withheld), Some(&opened)]
+            ]),
+            StillOpening
+        );
+        assert_eq!(
+            WarmupConnections::of_round(&[vec![Some(&a), None]]),
+            Unknown
+        );
+        assert_eq!(
+            WarmupConnections::of_round(&[vec![Some(&a), Some(&withheld)]]),
+            Unknown
+        );
+        // HTTP/2 multiplexes every slot over one connection: nothing to overlap.
+        let h2 = ResourceTimingEntry {
+            next_hop_protocol: "h2".to_owned(),
+            ..late.clone()
+        };
+        let h2_first = ResourceTimingEntry {
+            next_hop_protocol: "h2".to_owned(),
+            ..a.clone()
+        };
+        assert_eq!(
+            WarmupConnections::of_round(&[vec![Some(&h2_first), Some(&h2)]]),
+            Ready
+        );
+        // An endpoint with no slot sends nothing and has nothing to open.
+        assert_eq!(
+            WarmupConnections::of_round(&[vec![Some(&a)], vec![]]),
+            Ready
+        );
+        assert!(StillOpening.worth_another_round());
+        assert!(NotShown.worth_another_round());
+        assert!(!Ready.worth_another_round());
+        assert!(!Unknown.worth_another_round());
+    }
+
+    #[test]
     fn a_warmup_either_records_itself_or_says_what_failed() {
         assert_eq!(
             WarmupError::check(4, 38.5, []),
             Ok(ClientWarmup {
                 requests: 4,
                 duration_ms: 38.5,
-                failures: 0
+                failures: 0,
+                check_rounds: None,
+                connections: None,
             })
         );
         let refused = RequestError::fetch_failed("Failed to fetch");

@@ -708,6 +708,11 @@ pub struct ClientView {
     pub endpoints: Option<u64>,
     /// `client.transport.max_in_flight_per_origin`.
     pub max_in_flight_per_origin: Option<u64>,
+    /// `client.warmup.requests`: unmeasured warm-up requests before the run (absent: none, or
+    /// a client that does not say).
+    pub warmup_requests: Option<u64>,
+    /// `client.warmup.connections`: the last warm-up check round's verdict, as written.
+    pub warmup_connections: Option<CappedText>,
 }
 
 impl ClientView {
@@ -717,6 +722,7 @@ impl ClientView {
                 .get("transport")
                 .and_then(|transport| transport.get(key))
         };
+        let warmup = |key: &str| client.get("warmup").and_then(|warmup| warmup.get(key));
         ClientView {
             name: capped_string(client.get("name")),
             version: capped_string(client.get("version")),
@@ -728,6 +734,8 @@ impl ClientView {
             measurement_thread: capped_string(client.get("measurement_thread")),
             endpoints: transport("endpoints").and_then(Value::as_u64),
             max_in_flight_per_origin: transport("max_in_flight_per_origin").and_then(Value::as_u64),
+            warmup_requests: warmup("requests").and_then(Value::as_u64),
+            warmup_connections: capped_string(warmup("connections")),
         }
     }
 
@@ -773,6 +781,9 @@ impl ClientView {
                 "{endpoints} endpoint(s); at most {most} request(s) in flight to one origin."
             ));
         }
+        if let Some(note) = self.warmup_note() {
+            notes.push(note);
+        }
         if self.connection_limit_suspected == Some(true) {
             notes.push(format!(
                 "More requests were in flight to one origin than the browser's {} connections \
@@ -782,6 +793,34 @@ impl ClientView {
             ));
         }
         notes
+    }
+
+    /// What the warm-up did and whether the connections were shown open when the run started.
+    fn warmup_note(&self) -> Option<String> {
+        let requests = self.warmup_requests?;
+        let sent = format!("Warm-up: {requests} unmeasured request(s) before the run");
+        let verdict = self
+            .warmup_connections
+            .as_ref()
+            .map(|verdict| verdict.as_str());
+        Some(match verdict {
+            Some("ready") => format!(
+                "{sent}; every connection the first wave needs was shown open when it started."
+            ),
+            Some("still_opening") => format!(
+                "{sent}, but its last check still opened a connection: a first-wave row may \
+                 include connecting (its new_connection says so)."
+            ),
+            Some("not_shown") => format!(
+                "{sent}; its check answers ended too quickly to show that every slot had an \
+                 open connection of its own (see the rows' new_connection)."
+            ),
+            Some("unknown") => format!(
+                "{sent}; the endpoint withholds timing (no Timing-Allow-Origin), so whether \
+                 the connections were open could not be checked."
+            ),
+            _ => format!("{sent}."),
+        })
     }
 }
 
@@ -1286,7 +1325,9 @@ mod tests {
             "name": "strobe", "version": "0.1.0", "timer_resolution_ms": 0.005,
             "cross_origin_isolated": true, "measurement_thread": "worker",
             "transport": {"http_protocols_seen": ["http/1.1"], "connection_limit_suspected": true,
-                          "endpoints": 1, "max_in_flight_per_origin": 8}
+                          "endpoints": 1, "max_in_flight_per_origin": 8},
+            "warmup": {"requests": 16, "duration_ms": 80.5, "failures": 0, "check_rounds": 2,
+                       "connections": "ready"}
         }})
         .to_string();
         let loaded = LoadedArtifact::from_text("run.json", &text);
@@ -1303,7 +1344,27 @@ mod tests {
                 "1 endpoint(s); at most 8 request(s) in flight to one origin.".to_owned(),
             ]
         );
-        assert!(notes[2].contains("waiting inside the browser"), "{notes:?}");
+        assert_eq!(
+            notes[2],
+            "Warm-up: 16 unmeasured request(s) before the run; every connection the first \
+             wave needs was shown open when it started."
+        );
+        assert!(notes[3].contains("waiting inside the browser"), "{notes:?}");
+        // Each verdict says what it means; an unheard-of one only counts the requests.
+        let warmup_note = |connections: Value| {
+            let text = json!({"client": {"warmup": {"requests": 8, "connections": connections}}});
+            LoadedArtifact::from_text("w.json", &text.to_string())
+                .client
+                .and_then(|client| client.warmup_note())
+                .unwrap_or_default()
+        };
+        assert!(warmup_note(json!("still_opening")).contains("still opened a connection"));
+        assert!(warmup_note(json!("not_shown")).contains("ended too quickly"));
+        assert!(warmup_note(json!("unknown")).contains("Timing-Allow-Origin"));
+        assert_eq!(
+            warmup_note(json!("<b>maybe</b>")),
+            "Warm-up: 8 unmeasured request(s) before the run."
+        );
         // An older strobe file: no thread, no pool, nothing suspected.
         let old = json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});
         let loaded = LoadedArtifact::from_text("old.json", &old.to_string());

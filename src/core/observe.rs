@@ -919,6 +919,9 @@ pub struct ResourceTimingEntry {
     pub request_start_ms: f64,
     /// `nextHopProtocol`; empty when timing is withheld or unknown.
     pub next_hop_protocol: String,
+    /// `responseEnd`: when the response's last byte arrived (reported even when timing is
+    /// withheld); 0 while the response has not ended.
+    pub response_end_ms: f64,
 }
 
 impl ResourceTimingEntry {
@@ -2635,6 +2638,7 @@ mod tests {
             connect_end_ms,
             request_start_ms,
             next_hop_protocol: "http/1.1".to_owned(),
+            response_end_ms: request_start_ms + 50.0,
         }
     }
 

@@ -31,6 +31,15 @@ pub const MAX_OUTPUT_SETTING: u64 = 65_536;
 /// The connections a browser opens to one HTTP/1.1 origin at most: more requests than this
 /// wait inside the browser, and that wait lands inside their TTFO.
 pub const BROWSER_HTTP1_CONNECTIONS_PER_HOST: u64 = 6;
+
+/// The most warm-up check rounds after the priming round. In a check round every connection
+/// the slots need carries one request, all sent at the same moment; a round whose requests
+/// were all on the wire together, each on a connection that was already open, shows that the
+/// measured run's first wave will find them open. A round that still opened a connection (or
+/// whose requests did not overlap) is followed by another, up to this many. Measured in
+/// Chromium 156: the priming round alone left a measured request opening a connection in about
+/// one run of a dozen with a pool of 3 ports at concurrency 16.
+pub const WARMUP_CHECK_ROUNDS: u64 = 3;
 /// Most base URLs a run may spread its requests over (`base_url` plus the endpoint pool).
 pub const MAX_ENDPOINTS: usize = 16;
 /// Smallest `max_tokens` when request canaries are on (the marker itself needs room).
@@ -895,6 +904,21 @@ impl RunPlan {
             .collect()
     }
 
+    /// Requests per endpoint in one warm-up check round: one per connection its slots can use
+    /// (`min(slots, 6)`), none when the warm-up is off. See [`WARMUP_CHECK_ROUNDS`].
+    pub fn warmup_check_requests_per_endpoint(&self) -> Vec<u64> {
+        self.warmup_requests_per_endpoint()
+            .into_iter()
+            .map(|priming| priming / 2)
+            .collect()
+    }
+
+    /// The most warm-up requests a run can send: the priming round and every check round.
+    pub fn most_warmup_requests(&self) -> u64 {
+        let check: u64 = self.warmup_check_requests_per_endpoint().iter().sum();
+        self.warmup_requests() + WARMUP_CHECK_ROUNDS * check
+    }
+
     /// How many base URLs the run sends to (1 without an endpoint pool).
     pub fn endpoint_count(&self) -> usize {
         1 + self.config.client.endpoint_pool.len()
@@ -1092,6 +1116,30 @@ mod tests {
         // A burst replaces the concurrency.
         assert_eq!(warmups(20, 3, true), Ok(6));
         assert_eq!(warmups(4, 0, false), Ok(0));
+        let checks = |concurrency: u64, warmup: bool| {
+            let config = RunConfig {
+                concurrency,
+                context_tokens: 1024,
+                max_model_len: 32_768,
+                client: ClientOptions {
+                    warmup,
+                    ..ClientOptions::default()
+                },
+                ..valid_config()
+            };
+            RunPlan::new(&config, None).map(|plan| {
+                (
+                    plan.warmup_check_requests_per_endpoint(),
+                    plan.most_warmup_requests(),
+                )
+            })
+        };
+        assert_eq!(checks(4, true), Ok((vec![4], 8 + WARMUP_CHECK_ROUNDS * 4)));
+        assert_eq!(
+            checks(20, true),
+            Ok((vec![6], 12 + WARMUP_CHECK_ROUNDS * 6))
+        );
+        assert_eq!(checks(4, false), Ok((vec![0], 0)));
     }
 
     fn pooled(concurrency: u64, pool: &[&str]) -> RunConfig {
@@ -1117,6 +1165,9 @@ mod tests {
         assert_eq!(slots, vec![0, 1, 2, 0, 1, 2, 0]);
         assert_eq!(plan.warmup_requests_per_endpoint(), vec![12, 10, 10]);
         assert_eq!(plan.warmup_requests(), 32);
+        // A check round: one request per connection each endpoint's slots use.
+        assert_eq!(plan.warmup_check_requests_per_endpoint(), vec![6, 5, 5]);
+        assert_eq!(plan.most_warmup_requests(), 32 + WARMUP_CHECK_ROUNDS * 16);
         assert_eq!(
             plan.config().chat_completions_urls(),
             vec![

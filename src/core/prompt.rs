@@ -299,6 +299,17 @@ pub fn warmup_request_body(config: &RunConfig) -> String {
     chat_body(config, WARMUP_PROMPT, 1)
 }
 
+/// `max_tokens` of a warm-up check request: enough tokens that the requests of one check round,
+/// sent at the same moment, are still streaming together when the last of them is sent (a
+/// one-token answer can end before the next request leaves, and then the round shows nothing).
+pub const WARMUP_CHECK_MAX_TOKENS: u64 = 8;
+
+/// The body of a warm-up check request: [`warmup_request_body`] with
+/// [`WARMUP_CHECK_MAX_TOKENS`].
+pub fn warmup_check_request_body(config: &RunConfig) -> String {
+    chat_body(config, WARMUP_PROMPT, WARMUP_CHECK_MAX_TOKENS)
+}
+
 fn chat_body(config: &RunConfig, prompt: &str, max_tokens: u64) -> String {
     let enable_thinking = match config.thinking_mode {
         ThinkingMode::Enabled => Some(true),

@@ -120,6 +120,7 @@ pub fn resource_timing_entries(url: &str) -> Vec<ResourceTimingEntry> {
             connect_end_ms: entry.connect_end(),
             request_start_ms: entry.request_start(),
             next_hop_protocol: entry.next_hop_protocol(),
+            response_end_ms: entry.response_end(),
         })
         .collect()
 }

@@ -18,15 +18,17 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::core::artifact::{
     build_artifact, ArtifactV1, ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup,
-    RunTiming, WarmupError,
+    RunTiming, WarmupConnections, WarmupError,
 };
 use crate::core::live::{FinishedRequest, LiveProgress};
 use crate::core::observe::{
     conclude_request, match_resource_timings, FailureRecord, RequestError, RequestOutcome,
     RequestPlanFacts, ResourceTimingEntry, StreamResult, TransportFacts,
 };
-use crate::core::plan::{MeasurementThread, RunConfig, RunPlan};
-use crate::core::prompt::{request_body, warmup_request_body, PromptSpec};
+use crate::core::plan::{MeasurementThread, RunConfig, RunPlan, WARMUP_CHECK_ROUNDS};
+use crate::core::prompt::{
+    request_body, warmup_check_request_body, warmup_request_body, PromptSpec,
+};
 
 use super::clock::{
     cross_origin_isolated, protocols_seen, resource_timing_entries, user_agent, Clock,
@@ -169,10 +171,9 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let clock = live.clock.clone();
     let timer_resolution_ms = clock.measure_resolution_ms();
     let urls = setup.config.chat_completions_urls();
-    let warmups = setup.plan.warmup_requests_per_endpoint();
-    prepare_resource_timing(setup.plan.requests() + setup.plan.warmup_requests());
+    prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
     let warmup = if setup.plan.warmup_requests() > 0 {
-        let warmup = warm_up(&live, &setup, &urls, &warmups).await;
+        let warmup = warm_up(&live, &setup, &urls).await;
         live.warming_up.set(false);
         if let Err(error) = &warmup {
             live.finished_ms.set(Some(clock.now_ms()));
@@ -242,63 +243,139 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         .map_err(|err| format!("the run finished but its artifact could not be built: {err}"))
 }
 
-/// Sends every endpoint its warm-up requests ([`RunPlan::warmup_requests_per_endpoint`]: two
-/// per connection its slots can use) at once and waits for all of them. `join_all` polls every
-/// one before any waits, so all the `fetch()` calls happen in one task turn: the browser opens a
+/// Warms the connections up: a priming round, then check rounds until one shows the
+/// connections open (see [`WARMUP_CHECK_ROUNDS`] and [`WarmupConnections::of_round`]). Stops
+/// at the first failed or cancelled round.
+///
+/// The priming round sends every endpoint [`RunPlan::warmup_requests_per_endpoint`] requests
+/// (two per connection its slots can use, `max_tokens: 1`) at once: the browser opens a
 /// connection for every one it cannot serve from its idle pool, up to its per-host limit, and
-/// the first CORS preflight to each origin fills the preflight cache for the measured requests'
-/// URL and headers.
+/// the first CORS preflight to each origin fills the preflight cache for the measured
+/// requests' URL and headers. A one-token answer can end before a connection opened for
+/// another request is up, and the browser then drops that connection, so each check round
+/// sends one longer request per connection ([`RunPlan::warmup_check_requests_per_endpoint`],
+/// [`WARMUP_CHECK_MAX_TOKENS`](crate::core::prompt::WARMUP_CHECK_MAX_TOKENS) tokens) and asks Resource Timing whether they all went out
+/// together on connections that were already open.
 async fn warm_up(
     live: &LiveRun,
     setup: &RunSetup,
     urls: &[String],
-    per_endpoint: &[u64],
 ) -> Result<ClientWarmup, WarmupError> {
     let clock = &live.clock;
-    let body = warmup_request_body(&setup.config);
-    let requests: u64 = per_endpoint.iter().sum();
-    let targets = urls
-        .iter()
-        .zip(per_endpoint)
-        .flat_map(|(url, count)| std::iter::repeat_n(url, *count as usize));
     let started_ms = clock.now_ms();
-    let several = urls.len() > 1;
-    let body = body.as_str();
-    let results = join_all(targets.map(|url| async move {
-        let result = warm_up_one(live, setup, url, body).await;
-        result.map_err(|error| {
-            if several {
-                error.at_endpoint(url)
-            } else {
-                error
-            }
-        })
-    }))
-    .await;
+    let priming_body = warmup_request_body(&setup.config);
+    let priming = setup.plan.warmup_requests_per_endpoint();
+    let mut round = warm_up_round(live, setup, urls, &priming, &priming_body).await;
+    let mut requests = round.sent.len() as u64;
+    let mut errors = std::mem::take(&mut round.errors);
+    let mut check_rounds = 0;
+    let mut connections = WarmupConnections::Unknown;
+    let check_body = warmup_check_request_body(&setup.config);
+    let check = setup.plan.warmup_check_requests_per_endpoint();
+    while errors.is_empty() && !live.cancelled.get() && check_rounds < WARMUP_CHECK_ROUNDS {
+        round = warm_up_round(live, setup, urls, &check, &check_body).await;
+        check_rounds += 1;
+        requests += round.sent.len() as u64;
+        errors = std::mem::take(&mut round.errors);
+        if !errors.is_empty() || live.cancelled.get() {
+            break;
+        }
+        connections = round.connections(urls).await;
+        if !connections.worth_another_round() {
+            break;
+        }
+    }
     let duration_ms = clock.now_ms() - started_ms;
     live.warmup_controls.borrow_mut().clear();
     if live.cancelled.get() {
         return Err(WarmupError::Cancelled);
     }
-    WarmupError::check(
-        requests,
-        duration_ms,
-        results.into_iter().filter_map(Result::err),
-    )
+    WarmupError::check(requests, duration_ms, errors)
+        .map(|warmup| warmup.with_check(check_rounds, connections))
 }
 
-/// One warm-up request, read to its end. Any answer that streams counts: with `max_tokens: 1`
-/// a thinking model may send no visible content, and that is no transport problem.
+/// What one warm-up round sent and which of its requests failed.
+struct WarmupRound {
+    /// Per request: its endpoint (index into the run's URLs) and when `fetch()` was called.
+    sent: Vec<(usize, f64)>,
+    /// The failures, each naming its endpoint when the run has several.
+    errors: Vec<RequestError>,
+}
+
+impl WarmupRound {
+    /// The round's verdict on the connections, from the browser's Resource Timing entries of
+    /// its requests.
+    async fn connections(&self, urls: &[String]) -> WarmupConnections {
+        let sent: BTreeMap<u64, (usize, f64)> = (0..).zip(self.sent.iter().copied()).collect();
+        let everyone: BTreeSet<u64> = sent.keys().copied().collect();
+        let entries = resource_entries(&sent, urls, &everyone).await;
+        let by_endpoint: Vec<Vec<Option<&ResourceTimingEntry>>> = (0..urls.len())
+            .map(|endpoint| {
+                sent.iter()
+                    .filter(|(_, (to, _))| *to == endpoint)
+                    .map(|(index, _)| entries.get(index).and_then(Option::as_ref))
+                    .collect()
+            })
+            .collect();
+        WarmupConnections::of_round(&by_endpoint)
+    }
+}
+
+/// Sends each endpoint `per_endpoint[endpoint]` copies of `body` at once and waits for all of
+/// them. `join_all` polls every one before any waits, so all the `fetch()` calls happen in one
+/// task turn.
+async fn warm_up_round(
+    live: &LiveRun,
+    setup: &RunSetup,
+    urls: &[String],
+    per_endpoint: &[u64],
+    body: &str,
+) -> WarmupRound {
+    let several = urls.len() > 1;
+    let targets = urls
+        .iter()
+        .enumerate()
+        .zip(per_endpoint)
+        .flat_map(|(target, count)| std::iter::repeat_n(target, *count as usize));
+    let results = join_all(targets.map(|(endpoint, url)| async move {
+        let (sent_ms, result) = warm_up_one(live, setup, url, body).await;
+        let result = result.map_err(|error| {
+            if several {
+                error.at_endpoint(url)
+            } else {
+                error
+            }
+        });
+        ((endpoint, sent_ms), result)
+    }))
+    .await;
+    let mut round = WarmupRound {
+        sent: Vec::with_capacity(results.len()),
+        errors: Vec::new(),
+    };
+    for (sent, result) in results {
+        round.sent.push(sent);
+        round.errors.extend(result.err());
+    }
+    round
+}
+
+/// One warm-up request, read to its end: when its `fetch()` was called, and whether it failed.
+/// Any answer that streams counts: with `max_tokens: 1` a thinking model may send no visible
+/// content, and that is no transport problem.
 async fn warm_up_one(
     live: &LiveRun,
     setup: &RunSetup,
     url: &str,
     body: &str,
-) -> Result<(), RequestError> {
-    let control = RequestControl::new(live.clock.now_ms())?;
+) -> (f64, Result<(), RequestError>) {
+    let control = match RequestControl::new(live.clock.now_ms()) {
+        Ok(control) => control,
+        Err(error) => return (f64::NAN, Err(error)),
+    };
     live.warmup_controls.borrow_mut().push(control.clone());
-    let (_sent_ms, result) = send_watched(live, setup, &control, url, body, false).await;
-    result.map(drop)
+    let (sent_ms, result) = send_watched(live, setup, &control, url, body, false).await;
+    (sent_ms, result.map(drop))
 }
 
 /// Sends one request under its idle-timeout watchdog (aborted at once when the run is already
@@ -444,9 +521,6 @@ async fn watchdog(
 /// Pairs every measured request with the browser's Resource Timing entry for it and writes the
 /// transport facts into its row (null facts when the browser kept no entry). `sent` says, per
 /// request index, which endpoint of `urls` it went to and when its `fetch()` was called.
-/// Entries still missing for requests with rows are waited for a little, once for all
-/// endpoints: the browser adds an entry when the response ends, which can be a moment after
-/// the stream's last read.
 async fn account_transport(
     outcomes: &mut [RequestOutcome],
     sent: &BTreeMap<u64, (usize, f64)>,
@@ -457,10 +531,34 @@ async fn account_transport(
         .filter(|outcome| outcome.row().is_some())
         .map(RequestOutcome::request_index)
         .collect();
+    let entries = resource_entries(sent, urls, &rows).await;
+    for outcome in outcomes.iter_mut() {
+        let index = outcome.request_index();
+        if let Some((_, sent_ms)) = sent.get(&index) {
+            let facts = entries
+                .get(&index)
+                .and_then(Option::as_ref)
+                .map(|entry| TransportFacts::from_entry(entry, *sent_ms))
+                .unwrap_or_default();
+            outcome.set_transport(&facts);
+        }
+    }
+}
+
+/// The browser's Resource Timing entry of every request in `sent` (request index → endpoint
+/// of `urls` and when its `fetch()` was called); `None` when the browser kept none. Entries
+/// still missing for the `awaited` requests are waited for a little, once for all endpoints:
+/// the browser adds an entry when the response ends, which can be a moment after the
+/// stream's last read.
+async fn resource_entries(
+    sent: &BTreeMap<u64, (usize, f64)>,
+    urls: &[String],
+    awaited: &BTreeSet<u64>,
+) -> BTreeMap<u64, Option<ResourceTimingEntry>> {
     let groups: Vec<EndpointRequests> = urls
         .iter()
         .enumerate()
-        .map(|(endpoint, url)| EndpointRequests::new(url, endpoint, sent, &rows))
+        .map(|(endpoint, url)| EndpointRequests::new(url, endpoint, sent, awaited))
         .filter(|group| !group.indices.is_empty())
         .collect();
     let mut rounds = 0;
@@ -475,31 +573,24 @@ async fn account_transport(
         paired = pair_entries(&groups);
         rounds += 1;
     }
-    let mut facts: BTreeMap<u64, TransportFacts> = BTreeMap::new();
+    let mut found = BTreeMap::new();
     for (group, (entries, pairs)) in groups.iter().zip(&paired) {
-        for ((index, sent_ms), pair) in group.indices.iter().zip(&group.starts).zip(pairs) {
-            let entry_facts = pair
-                .and_then(|entry| entries.get(entry))
-                .map(|entry| TransportFacts::from_entry(entry, *sent_ms))
-                .unwrap_or_default();
-            facts.insert(*index, entry_facts);
+        for (index, pair) in group.indices.iter().zip(pairs) {
+            found.insert(*index, pair.and_then(|entry| entries.get(entry)).cloned());
         }
     }
-    for outcome in outcomes.iter_mut() {
-        if let Some(facts) = facts.get(&outcome.request_index()) {
-            outcome.set_transport(facts);
-        }
-    }
+    found
 }
 
-/// The measured requests sent to one endpoint's URL, in index order.
+/// The requests sent to one endpoint's URL, in index order.
 struct EndpointRequests<'a> {
     url: &'a str,
     indices: Vec<u64>,
     /// When each one's `fetch()` was called.
     starts: Vec<f64>,
-    /// Whether each one has a row (only those are worth waiting for an entry).
-    with_rows: Vec<bool>,
+    /// Whether each one's entry is worth waiting for (a measured request's only if it has a
+    /// row: a failed fetch may leave none).
+    awaited: Vec<bool>,
 }
 
 impl<'a> EndpointRequests<'a> {
@@ -507,28 +598,31 @@ impl<'a> EndpointRequests<'a> {
         url: &'a str,
         endpoint: usize,
         sent: &BTreeMap<u64, (usize, f64)>,
-        rows: &BTreeSet<u64>,
+        awaited: &BTreeSet<u64>,
     ) -> Self {
         let (indices, starts): (Vec<u64>, Vec<f64>) = sent
             .iter()
             .filter(|(_, (to, _))| *to == endpoint)
             .map(|(index, (_, sent_ms))| (*index, *sent_ms))
             .unzip();
-        let with_rows = indices.iter().map(|index| rows.contains(index)).collect();
+        let awaited = indices
+            .iter()
+            .map(|index| awaited.contains(index))
+            .collect();
         Self {
             url,
             indices,
             starts,
-            with_rows,
+            awaited,
         }
     }
 
-    /// Whether every request with a row found its entry.
+    /// Whether every awaited request found its entry.
     fn complete(&self, pairs: &[Option<usize>]) -> bool {
         pairs
             .iter()
-            .zip(&self.with_rows)
-            .all(|(pair, has_row)| pair.is_some() || !has_row)
+            .zip(&self.awaited)
+            .all(|(pair, awaited)| pair.is_some() || !awaited)
     }
 }
 

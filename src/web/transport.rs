@@ -10,11 +10,12 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use futures::future::{select, Either};
-use js_sys::{Reflect, Uint8Array};
+use js_sys::Uint8Array;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response,
+    AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, Request,
+    RequestInit, Response,
 };
 
 use crate::core::observe::{RequestError, StreamAccumulator, StreamFlow, StreamResult};
@@ -223,6 +224,8 @@ async fn read_response(
     let mut decoder = SseDecoder::new();
     let mut sse_events: Vec<SseEvent> = Vec::new();
     let mut chunk_events: Vec<ChunkEvent> = Vec::new();
+    // One buffer for every read's bytes: a read copies the browser's chunk into it once.
+    let mut bytes: Vec<u8> = Vec::new();
     loop {
         let read = JsFuture::from(reader.read()).await;
         let now_ms = clock.now_ms();
@@ -238,17 +241,15 @@ async fn read_response(
                 }))
             }
         };
-        if is_done(&read) {
+        let Some(chunk) = read_chunk(&read) else {
             decoder
                 .finish(&mut sse_events)
                 .map_err(RequestError::from)?;
             flush(accumulator, now_ms, &mut sse_events, &mut chunk_events);
             return Ok(now_ms);
-        }
-        let Ok(value) = Reflect::get(&read, &"value".into()) else {
-            continue;
         };
-        let bytes = Uint8Array::new(&value).to_vec();
+        bytes.resize(chunk.length() as usize, 0);
+        chunk.copy_to(&mut bytes);
         decoder
             .push(&bytes, &mut sse_events)
             .map_err(RequestError::from)?;
@@ -261,12 +262,15 @@ async fn read_response(
     }
 }
 
-/// Whether a `reader.read()` result says the body has ended (or is not a result at all).
-fn is_done(read: &JsValue) -> bool {
-    Reflect::get(read, &"done".into())
-        .ok()
-        .and_then(|done| done.as_bool())
-        .unwrap_or(true)
+/// The bytes a `reader.read()` result carries, or `None` when the body has ended (or the
+/// result is not a chunk of bytes at all). Read through the result's typed getters: no
+/// property-name string crosses into JS on this per-read path.
+fn read_chunk(read: &JsValue) -> Option<Uint8Array> {
+    let result: &ReadableStreamReadResult = read.unchecked_ref();
+    if result.get_done().unwrap_or(true) {
+        return None;
+    }
+    result.get_value().dyn_into::<Uint8Array>().ok()
 }
 
 /// Reads the body to its end (the chunked terminator right after `[DONE]`), waiting at most
@@ -278,7 +282,7 @@ async fn finish_body(reader: &ReadableStreamDefaultReader) {
     let to_the_end = async {
         loop {
             match JsFuture::from(reader.read()).await {
-                Ok(read) if !is_done(&read) => continue,
+                Ok(read) if read_chunk(&read).is_some() => continue,
                 _ => return,
             }
         }
@@ -331,17 +335,10 @@ async fn read_text_bounded(response: &Response) -> Option<String> {
         let Ok(read) = JsFuture::from(reader.read()).await else {
             break;
         };
-        let done = Reflect::get(&read, &"done".into())
-            .ok()
-            .and_then(|done| done.as_bool())
-            .unwrap_or(true);
-        if done {
-            break;
-        }
-        let Ok(value) = Reflect::get(&read, &"value".into()) else {
+        let Some(chunk) = read_chunk(&read) else {
             break;
         };
-        bytes.extend(Uint8Array::new(&value).to_vec());
+        bytes.extend(chunk.to_vec());
     }
     let _ = reader.cancel();
     bytes.truncate(ERROR_BODY_READ_LIMIT);

@@ -1,7 +1,8 @@
 // End-to-end: the warm-up before a measured run, and the transport facts of every row.
 //
 // The built app benchmarks strobe-sim in headless Chromium. The simulator's truth log shows
-// when the warm-up requests (max_tokens 1, no canary marker) ran; rows are joined to their
+// when the warm-up requests (no canary marker: the priming round's max_tokens 1, the check
+// rounds' max_tokens 8) ran; rows are joined to their
 // truth records by canary marker, so warm-up records never join. The first wave of a run is
 // where a cold start shows: its TTFO then includes opening connections and CORS preflights,
 // time the server never saw.
@@ -13,8 +14,13 @@ import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
 const CONCURRENCY = 4;
 const REQUESTS = 16;
-/** Two per connection the slots can use (RunPlan::warmup_requests). */
-const WARMUP_REQUESTS = 2 * Math.min(CONCURRENCY, 6);
+/** The priming round: two per connection the slots can use (RunPlan::warmup_requests). */
+const PRIMING_REQUESTS = 2 * Math.min(CONCURRENCY, 6);
+/** A check round: one per connection (RunPlan::warmup_check_requests_per_endpoint). */
+const CHECK_REQUESTS = Math.min(CONCURRENCY, 6);
+/** plan::WARMUP_CHECK_ROUNDS and prompt::WARMUP_CHECK_MAX_TOKENS. */
+const MOST_CHECK_ROUNDS = 3;
+const CHECK_MAX_TOKENS = 8;
 /** The first wave's median TTFO error against the server's truth may not exceed this. */
 const FIRST_WAVE_MEDIAN_MS = 2;
 /** core::observe::BROWSER_WAIT_FLAG_MS: a row that waited longer in the browser is flagged. */
@@ -64,7 +70,8 @@ const describe = (wave) =>
     .map((r) => `#${r.index}: error ${r.ttfoError.toFixed(2)} excess ${r.ttfoExcess.toFixed(2)} queue ${r.clientQueue?.toFixed(2)} new ${r.newConnection}`)
     .join(' | ');
 
-const isWarmup = (record) => record.max_tokens === 1 && record.marker === null;
+const isWarmup = (record) => record.marker === null && [1, CHECK_MAX_TOKENS].includes(record.max_tokens);
+const isPriming = (record) => isWarmup(record) && record.max_tokens === 1;
 
 test('the warm-up primes every slot first and is in no row; rows carry their transport facts', async () => {
   const sim = await startSim(['--seed', '7']);
@@ -77,7 +84,9 @@ test('the warm-up primes every slot first and is in no row; rows carry their tra
     assert.equal(recomputeArtifact(path).exitCode, 0, 'metrics recompute from rows exactly');
 
     const warmup = artifact.client.warmup;
-    assert.equal(warmup.requests, WARMUP_REQUESTS);
+    assert.ok(warmup.check_rounds >= 1 && warmup.check_rounds <= MOST_CHECK_ROUNDS, `check rounds ${warmup.check_rounds}`);
+    assert.equal(warmup.requests, PRIMING_REQUESTS + warmup.check_rounds * CHECK_REQUESTS);
+    assert.equal(warmup.connections, 'ready', 'a check round saw every slot on an open connection of its own');
     assert.equal(warmup.failures, 0);
     assert.ok(Number.isFinite(warmup.duration_ms) && warmup.duration_ms > 0, `duration ${warmup.duration_ms}`);
     assert.equal(artifact.requests, REQUESTS);
@@ -87,9 +96,14 @@ test('the warm-up primes every slot first and is in no row; rows carry their tra
     const truth = await sim.truth();
     const warm = truth.records.filter(isWarmup);
     const measured = truth.records.filter((record) => record.marker !== null);
-    assert.equal(warm.length, WARMUP_REQUESTS, 'two warm-up requests per slot');
+    assert.equal(warm.length, warmup.requests, 'the artifact counts every warm-up request');
+    assert.equal(warm.filter(isPriming).length, PRIMING_REQUESTS, 'two priming requests per slot');
     assert.equal(measured.length, REQUESTS);
-    assert.equal(truth.records.length, WARMUP_REQUESTS + REQUESTS, 'nothing else reached the server');
+    assert.equal(truth.records.length, warmup.requests + REQUESTS, 'nothing else reached the server');
+    // Check rounds follow the priming round: none was received before every priming answer ended.
+    const primingEnd = Math.max(...warm.filter(isPriming).map((record) => stampMs(record.times.last_byte_sent)));
+    const firstCheck = Math.min(...warm.filter((record) => !isPriming(record)).map((record) => stampMs(record.times.received)));
+    assert.ok(firstCheck > primingEnd - 1, `a check request arrived ${(primingEnd - firstCheck).toFixed(2)} ms before the priming ended`);
     // Every warm-up was received and answered before the first measured request arrived. The
     // server stamps a write's end after the write returns, by when the client may already have
     // read it and started the run: its last stamp may trail by a fraction of a millisecond.
@@ -201,8 +215,8 @@ test('a failing warm-up stops the run before any measured request, with the reas
     await page.getByTestId('results-empty').waitFor();
     assert.equal(await page.getByTestId('download').count(), 0, 'no artifact');
     const truth = await sim.truth();
-    assert.equal(truth.records.length, WARMUP_REQUESTS, 'only the warm-up reached the server');
-    assert.ok(truth.records.every(isWarmup), JSON.stringify(truth.records.map((r) => r.max_tokens)));
+    assert.equal(truth.records.length, PRIMING_REQUESTS, 'only the priming round reached the server');
+    assert.ok(truth.records.every(isPriming), JSON.stringify(truth.records.map((r) => r.max_tokens)));
     await page.close();
   } finally {
     await sim.stop();

@@ -19,8 +19,8 @@
 // It measures and reports; it exits non-zero only when a run does not complete.
 //
 // Usage (needs dist/ and target/release/strobe-sim; see scripts/bench-fidelity.sh):
-//   node tests/e2e/bench/fidelity.mjs [--quick] [--repeat N] [--out FILE]
-// --quick runs c=4 and c=16 only; --repeat pools N rounds of every case (clients alternate
+//   node tests/e2e/bench/fidelity.mjs [--quick | --cases 1,64] [--repeat N] [--out FILE]
+// --quick runs c=4 and c=16 only; --cases runs the listed concurrencies of the five; --repeat pools N rounds of every case (clients alternate
 // order between rounds).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -65,13 +65,26 @@ function parseOptions(argv) {
     options: {
       quick: { type: 'boolean', default: false },
       repeat: { type: 'string', default: '1' },
+      cases: { type: 'string' },
       out: { type: 'string' },
     },
   });
   const repeat = parseRepeat(values.repeat, MAX_REPEAT);
   const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-fidelity.json');
-  const cases = values.quick ? CASES.filter((c) => QUICK_CASES.includes(c.concurrency)) : CASES;
+  const chosen = values.cases ? parseCases(values.cases) : values.quick ? QUICK_CASES : null;
+  const cases = chosen ? CASES.filter((c) => chosen.includes(c.concurrency)) : CASES;
   return { cases, repeat, out, quick: values.quick };
+}
+
+/** The `--cases` option: a comma list of the benchmark's concurrencies, or an error naming them. */
+function parseCases(text) {
+  const known = CASES.map((c) => c.concurrency);
+  const chosen = text.split(',').map((part) => Number(part.trim()));
+  const unknown = chosen.filter((c) => !known.includes(c));
+  if (chosen.length === 0 || unknown.length > 0) {
+    throw new Error(`--cases takes a comma list of ${known.join(', ')}; got ${text}`);
+  }
+  return chosen;
 }
 
 const portsFor = (concurrency) => Math.ceil(concurrency / CONNECTIONS_PER_ORIGIN);
