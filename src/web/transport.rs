@@ -1,16 +1,19 @@
 //! The fetch transport: one streaming `POST {base}/chat/completions`, read chunk by chunk.
 //!
-//! Every network read is stamped with one clock reading taken the moment it arrives, then handed
-//! to the core's SSE decoder and stream accumulator. Browser errors become the core's
+//! Every network read is stamped with one `performance.now()` reading taken the moment it
+//! resolves, by a small JavaScript loop that reads the body ([`pump_reads`]), then handed to the
+//! core's SSE decoder and stream accumulator in the same turn. Browser errors become the core's
 //! [`RequestError`] values with their reason: `TypeError` (network or CORS), `HttpError`
 //! (non-2xx, with a sanitized body excerpt), `AbortError` (cancelled), `TimeoutError` (no data
 //! within the timeout), `StreamError` (the body broke or was not a stream).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures::future::{select, Either};
 use js_sys::Uint8Array;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
@@ -97,7 +100,7 @@ pub struct ChatRequest<'a> {
 pub async fn stream_chat(
     clock: &Clock,
     request: &ChatRequest<'_>,
-    control: &RequestControl,
+    control: &Rc<RequestControl>,
 ) -> (f64, Result<StreamResult, RequestError>) {
     let init = RequestInit::new();
     init.set_method("POST");
@@ -146,9 +149,7 @@ pub async fn stream_chat(
         Ok(response) => {
             control.last_activity_ms.set(clock.now_ms());
             match response.dyn_into::<Response>() {
-                Ok(response) => {
-                    read_response(clock, request, control, response, &mut accumulator).await
-                }
+                Ok(response) => read_response(request, control, response, accumulator).await,
                 Err(_) => Err(RequestError::stream(
                     "fetch resolved to something not a Response",
                 )),
@@ -158,10 +159,6 @@ pub async fn stream_chat(
             RequestError::fetch_failed(&js_text(&err))
         })),
     };
-    // E2E ends at the arrival of the read that carried the stream's last byte (`[DONE]` or the
-    // end of the body): one clock reading per read, taken before the connection is released,
-    // so the cost of closing it is not counted as server time.
-    let result = result.and_then(|ended_ms| accumulator.finish(ended_ms));
     (started_ms, result)
 }
 
@@ -187,12 +184,11 @@ fn build_headers(api_key: Option<&str>) -> Result<Headers, RequestError> {
 }
 
 async fn read_response(
-    clock: &Clock,
     request: &ChatRequest<'_>,
-    control: &RequestControl,
+    control: &Rc<RequestControl>,
     response: Response,
-    accumulator: &mut StreamAccumulator,
-) -> Result<f64, RequestError> {
+    accumulator: StreamAccumulator,
+) -> Result<StreamResult, RequestError> {
     if !response.ok() {
         let body = read_text_bounded(&response).await.unwrap_or_default();
         let secrets: Vec<&str> = request.api_key.into_iter().collect();
@@ -221,44 +217,149 @@ async fn read_response(
         return Err(RequestError::stream("the response has no body"));
     };
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut decoder = SseDecoder::new();
-    let mut sse_events: Vec<SseEvent> = Vec::new();
-    let mut chunk_events: Vec<ChunkEvent> = Vec::new();
-    // One buffer for every read's bytes: a read copies the browser's chunk into it once.
-    let mut bytes: Vec<u8> = Vec::new();
-    loop {
-        let read = JsFuture::from(reader.read()).await;
-        let now_ms = clock.now_ms();
-        control.last_activity_ms.set(now_ms);
-        let read = match read {
-            Ok(read) => read,
-            Err(err) => {
-                return Err(abort_or(control, request.timeout_s, || {
-                    RequestError::stream(format!(
-                        "the connection broke while streaming: {}",
-                        js_text(&err)
-                    ))
-                }))
-            }
-        };
-        let Some(chunk) = read_chunk(&read) else {
-            decoder
-                .finish(&mut sse_events)
-                .map_err(RequestError::from)?;
-            flush(accumulator, now_ms, &mut sse_events, &mut chunk_events);
-            return Ok(now_ms);
-        };
-        bytes.resize(chunk.length() as usize, 0);
-        chunk.copy_to(&mut bytes);
-        decoder
-            .push(&bytes, &mut sse_events)
-            .map_err(RequestError::from)?;
-        if flush(accumulator, now_ms, &mut sse_events, &mut chunk_events) == StreamFlow::Stop {
-            // `[DONE]` ends the measurement (§4.2) at this read's arrival; what follows only
+    let reading = Rc::new(RefCell::new(StreamReading::new(accumulator)));
+    let on_read = {
+        let reading = reading.clone();
+        let control = control.clone();
+        Closure::<dyn FnMut(JsValue, f64) -> bool>::new(move |chunk: JsValue, now_ms: f64| {
+            control.last_activity_ms.set(now_ms);
+            reading
+                .borrow_mut()
+                .on_read(chunk.dyn_ref::<Uint8Array>(), now_ms)
+        })
+    };
+    let pumped = JsFuture::from(pump_reads(&reader, on_read.as_ref().unchecked_ref())).await;
+    drop(on_read);
+    if let Err(err) = pumped {
+        return Err(abort_or(control, request.timeout_s, || {
+            RequestError::stream(format!(
+                "the connection broke while streaming: {}",
+                js_text(&err)
+            ))
+        }));
+    }
+    let StreamReading {
+        accumulator,
+        outcome,
+        ..
+    } = Rc::try_unwrap(reading)
+        .map_err(|_| RequestError::stream("the stream reader was still in use"))?
+        .into_inner();
+    // E2E ends at the arrival of the read that carried the stream's last byte (`[DONE]` or the
+    // end of the body): one clock reading per read, taken before the connection is released,
+    // so the cost of closing it is not counted as server time.
+    match outcome {
+        Some(ReadOutcome::Done { ended_ms }) => {
+            // `[DONE]` ends the measurement (§4.2) at that read's arrival; what follows only
             // frees the connection.
             finish_body(&reader).await;
-            return Ok(now_ms);
+            accumulator.finish(ended_ms)
         }
+        Some(ReadOutcome::BodyEnded { ended_ms }) => accumulator.finish(ended_ms),
+        Some(ReadOutcome::Failed(error)) => Err(error),
+        None => Err(RequestError::stream(
+            "the body stream stopped without an end",
+        )),
+    }
+}
+
+#[wasm_bindgen(inline_js = r#"
+export function pump_reads(reader, onRead) {
+  return (async () => {
+    for (;;) {
+      const read = await reader.read();
+      const now = performance.now();
+      if (onRead(read.done ? undefined : read.value, now) || read.done) return;
+    }
+  })();
+}
+"#)]
+extern "C" {
+    /// Reads `reader` to its end (or until `on_read` returns true), calling
+    /// `on_read(chunk, now)` for every read: the chunk (`undefined` once the body has ended)
+    /// and `performance.now()` taken the moment the read resolved. One JavaScript loop per
+    /// stream, so a read costs one call into the module instead of a promise, two closures
+    /// and an executor turn. Rejects with the read's error.
+    fn pump_reads(
+        reader: &ReadableStreamDefaultReader,
+        on_read: &js_sys::Function,
+    ) -> js_sys::Promise;
+}
+
+/// How a stream's reading ended.
+enum ReadOutcome {
+    /// `[DONE]` arrived in the read stamped `ended_ms`; the body's end is still to be read.
+    Done { ended_ms: f64 },
+    /// The body ended (without `[DONE]`, or right after it) at the read stamped `ended_ms`.
+    BodyEnded { ended_ms: f64 },
+    /// The bytes were not a valid event stream, or the server sent an error event.
+    Failed(RequestError),
+}
+
+/// The state of one stream being read: the SSE decoder, the core's accumulator, and buffers
+/// reused for every read.
+struct StreamReading {
+    decoder: SseDecoder,
+    accumulator: StreamAccumulator,
+    sse_events: Vec<SseEvent>,
+    chunk_events: Vec<ChunkEvent>,
+    /// One buffer for every read's bytes: a read copies the browser's chunk into it once.
+    bytes: Vec<u8>,
+    outcome: Option<ReadOutcome>,
+}
+
+impl StreamReading {
+    fn new(accumulator: StreamAccumulator) -> Self {
+        Self {
+            decoder: SseDecoder::new(),
+            accumulator,
+            sse_events: Vec::new(),
+            chunk_events: Vec::new(),
+            bytes: Vec::new(),
+            outcome: None,
+        }
+    }
+
+    /// One read, stamped `now_ms`: `chunk` is `None` once the body has ended. Returns whether
+    /// reading should stop (the stream ended, failed, or said `[DONE]`).
+    fn on_read(&mut self, chunk: Option<&Uint8Array>, now_ms: f64) -> bool {
+        let Some(chunk) = chunk else {
+            let outcome = match self.decoder.finish(&mut self.sse_events) {
+                Ok(()) => {
+                    self.flush(now_ms);
+                    ReadOutcome::BodyEnded { ended_ms: now_ms }
+                }
+                Err(error) => ReadOutcome::Failed(RequestError::from(error)),
+            };
+            self.outcome = Some(outcome);
+            return true;
+        };
+        self.bytes.resize(chunk.length() as usize, 0);
+        chunk.copy_to(&mut self.bytes);
+        if let Err(error) = self.decoder.push(&self.bytes, &mut self.sse_events) {
+            self.outcome = Some(ReadOutcome::Failed(RequestError::from(error)));
+            return true;
+        }
+        if self.flush(now_ms) == StreamFlow::Stop {
+            self.outcome = Some(ReadOutcome::Done { ended_ms: now_ms });
+            return true;
+        }
+        false
+    }
+
+    /// Hands the events decoded so far to the accumulator as one read's.
+    fn flush(&mut self, now_ms: f64) -> StreamFlow {
+        if self.sse_events.is_empty() {
+            // A read that carried no complete event still counts as a read for the statistics.
+            return self.accumulator.on_read_events(now_ms, &[]);
+        }
+        self.chunk_events.clear();
+        self.chunk_events.extend(
+            self.sse_events
+                .drain(..)
+                .map(|event| ChunkEvent::from_sse(&event)),
+        );
+        self.accumulator.on_read_events(now_ms, &self.chunk_events)
     }
 }
 
@@ -292,25 +393,6 @@ async fn finish_body(reader: &ReadableStreamDefaultReader) {
     if let Either::Right(_) = select(to_the_end, grace).await {
         let _ = reader.cancel();
     }
-}
-
-fn flush(
-    accumulator: &mut StreamAccumulator,
-    now_ms: f64,
-    sse_events: &mut Vec<SseEvent>,
-    chunk_events: &mut Vec<ChunkEvent>,
-) -> StreamFlow {
-    if sse_events.is_empty() {
-        // A read that carried no complete event still counts as a read for the statistics.
-        return accumulator.on_read_events(now_ms, &[]);
-    }
-    chunk_events.clear();
-    chunk_events.extend(
-        sse_events
-            .drain(..)
-            .map(|event| ChunkEvent::from_sse(&event)),
-    );
-    accumulator.on_read_events(now_ms, chunk_events)
 }
 
 fn abort_or(

@@ -7,9 +7,9 @@
 // Per case, one strobe-sim is started with as many ports as the case needs (⌈c / 6⌉, so no
 // origin carries more than the browser's six HTTP/1.1 connections); the three clients then run
 // one after another against it, each with its own canary markers so every row joins its own
-// truth record. The floor client warms its connections up the same way strobe does (two
-// tiny requests per connection, all at once), so the comparison is of measuring, not of
-// warm-up policy. Errors are the client's absolute moment minus the server's stamp of it, as
+// truth record. The floor client warms its connections up the same way strobe does (a priming
+// round of two tiny requests per connection, then a check round of one per connection, each
+// all at once), so the comparison is of measuring, not of warm-up policy. Errors are the client's absolute moment minus the server's stamp of it, as
 // in timing.mjs: both clocks are this machine's wall clock, so the error is measurement error
 // plus loopback delivery plus any time either process sat descheduled.
 //
@@ -136,12 +136,16 @@ async function floorClient({ urls, requests, concurrency, maxTokens, words, cont
   });
   const headers = { 'Content-Type': 'application/json', Accept: 'text/event-stream' };
   const slotsOf = (endpoint) => Math.floor(concurrency / urls.length) + (endpoint < concurrency % urls.length ? 1 : 0);
-  // Warm-up: two per connection each endpoint's slots use, all at once, read to the end.
-  const warmups = urls.flatMap((url, endpoint) => Array.from(
-    { length: 2 * Math.min(slotsOf(endpoint), 6) },
-    () => fetch(url, { method: 'POST', headers, body: body(null, 1, 'Say hi.') }).then((r) => r.text()),
-  ));
-  await Promise.all(warmups);
+  // Warm-up as strobe does it: a priming round of two per connection each endpoint's slots
+  // use (max_tokens 1), then one check round of one per connection (max_tokens 8), each all at
+  // once and read to the end (strobe also reads the check round's Resource Timing and repeats
+  // it while a connection was still opening; against strobe-sim one round is enough).
+  const round = (perConnection, maxTokens) => Promise.all(urls.flatMap((url, endpoint) => Array.from(
+    { length: perConnection * Math.min(slotsOf(endpoint), 6) },
+    () => fetch(url, { method: 'POST', headers, body: body(null, maxTokens, 'Reply with one word.') }).then((r) => r.text()),
+  )));
+  await round(2, 1);
+  await round(1, 8);
 
   const decoder = () => new TextDecoder();
   const rows = [];
