@@ -4,10 +4,10 @@
 // streaming client (the floor: what any browser client could do) over the same server in the
 // same run.
 //
-// Per case, one strobe-sim is started with as many ports as the case needs (⌈c / 6⌉, so no
-// origin carries more than the browser's six HTTP/1.1 connections); the three clients then run
-// one after another against it, each with its own canary markers so every row joins its own
-// truth record. The floor client warms its connections up the same way strobe does (a priming
+// Per case and client, a fresh strobe-sim is started with as many ports as the case needs
+// (⌈c / 6⌉, so no origin carries more than the browser's six HTTP/1.1 connections), without a
+// prefix cache; the three clients run one after another, each against its own simulator and
+// with its own canary markers so every row joins its own truth record. The floor client warms its connections up the same way strobe does (a priming
 // round of two tiny requests per connection, then a check round of one per connection, each
 // all at once), so the comparison is of measuring, not of warm-up policy. Errors are the client's absolute moment minus the server's stamp of it, as
 // in timing.mjs: both clocks are this machine's wall clock, so the error is measurement error
@@ -96,6 +96,13 @@ function simArgs(concurrency, seed) {
     '--reasoning-tokens', String(REASONING_TOKENS),
     '--prefill-tok-s', String(PREFILL_TOK_S),
     '--max-num-seqs', String(Math.max(16, concurrency)),
+    // No prefix cache: every request pays the same prefill whatever its prompt, so the three
+    // clients (strobe's seeded contexts, the floor's repeated filler) give the server the same
+    // work. With the cache, a run whose prompts were seen before skips prefill, its streams
+    // start together and decode in step, and every read then arrives in bursts of c: measured
+    // at c = 64, the second run against one simulator read a TTFO p95 error of 146–260 ms
+    // where the first read 40–45 ms, whichever client it was.
+    '--prefix-cache-blocks', '0',
     '--seed', String(seed),
   ];
 }
@@ -271,24 +278,25 @@ async function runCases(browser, siteUrl, { cases, repeat }) {
   for (let round = 1; round <= repeat; round += 1) {
     for (const testCase of cases) {
       const ports = portsFor(testCase.concurrency);
-      const sim = await startSim(simArgs(testCase.concurrency, round), { ports });
-      try {
-        // Alternate the order between rounds so no client always runs first on a fresh server.
-        const order = round % 2 === 1 ? CLIENTS : [...CLIENTS].reverse();
-        for (const client of order) {
-          process.stderr.write(`round ${round}/${repeat}, c=${testCase.concurrency} (${ports} port(s)), ${client}… `);
-          try {
-            const run = await runClient(browser, siteUrl, testCase, sim, client, 1000 * round + testCase.concurrency);
-            results.get(testCase.concurrency)[client].push({ round, ...run });
-            const p95 = summarize(run.errors.map((row) => row.ttfo)).p95_abs_ms;
-            process.stderr.write(`TTFO p95 ${p95.toFixed(2)} ms, load ${run.load_1m[1].toFixed(2)}\n`);
-          } catch (err) {
-            failures.push({ round, concurrency: testCase.concurrency, client, error: String(err?.message ?? err) });
-            process.stderr.write(`FAILED: ${err?.message ?? err}\n`);
-          }
+      // Alternate the order between rounds so no client always runs first.
+      const order = round % 2 === 1 ? CLIENTS : [...CLIENTS].reverse();
+      for (const client of order) {
+        // A fresh simulator (fresh ports, so fresh origins in the browser) for every client's
+        // run: nothing one run leaves behind on the server or in the browser's connection
+        // pools can favour or handicap the next.
+        const sim = await startSim(simArgs(testCase.concurrency, round), { ports });
+        process.stderr.write(`round ${round}/${repeat}, c=${testCase.concurrency} (${ports} port(s)), ${client}… `);
+        try {
+          const run = await runClient(browser, siteUrl, testCase, sim, client, 1000 * round + testCase.concurrency);
+          results.get(testCase.concurrency)[client].push({ round, ...run });
+          const p95 = summarize(run.errors.map((row) => row.ttfo)).p95_abs_ms;
+          process.stderr.write(`TTFO p95 ${p95.toFixed(2)} ms, load ${run.load_1m[1].toFixed(2)}\n`);
+        } catch (err) {
+          failures.push({ round, concurrency: testCase.concurrency, client, error: String(err?.message ?? err) });
+          process.stderr.write(`FAILED: ${err?.message ?? err}\n`);
+        } finally {
+          await sim.stop();
         }
-      } finally {
-        await sim.stop();
       }
     }
   }
