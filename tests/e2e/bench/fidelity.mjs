@@ -15,7 +15,9 @@
 //
 // Reports per case and client: p50 / p95 / max of |error| for each metric, the signed median,
 // and (strobe) rows that opened a new connection (a cold start inside a measured row). Then the
-// two comparisons the issue asks for: worker vs main thread, and strobe vs the floor, at p95.
+// two comparisons the issue asks for: worker vs main thread, and strobe vs the floor, at p95,
+// each with a bootstrap interval of the difference and a verdict that says whether a higher
+// p95 is more than this machine's run-to-run noise (see compareP95).
 // It measures and reports; it exits non-zero only when a run does not complete.
 //
 // Usage (needs dist/ and target/release/strobe-sim; see scripts/bench-fidelity.sh):
@@ -30,7 +32,7 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBrowser, collectPageErrors } from '../browser.mjs';
 import { startSim } from '../sim.mjs';
-import { parseRepeat, runOnPage, momentErrors, artifactErrors, summarize, environment } from './common.mjs';
+import { parseRepeat, runOnPage, momentErrors, artifactErrors, summarize, percentile, environment } from './common.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIST = process.env.STROBE_DIST ?? 'dist';
@@ -55,6 +57,8 @@ const REASONING_TOKENS = 8;
 const RESPONSE_WORDS = 24;
 const MAX_TOKENS = 64;
 const CONTEXT_TOKENS = 1024;
+/** strobe's prompts hold three characters per planned context token (core::prompt). */
+const CONTEXT_CHARS_PER_TOKEN = 3;
 /** A fast prefill (10 ms for 1,024 tokens) so decode sets the pace, as in timing.mjs. */
 const PREFILL_TOK_S = 100_000;
 const RUN_TIMEOUT_MS = 180_000;
@@ -130,8 +134,10 @@ function strobeSettings(testCase, baseUrls, measurement, seed) {
  * fetch() with a streaming body reader, one performance.now() per read, a line-level SSE parse.
  * Slot k sends to endpoint k mod n, like strobe. Returns one entry per request.
  */
-async function floorClient({ urls, requests, concurrency, maxTokens, words, contextWords, tag }) {
-  const filler = 'lorem ipsum dolor sit amet consectetur '.repeat(Math.ceil(contextWords / 6));
+async function floorClient({ urls, requests, concurrency, maxTokens, words, contextChars, tag }) {
+  // As long as strobe's context (its prompt is three characters per planned token), so the
+  // server's prefill takes as long for both and their streams overlap alike.
+  const filler = 'lorem ipsum dolor sit amet consectetur '.repeat(Math.ceil(contextChars / 39)).slice(0, contextChars);
   const body = (marker, max, tail) => JSON.stringify({
     model: 'strobe-sim-1',
     messages: [{ role: 'user', content: `${filler}\n${tail}` }],
@@ -224,7 +230,7 @@ async function runFloor(browser, siteUrl, testCase, baseUrls, tag) {
       concurrency: testCase.concurrency,
       maxTokens: MAX_TOKENS,
       words: RESPONSE_WORDS,
-      contextWords: CONTEXT_TOKENS,
+      contextChars: CONTEXT_CHARS_PER_TOKEN * CONTEXT_TOKENS,
       tag,
     });
     return { rows, pageErrors };
@@ -317,10 +323,9 @@ function caseSummary(testCase, byClient) {
       max_in_flight_per_origin: client === 'floor' ? null : Math.max(...runs.map((run) => run.max_in_flight_per_origin)),
     };
   }
-  const p95 = (client, metric) => clients[client]?.metrics[metric].p95_abs_ms;
   const compare = (a, b) => Object.fromEntries(METRICS.map((metric) => {
-    const [x, y] = [p95(a, metric), p95(b, metric)];
-    return [metric, x === undefined || y === undefined ? null : { [a]: x, [b]: y, no_worse: x <= y }];
+    if (!clients[a] || !clients[b]) return [metric, null];
+    return [metric, compareP95(byClient[a], byClient[b], metric)];
   }));
   return {
     concurrency: testCase.concurrency,
@@ -333,6 +338,53 @@ function caseSummary(testCase, byClient) {
 }
 
 const ms = (value) => value.toFixed(2);
+
+/** Resamples for the interval of a p95 difference, and the seed that makes it repeatable. */
+const BOOTSTRAP_RESAMPLES = 2000;
+const BOOTSTRAP_SEED = 0x5eed;
+
+/** mulberry32: a small seeded generator, so a report's intervals can be recomputed exactly. */
+function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const p95Of = (values) => percentile([...values].sort((x, y) => x - y), 95);
+
+/**
+ * One client's p95 |error| against another's for one metric, with how sure the difference is.
+ * On this shared machine two runs of the same client differ by several ms at p95 (a noisy
+ * moment lands in one run and not the other), so a bare "a ≤ b" flips with the weather. The
+ * 95 % interval of p95(a) − p95(b) comes from a bootstrap that resamples each client's rows
+ * within each of its runs (so every run keeps its weight); runs are compared as measured, and
+ * rows of one run share its noise, so the interval is if anything too narrow, which errs
+ * towards calling a difference real. Verdicts: `no_worse` (a's p95 ≤ b's), `within_noise`
+ * (higher, but the interval reaches 0), `worse` (the whole interval is above 0).
+ */
+function compareP95(runsA, runsB, metric) {
+  const rowsOf = (runs) => runs.map((run) => run.errors.map((row) => Math.abs(row[metric])));
+  const [a, b] = [rowsOf(runsA), rowsOf(runsB)];
+  const difference = p95Of(a.flat()) - p95Of(b.flat());
+  const random = seededRandom(BOOTSTRAP_SEED);
+  const resample = (runs) => runs.flatMap((rows) => rows.map(() => rows[Math.floor(random() * rows.length)]));
+  const differences = Array.from({ length: BOOTSTRAP_RESAMPLES }, () => p95Of(resample(a)) - p95Of(resample(b)))
+    .sort((x, y) => x - y);
+  const interval = [percentile(differences, 2.5), percentile(differences, 97.5)];
+  const verdict = difference <= 0 ? 'no_worse' : interval[0] <= 0 ? 'within_noise' : 'worse';
+  return {
+    p95_ms: [p95Of(a.flat()), p95Of(b.flat())],
+    p95_per_run_ms: [a.map(p95Of), b.map(p95Of)],
+    difference_ms: difference,
+    difference_ci95_ms: interval,
+    verdict,
+  };
+}
 
 function markdownTable(summaries) {
   const lines = [
@@ -356,13 +408,14 @@ function markdownTable(summaries) {
 
 function comparisonLines(summaries) {
   const lines = [];
+  const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE' };
   for (const summary of summaries) {
-    for (const [title, comparison] of [['worker ≤ main', summary.p95_worker_vs_main], ['worker ≤ floor', summary.p95_worker_vs_floor]]) {
+    for (const [title, comparison] of [['worker vs main', summary.p95_worker_vs_main], ['worker vs floor', summary.p95_worker_vs_floor]]) {
       const parts = METRICS.map((metric) => {
         const c = comparison[metric];
         if (!c) return `${metric}: n/a`;
-        const [a, b] = Object.values(c);
-        return `${metric} ${ms(a)} vs ${ms(b)} ${c.no_worse ? 'yes' : `NO (+${ms(a - b)})`}`;
+        const [low, high] = c.difference_ci95_ms;
+        return `${metric} ${ms(c.p95_ms[0])} vs ${ms(c.p95_ms[1])} (diff ${ms(c.difference_ms)}, 95 % CI ${ms(low)}…${ms(high)}): ${words[c.verdict]}`;
       });
       lines.push(`- c=${summary.concurrency}, p95 ${title}: ${parts.join('; ')}`);
     }
