@@ -43,6 +43,9 @@ use super::transport::{stream_chat, AbortCause, ChatRequest, RequestControl};
 const ENTRY_WAIT_ROUNDS: u32 = 10;
 const ENTRY_WAIT_STEP_MS: f64 = 20.0;
 
+/// How often the run's [`watchdog`] looks for requests that fell idle past the timeout.
+const WATCHDOG_TICK_MS: f64 = 250.0;
+
 /// What a run needs, fixed before the first request.
 pub struct RunSetup {
     /// The validated configuration.
@@ -172,6 +175,7 @@ pub fn start(clock: Clock, setup: &RunSetup) -> Rc<LiveRun> {
 /// measured request, with the reason.
 pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV1, String> {
     let clock = live.clock.clone();
+    spawn_local(watchdog(live.clone(), setup.config.timeout_s * 1000.0));
     let timer_resolution_ms = clock.measure_resolution_ms();
     let urls = setup.config.chat_completions_urls();
     prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
@@ -381,8 +385,9 @@ async fn warm_up_one(
     (sent_ms, result.map(drop))
 }
 
-/// Sends one request under its idle-timeout watchdog (aborted at once when the run is already
-/// cancelled) and reads its stream to the end: `fetch()`'s clock reading and the result.
+/// Sends one request (aborted at once when the run is already cancelled; the run's
+/// [`watchdog`] aborts it when it falls idle) and reads its stream to the end: `fetch()`'s
+/// clock reading and the result.
 async fn send_watched(
     live: &LiveRun,
     setup: &RunSetup,
@@ -395,13 +400,6 @@ async fn send_watched(
     if live.cancelled.get() {
         control.abort(AbortCause::Cancelled);
     }
-    let finished = Rc::new(Cell::new(false));
-    spawn_local(watchdog(
-        clock.clone(),
-        control.clone(),
-        finished.clone(),
-        setup.config.timeout_s * 1000.0,
-    ));
     let request = ChatRequest {
         url,
         body,
@@ -410,7 +408,7 @@ async fn send_watched(
         chunk_traces,
     };
     let sent_and_result = stream_chat(clock, &request, control).await;
-    finished.set(true);
+    control.ended.set(true);
     sent_and_result
 }
 
@@ -516,26 +514,27 @@ async fn run_one(
     conclude_request(&facts, request_started_ms, result, clock.now_ms())
 }
 
-/// Aborts the request when no data has arrived for `timeout_ms` (the reference tool's timeout is
-/// likewise a per-read socket timeout, not a total deadline).
-async fn watchdog(
-    clock: Clock,
-    control: Rc<RequestControl>,
-    finished: Rc<Cell<bool>>,
-    timeout_ms: f64,
-) {
-    loop {
-        let idle_ms = clock.now_ms() - control.last_activity_ms.get();
-        let remaining_ms = timeout_ms - idle_ms;
-        if remaining_ms <= 0.0 {
-            if !finished.get() {
-                control.abort(AbortCause::TimedOut);
-            }
-            return;
-        }
-        sleep_ms(remaining_ms.min(1_000.0)).await;
-        if finished.get() {
-            return;
+/// Aborts every running request, warm-up or measured, on which no data has arrived for
+/// `timeout_ms` (the reference tool's timeout is likewise a per-read socket timeout, not a total
+/// deadline), until the run has finished. One timer for the whole run, looking every
+/// [`WATCHDOG_TICK_MS`] (or a quarter of a shorter timeout): a timer per request woke all of a
+/// wave's requests in the same instant every second, and at concurrency 64 those wake-ups held
+/// the measuring thread for 6–10 ms at a time.
+async fn watchdog(live: Rc<LiveRun>, timeout_ms: f64) {
+    let tick_ms = (timeout_ms / 4.0).clamp(1.0, WATCHDOG_TICK_MS);
+    while live.finished_ms.get().is_none() {
+        sleep_ms(tick_ms).await;
+        let now_ms = live.clock.now_ms();
+        let idle: Vec<Rc<RequestControl>> = live
+            .controls
+            .borrow()
+            .values()
+            .chain(live.warmup_controls.borrow().iter())
+            .filter(|control| control.idle_past(timeout_ms, now_ms))
+            .cloned()
+            .collect();
+        for control in idle {
+            control.abort(AbortCause::TimedOut);
         }
     }
 }

@@ -56,6 +56,8 @@ pub struct RequestControl {
     pub cause: Cell<AbortCause>,
     /// The clock reading of the last network read (or of the send), for the idle timeout.
     pub last_activity_ms: Cell<f64>,
+    /// The request has ended (its result is taken): the idle timeout no longer applies.
+    pub ended: Cell<bool>,
 }
 
 impl RequestControl {
@@ -67,7 +69,13 @@ impl RequestControl {
             controller,
             cause: Cell::new(AbortCause::None),
             last_activity_ms: Cell::new(now_ms),
+            ended: Cell::new(false),
         }))
+    }
+
+    /// Whether the request is still running and nothing has arrived for `timeout_ms` at `now_ms`.
+    pub fn idle_past(&self, timeout_ms: f64, now_ms: f64) -> bool {
+        !self.ended.get() && now_ms - self.last_activity_ms.get() >= timeout_ms
     }
 
     /// Aborts the request for `cause` (the first cause wins).

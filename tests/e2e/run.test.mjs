@@ -164,6 +164,44 @@ test('429, 500 and mid-stream resets become classified failures and rows stay in
   }
 });
 
+test('a stream that goes quiet is cut off after the timeout, with the reason, in the run and in the warm-up', async () => {
+  // Every answer stops halfway and the simulator holds the connection open for a minute.
+  const sim = await startSim(['--fault-rate', '1', '--fault-kinds', 'hang', '--hang-ms', '60000', '--seed', '5']);
+  try {
+    const settings = { base_url: sim.baseUrls[0], requests: '3', concurrency: '3', context_tokens: '1024', max_tokens: '32', timeout_s: '1' };
+    const started = Date.now();
+    const { page } = await runFromPage({ ...settings, warmup: 'false' });
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const { artifact } = await downloadArtifact(page, 'run-timeouts');
+    assert.equal(artifact.failed, 3, JSON.stringify(artifact.failures));
+    for (const failure of artifact.failures) {
+      assert.equal(failure.error_type, 'TimeoutError');
+      assert.match(failure.error_message, /no response data for 1 s/);
+    }
+    // Cut off about a second after the last data, not after the simulator's minute.
+    assert.ok(Date.now() - started < 20_000, `the run took ${Date.now() - started} ms`);
+    const truth = await sim.truth();
+    // strobe closed each connection; the simulator would have held it for a minute.
+    assert.ok(truth.records.every((record) => record.outcome === 'hung' && /the client closed the connection/.test(record.error ?? '')),
+      JSON.stringify(truth.records.map((record) => [record.outcome, record.error])));
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+  // The warm-up's requests are watched too: headers held back past the timeout stop the run
+  // before anything is measured.
+  const slow = await startSim(['--fault-rate', '1', '--fault-kinds', 'slow-headers', '--slow-headers-ms', '5000']);
+  try {
+    const { page } = await runFromPage({ base_url: slow.baseUrls[0], requests: '3', concurrency: '3', timeout_s: '1' });
+    const status = page.getByTestId('status');
+    assert.equal(await status.getAttribute('data-state'), 'error');
+    assert.match(await status.textContent(), /warm-up failed, so no request was measured.*TimeoutError: no response data for 1 s/s);
+    await page.close();
+  } finally {
+    await slow.stop();
+  }
+});
+
 async function expectFailuresTable(page, count) {
   const rows = await page.getByTestId('failures-table').locator('tbody tr').count();
   assert.equal(rows, count);
