@@ -4,7 +4,7 @@
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Performance, Request, Window, WorkerGlobalScope};
+use web_sys::{Performance, RequestInit, Window, WorkerGlobalScope};
 
 /// The two kinds of global scope strobe runs in.
 #[derive(Clone)]
@@ -60,11 +60,11 @@ impl Fetcher {
         scope().map(Self)
     }
 
-    /// `fetch(request)`.
-    pub fn fetch(&self, request: &Request) -> Promise {
+    /// `fetch(url, init)`.
+    pub fn fetch(&self, url: &str, init: &RequestInit) -> Promise {
         match &self.0 {
-            Scope::Window(window) => window.fetch_with_request(request),
-            Scope::Worker(worker) => worker.fetch_with_request(request),
+            Scope::Window(window) => window.fetch_with_str_and_init(url, init),
+            Scope::Worker(worker) => worker.fetch_with_str_and_init(url, init),
         }
     }
 }

@@ -17,8 +17,8 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, Request,
-    RequestInit, Response,
+    AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestInit,
+    Response,
 };
 
 use crate::core::observe::{RequestError, StreamAccumulator, StreamFlow, StreamResult};
@@ -132,23 +132,13 @@ pub async fn stream_chat(
             Err(RequestError::stream("this browser context has no fetch()")),
         );
     };
-    // The Request is built before the clock starts, so `fetch()` has less to do between the
-    // clock reading and the request leaving (in a plain-JS worker of Chromium 156, fetch() of a
-    // ready Request held the thread 0.35 ms median against 0.46 ms for fetch(url, init); a
-    // whole 16-request wave of strobe's was not measurably faster to send).
-    let outgoing = match Request::new_with_str_and_init(request.url, &init) {
-        Ok(outgoing) => outgoing,
-        Err(err) => {
-            return (
-                clock.now_ms(),
-                Err(RequestError::fetch_failed(&js_text(&err))),
-            )
-        }
-    };
-
     let started_ms = clock.now_ms();
     control.last_activity_ms.set(started_ms);
-    let promise = fetcher.fetch(&outgoing);
+    // `fetch(url, init)`, as a plain page would call it. A Request built beforehand made
+    // `fetch()` itself no cheaper (0.84 ms median against 0.72 ms for a plain-JS client's
+    // `fetch(url, init)`, measured side by side in Chromium 156 at concurrency 6) and cost
+    // 0.1–0.2 ms more to build, time in which no read of another stream is stamped.
+    let promise = fetcher.fetch(request.url, &init);
     let mut accumulator = StreamAccumulator::new(started_ms);
     if request.chunk_traces {
         accumulator = accumulator.with_chunk_arrivals();
