@@ -1094,7 +1094,7 @@ mod tests {
 
     #[test]
     fn warmup_sends_two_requests_per_usable_connection() {
-        let warmups = |concurrency: u64, burst: u64, warmup: bool| {
+        let plan = |concurrency: u64, burst: u64, warmup: bool| {
             let config = RunConfig {
                 concurrency,
                 burst,
@@ -1106,7 +1106,10 @@ mod tests {
                 },
                 ..valid_config()
             };
-            RunPlan::new(&config, None).map(|plan| plan.warmup_requests())
+            RunPlan::new(&config, None)
+        };
+        let warmups = |concurrency, burst, warmup| {
+            plan(concurrency, burst, warmup).map(|plan| plan.warmup_requests())
         };
         assert_eq!(warmups(1, 0, true), Ok(2));
         assert_eq!(warmups(4, 0, true), Ok(8));
@@ -1116,18 +1119,8 @@ mod tests {
         // A burst replaces the concurrency.
         assert_eq!(warmups(20, 3, true), Ok(6));
         assert_eq!(warmups(4, 0, false), Ok(0));
-        let checks = |concurrency: u64, warmup: bool| {
-            let config = RunConfig {
-                concurrency,
-                context_tokens: 1024,
-                max_model_len: 32_768,
-                client: ClientOptions {
-                    warmup,
-                    ..ClientOptions::default()
-                },
-                ..valid_config()
-            };
-            RunPlan::new(&config, None).map(|plan| {
+        let checks = |concurrency, warmup| {
+            plan(concurrency, 0, warmup).map(|plan| {
                 (
                     plan.warmup_check_requests_per_endpoint(),
                     plan.most_warmup_requests(),
