@@ -12,6 +12,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
 use futures::future::join_all;
 use wasm_bindgen_futures::spawn_local;
@@ -74,8 +75,8 @@ pub struct LiveRun {
     outcomes: RefCell<Vec<RequestOutcome>>,
     controls: RefCell<BTreeMap<u64, Rc<RequestControl>>>,
     warmup_controls: RefCell<Vec<Rc<RequestControl>>>,
-    /// One slot at a time takes its turn to send (see [`run_slot`]).
-    sending_turn: futures::lock::Mutex<()>,
+    /// One slot at a time takes its turn to send, first come first served (see [`run_slot`]).
+    sending_turns: SendingTurns,
     /// Which endpoint each measured request went to, and when its `fetch()` was called: the
     /// key that pairs it with the browser's Resource Timing entry for that endpoint's URL.
     sent: RefCell<BTreeMap<u64, (usize, f64)>>,
@@ -164,7 +165,7 @@ pub fn start(clock: Clock, setup: &RunSetup) -> Rc<LiveRun> {
         outcomes: RefCell::new(Vec::new()),
         controls: RefCell::new(BTreeMap::new()),
         warmup_controls: RefCell::new(Vec::new()),
-        sending_turn: futures::lock::Mutex::new(()),
+        sending_turns: SendingTurns::default(),
         sent: RefCell::new(BTreeMap::new()),
         finished_ms: Cell::new(None),
     })
@@ -422,6 +423,14 @@ async fn run_slot(
     url: String,
 ) {
     loop {
+        if live.cancelled.get() {
+            // Nothing more is sent: every index left is accounted for at once, without turns.
+            while let Some(index) = live.take_index() {
+                let outcome = cancelled_before_sending(&setup.plan, index);
+                live.outcomes.borrow_mut().push(outcome);
+            }
+            break;
+        }
         // Each request is sent from a task of its own, and only after every read that was
         // waiting when the previous request was sent. A `fetch()` call holds the thread for
         // about a millisecond (1.1 ms median at concurrency 64 in Chromium 156 on a 2-core
@@ -434,7 +443,7 @@ async fn run_slot(
         // would queue all 64 yields at once, ahead of every read, and change nothing. The
         // index is taken inside the turn, so requests are sent in index order.
         let index = {
-            let _turn = live.sending_turn.lock().await;
+            let _turn = live.sending_turns.take().await;
             yield_to_event_loop().await;
             live.take_index()
         };
@@ -442,16 +451,7 @@ async fn run_slot(
             break;
         };
         let outcome = if live.cancelled.get() {
-            let error = RequestError::new(
-                "AbortError",
-                "the run was cancelled before this request was sent",
-            );
-            RequestOutcome::Failed(FailureRecord::request_error(
-                index,
-                planned_context(&setup.plan, index),
-                &error,
-                0.0,
-            ))
+            cancelled_before_sending(&setup.plan, index)
         } else {
             live.request_sent(endpoint);
             let outcome = run_one(&live, &setup, &prompt_spec, endpoint, &url, index).await;
@@ -459,6 +459,68 @@ async fn run_slot(
             outcome
         };
         live.outcomes.borrow_mut().push(outcome);
+    }
+}
+
+/// The failure of a request the run was cancelled before it sent.
+fn cancelled_before_sending(plan: &RunPlan, index: u64) -> RequestOutcome {
+    let error = RequestError::new(
+        "AbortError",
+        "the run was cancelled before this request was sent",
+    );
+    RequestOutcome::Failed(FailureRecord::request_error(
+        index,
+        planned_context(plan, index),
+        &error,
+        0.0,
+    ))
+}
+
+/// Turns to send, taken first come first served (a ticket lock): a slot that has waited
+/// longest sends next, so no slot waits out several others' sends and the run keeps its
+/// concurrency. A turn ends when its [`SendingTurn`] is dropped. A slot's future is never
+/// dropped while it waits for its turn (slots run to the end of the run), so no ticket is
+/// left unserved.
+#[derive(Default)]
+struct SendingTurns {
+    next_ticket: Cell<u64>,
+    serving: Cell<u64>,
+    waiting: RefCell<BTreeMap<u64, Waker>>,
+}
+
+impl SendingTurns {
+    /// Waits for this caller's turn.
+    async fn take(&self) -> SendingTurn<'_> {
+        let ticket = self.next_ticket.get();
+        self.next_ticket.set(ticket + 1);
+        std::future::poll_fn(|context| {
+            if self.serving.get() == ticket {
+                Poll::Ready(())
+            } else {
+                self.waiting
+                    .borrow_mut()
+                    .insert(ticket, context.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await;
+        SendingTurn { turns: self }
+    }
+}
+
+/// One slot's turn to send; dropping it hands the turn to the next ticket.
+struct SendingTurn<'a> {
+    turns: &'a SendingTurns,
+}
+
+impl Drop for SendingTurn<'_> {
+    fn drop(&mut self) {
+        let next = self.turns.serving.get() + 1;
+        self.turns.serving.set(next);
+        let waker = self.turns.waiting.borrow_mut().remove(&next);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 }
 

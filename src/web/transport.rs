@@ -249,12 +249,17 @@ async fn read_response(
     match outcome {
         Some(ReadOutcome::Done { ended_ms }) => {
             // `[DONE]` ends the measurement (§4.2) at that read's arrival; what follows only
-            // frees the connection.
+            // frees the connection, and no idle timeout may cut it off meanwhile.
+            control.ended.set(true);
             finish_body(&reader).await;
             accumulator.finish(ended_ms)
         }
         Some(ReadOutcome::BodyEnded { ended_ms }) => accumulator.finish(ended_ms),
-        Some(ReadOutcome::Failed(error)) => Err(error),
+        Some(ReadOutcome::Failed(error)) => {
+            // The rest of a stream that broke the decoder is not worth reading.
+            let _ = reader.cancel();
+            Err(error)
+        }
         None => Err(RequestError::stream(
             "the body stream stopped without an end",
         )),
