@@ -16,9 +16,8 @@
 // Reports per case and client: p50 / p95 / max of |error| for each metric, the signed median,
 // and (strobe) rows that opened a new connection (a cold start inside a measured row). Then the
 // two comparisons the issue asks for: worker vs main thread, and strobe vs the floor, on the
-// median over runs of each run's p95, each with a bootstrap interval of the difference and a
-// verdict that says whether a higher p95 is more than this machine's run-to-run noise (see
-// compareP95).
+// median over runs of each run's p95, with a verdict from a sign test over rounds that says
+// whether a higher p95 is more than this machine's run-to-run noise (see compareP95).
 // It measures and reports; it exits non-zero only when a run does not complete.
 //
 // Usage (needs dist/ and target/release/strobe-sim; see scripts/bench-fidelity.sh):
@@ -343,20 +342,20 @@ function caseSummary(testCase, byClient) {
 
 const ms = (value) => value.toFixed(2);
 
-/** Resamples for the interval of a p95 difference, and the seed that makes it repeatable. */
-const BOOTSTRAP_RESAMPLES = 2000;
-const BOOTSTRAP_SEED = 0x5eed;
+/** Rounds a comparison needs before it gives a verdict (a sign test over fewer cannot say worse). */
+const MIN_ROUNDS_FOR_VERDICT = 5;
+/** How unlikely "higher in this many rounds" must be, were neither client worse, to say worse. */
+const SIGNIFICANCE = 0.05;
 
-/** mulberry32: a small seeded generator, so a report's intervals can be recomputed exactly. */
-function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** P(at least `k` of `n` fair coin flips come up heads): the one-sided sign test's p-value. */
+function binomialTail(n, k) {
+  let choose = 1;
+  let tail = 0;
+  for (let i = 0; i <= n; i += 1) {
+    if (i >= k) tail += choose;
+    choose = (choose * (n - i)) / (i + 1);
+  }
+  return tail / 2 ** n;
 }
 
 const p95Of = (values) => percentile([...values].sort((x, y) => x - y), 95);
@@ -370,29 +369,33 @@ const medianOf = (values) => {
 /**
  * One client's p95 |error| against another's for one metric, with how sure the difference is.
  * On this shared machine a noisy moment lands in one run and not the next: one client's p95
- * over five runs of the same case went 1.0, 1.8, 1.9, 2.5 and 10.9 ms. So a run is the unit:
- * each run's p95, the median of those per client (one noisy run cannot decide it), and a 95 %
- * bootstrap interval of the difference of the medians that resamples whole runs (seeded, so a
- * report can be recomputed exactly). Rows of one run share that run's weather, so resampling
- * rows instead would make the interval far too narrow. Verdicts: `no_worse` (a's median p95 ≤
- * b's), `within_noise` (higher, but the interval reaches 0), `worse` (the whole interval is
- * above 0). With few runs the interval is wide: run `--repeat 5`.
+ * over five runs of the same case went 1.0, 1.8, 1.9, 2.5 and 10.9 ms. So a run is the unit,
+ * and the two clients' runs are paired by round (they run one after the other, so a busy
+ * period tends to hit both): per round, a's p95 minus b's. The verdict is a one-sided sign
+ * test over the rounds: `no_worse` when the median difference is ≤ 0; `worse` when a was
+ * higher in so many rounds that, were neither client worse, it would happen with probability
+ * under 5 % (with five rounds: all five); `within_noise` otherwise; `too_few_runs` below five
+ * paired rounds. No distribution is assumed, and nothing random is drawn.
  */
 function compareP95(runsA, runsB, metric) {
-  const p95PerRun = (runs) => runs.map((run) => p95Of(run.errors.map((row) => Math.abs(row[metric]))));
-  const [a, b] = [p95PerRun(runsA), p95PerRun(runsB)];
-  const difference = medianOf(a) - medianOf(b);
-  const random = seededRandom(BOOTSTRAP_SEED);
-  const resample = (values) => values.map(() => values[Math.floor(random() * values.length)]);
-  const differences = Array.from({ length: BOOTSTRAP_RESAMPLES }, () => medianOf(resample(a)) - medianOf(resample(b)))
-    .sort((x, y) => x - y);
-  const interval = [percentile(differences, 2.5), percentile(differences, 97.5)];
-  const verdict = difference <= 0 ? 'no_worse' : interval[0] <= 0 ? 'within_noise' : 'worse';
+  const p95ByRound = (runs) => new Map(runs.map((run) => [run.round, p95Of(run.errors.map((row) => Math.abs(row[metric])))]));
+  const [a, b] = [p95ByRound(runsA), p95ByRound(runsB)];
+  const rounds = [...a.keys()].filter((round) => b.has(round)).sort((x, y) => x - y);
+  const differences = rounds.map((round) => a.get(round) - b.get(round));
+  const higher = differences.filter((difference) => difference > 0).length;
+  const pValue = binomialTail(rounds.length, higher);
+  const median = rounds.length > 0 ? medianOf(differences) : null;
+  let verdict;
+  if (rounds.length < MIN_ROUNDS_FOR_VERDICT) verdict = 'too_few_runs';
+  else if (median <= 0) verdict = 'no_worse';
+  else if (pValue < SIGNIFICANCE) verdict = 'worse';
+  else verdict = 'within_noise';
   return {
-    median_p95_ms: [medianOf(a), medianOf(b)],
-    p95_per_run_ms: [a, b],
-    difference_ms: difference,
-    difference_ci95_ms: interval,
+    median_p95_ms: [medianOf([...a.values()]), medianOf([...b.values()])],
+    p95_per_round_ms: rounds.map((round) => [round, a.get(round), b.get(round)]),
+    median_difference_ms: median,
+    rounds_higher: [higher, rounds.length],
+    sign_test_p: pValue,
     verdict,
   };
 }
@@ -419,14 +422,14 @@ function markdownTable(summaries) {
 
 function comparisonLines(summaries) {
   const lines = [];
-  const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE' };
+  const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE', too_few_runs: 'too few rounds for a verdict (--repeat 5)' };
   for (const summary of summaries) {
     for (const [title, comparison] of [['worker vs main', summary.p95_worker_vs_main], ['worker vs floor', summary.p95_worker_vs_floor]]) {
       const parts = METRICS.map((metric) => {
         const c = comparison[metric];
         if (!c) return `${metric}: n/a`;
-        const [low, high] = c.difference_ci95_ms;
-        return `${metric} ${ms(c.median_p95_ms[0])} vs ${ms(c.median_p95_ms[1])} (diff ${ms(c.difference_ms)}, 95 % CI ${ms(low)}…${ms(high)}): ${words[c.verdict]}`;
+        const [higher, rounds] = c.rounds_higher;
+        return `${metric} ${ms(c.median_p95_ms[0])} vs ${ms(c.median_p95_ms[1])} (median per-round difference ${ms(c.median_difference_ms)}, higher in ${higher} of ${rounds} rounds, p ${c.sign_test_p.toFixed(3)}): ${words[c.verdict]}`;
       });
       lines.push(`- c=${summary.concurrency}, median of the runs' p95, ${title}: ${parts.join('; ')}`);
     }
