@@ -21,9 +21,10 @@
 // It measures and reports; it exits non-zero only when a run does not complete.
 //
 // Usage (needs dist/ and target/release/strobe-sim; see scripts/bench-fidelity.sh):
-//   node tests/e2e/bench/fidelity.mjs [--quick | --cases 1,64] [--repeat N] [--out FILE]
+//   node tests/e2e/bench/fidelity.mjs [--quick | --cases 1,64] [--repeat N] [--floor-worker] [--out FILE]
 //   node tests/e2e/bench/fidelity.mjs --report FILE   (recompute a saved report's tables)
-// --quick runs c=4 and c=16 only; --cases runs the listed concurrencies of the five; --repeat pools N rounds of every case (clients alternate
+// --quick runs c=4 and c=16 only; --cases runs the listed concurrencies of the five;
+// --floor-worker adds a fourth client, the floor in a dedicated worker; --repeat pools N rounds of every case (clients alternate
 // order between rounds).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -50,7 +51,13 @@ const CASES = [
   { concurrency: 64, requests: 128 },
 ];
 const QUICK_CASES = [4, 16];
+/** strobe in its worker, strobe on the page's thread, the plain-JS floor on the page's thread, and
+ * (with `--floor-worker`) the same floor in a dedicated worker of its own. */
 const CLIENTS = ['worker', 'main', 'floor'];
+const FLOOR_WORKER = 'floor-worker';
+const isFloor = (client) => client === 'floor' || client === FLOOR_WORKER;
+/** Every client in a report, in table order (a saved report may or may not have the fourth). */
+const ALL_CLIENTS = [...CLIENTS, FLOOR_WORKER];
 
 /** Per stream: 8 reasoning tokens, the marker, 24 words; one token every 20 ms. */
 const DECODE_INTERVAL_MS = 20;
@@ -73,6 +80,7 @@ function parseOptions(argv) {
       cases: { type: 'string' },
       out: { type: 'string' },
       report: { type: 'string' },
+      'floor-worker': { type: 'boolean', default: false },
     },
   });
   const repeat = parseRepeat(values.repeat, MAX_REPEAT);
@@ -80,7 +88,8 @@ function parseOptions(argv) {
   const chosen = values.cases ? parseCases(values.cases) : values.quick ? QUICK_CASES : null;
   const cases = chosen ? CASES.filter((c) => chosen.includes(c.concurrency)) : CASES;
   const report = values.report ? resolve(values.report) : null;
-  return { cases, repeat, out, quick: values.quick, report };
+  const clients = values['floor-worker'] ? [...CLIENTS, FLOOR_WORKER] : CLIENTS;
+  return { cases, repeat, out, quick: values.quick, report, clients };
 }
 
 /** The `--cases` option: a comma list of the benchmark's concurrencies, or an error naming them. */
@@ -221,13 +230,13 @@ async function floorClient({ urls, requests, concurrency, maxTokens, words, cont
   return rows;
 }
 
-async function runFloor(browser, siteUrl, testCase, baseUrls, tag) {
+async function runFloor(browser, siteUrl, testCase, baseUrls, tag, inWorker) {
   const page = await browser.newPage();
   try {
     const pageErrors = collectPageErrors(page);
     await page.goto(siteUrl);
     await page.getByTestId('app-ready').waitFor();
-    const rows = await page.evaluate(floorClient, {
+    const args = {
       urls: baseUrls.map((base) => `${base}/chat/completions`),
       requests: testCase.requests,
       concurrency: testCase.concurrency,
@@ -235,19 +244,46 @@ async function runFloor(browser, siteUrl, testCase, baseUrls, tag) {
       words: RESPONSE_WORDS,
       contextChars: CONTEXT_CHARS_PER_TOKEN * CONTEXT_TOKENS,
       tag,
-    });
+    };
+    const rows = inWorker
+      ? await page.evaluate(floorInWorker, { source: floorClient.toString(), args })
+      : await page.evaluate(floorClient, args);
     return { rows, pageErrors };
   } finally {
     await page.close();
   }
 }
 
+/**
+ * Runs the floor client in a dedicated worker the page starts from its source text, so the
+ * floor's reads are delivered to a worker thread as strobe's are: the comparison can then tell
+ * what the thread costs from what strobe's own work costs.
+ */
+function floorInWorker({ source, args }) {
+  return new Promise((resolve, reject) => {
+    const script = `const floorClient = ${source};\n`
+      + 'onmessage = async (event) => {\n'
+      + '  try { postMessage({ rows: await floorClient(event.data) }); }\n'
+      + '  catch (error) { postMessage({ error: String(error) }); }\n'
+      + '};\n';
+    const worker = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })));
+    worker.onmessage = (event) => {
+      worker.terminate();
+      if (event.data.error) reject(new Error(event.data.error));
+      else resolve(event.data.rows);
+    };
+    worker.onerror = (event) => reject(new Error(`the floor worker failed: ${event.message}`));
+    worker.postMessage(args);
+  });
+}
+
 /** One client's run against the case's simulator: its per-row errors and what else it showed. */
 async function runClient(browser, siteUrl, testCase, sim, client, seed) {
   await sim.reset();
   const loadBefore = loadavg()[0];
-  if (client === 'floor') {
-    const { rows, pageErrors } = await runFloor(browser, siteUrl, testCase, sim.baseUrls, `${testCase.concurrency}_${seed}`);
+  if (isFloor(client)) {
+    const tag = `${testCase.concurrency}_${seed}`;
+    const { rows, pageErrors } = await runFloor(browser, siteUrl, testCase, sim.baseUrls, tag, client === FLOOR_WORKER);
     const { records } = await sim.truth();
     const byMarker = new Map(records.map((record) => [record.marker, record]));
     const errors = rows.map((row) => {
@@ -281,14 +317,14 @@ function summarizeErrors(errors) {
   return Object.fromEntries(METRICS.map((metric) => [metric, summarize(errors.map((row) => row[metric]))]));
 }
 
-async function runCases(browser, siteUrl, { cases, repeat }) {
-  const results = new Map(cases.map((testCase) => [testCase.concurrency, Object.fromEntries(CLIENTS.map((c) => [c, []]))]));
+async function runCases(browser, siteUrl, { cases, repeat, clients }) {
+  const results = new Map(cases.map((testCase) => [testCase.concurrency, Object.fromEntries(clients.map((c) => [c, []]))]));
   const failures = [];
   for (let round = 1; round <= repeat; round += 1) {
     for (const testCase of cases) {
       const ports = portsFor(testCase.concurrency);
       // Alternate the order between rounds so no client always runs first.
-      const order = round % 2 === 1 ? CLIENTS : [...CLIENTS].reverse();
+      const order = round % 2 === 1 ? clients : [...clients].reverse();
       for (const client of order) {
         // A fresh simulator (fresh ports, so fresh origins in the browser) for every client's
         // run: nothing one run leaves behind on the server or in the browser's connection
@@ -314,16 +350,16 @@ async function runCases(browser, siteUrl, { cases, repeat }) {
 
 function caseSummary(testCase, byClient) {
   const clients = {};
-  for (const client of CLIENTS) {
-    const runs = byClient[client];
+  for (const client of ALL_CLIENTS) {
+    const runs = byClient[client] ?? [];
     if (runs.length === 0) continue;
     const errors = runs.flatMap((run) => run.errors);
     clients[client] = {
       runs: runs.length,
       metrics: summarizeErrors(errors),
-      new_connection_rows: client === 'floor' ? null : runs.reduce((sum, run) => sum + run.new_connections, 0),
-      queue_suspected: client === 'floor' ? null : runs.some((run) => run.queue_suspected),
-      max_in_flight_per_origin: client === 'floor' ? null : Math.max(...runs.map((run) => run.max_in_flight_per_origin)),
+      new_connection_rows: isFloor(client) ? null : runs.reduce((sum, run) => sum + run.new_connections, 0),
+      queue_suspected: isFloor(client) ? null : runs.some((run) => run.queue_suspected),
+      max_in_flight_per_origin: isFloor(client) ? null : Math.max(...runs.map((run) => run.max_in_flight_per_origin)),
     };
   }
   const compare = (a, b) => Object.fromEntries(METRICS.map((metric) => {
@@ -337,6 +373,7 @@ function caseSummary(testCase, byClient) {
     clients,
     p95_worker_vs_main: compare('worker', 'main'),
     p95_worker_vs_floor: compare('worker', 'floor'),
+    ...(clients[FLOOR_WORKER] ? { p95_worker_vs_floor_worker: compare('worker', FLOOR_WORKER) } : {}),
   };
 }
 
@@ -412,7 +449,7 @@ function markdownTable(summaries) {
         return `${ms(m.p50_abs_ms)} / ${ms(m.p95_abs_ms)} / ${ms(m.max_abs_ms)}`;
       });
       const bias = METRICS.map((metric) => ms(result.metrics[metric].median_signed_ms)).join(' / ');
-      const label = client === 'floor' ? 'plain-JS floor' : `strobe ${client}`;
+      const label = { floor: 'plain-JS floor', [FLOOR_WORKER]: 'plain-JS floor in a worker' }[client] ?? `strobe ${client}`;
       const fresh = result.new_connection_rows ?? '–';
       lines.push(`| ${summary.concurrency} | ${summary.ports} | ${label} | ${cells.join(' | ')} | ${bias} | ${fresh} |`);
     }
@@ -424,7 +461,12 @@ function comparisonLines(summaries) {
   const lines = [];
   const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE', too_few_runs: 'too few rounds for a verdict (--repeat 5)' };
   for (const summary of summaries) {
-    for (const [title, comparison] of [['worker vs main', summary.p95_worker_vs_main], ['worker vs floor', summary.p95_worker_vs_floor]]) {
+    const pairs = [
+      ['worker vs main', summary.p95_worker_vs_main],
+      ['worker vs floor', summary.p95_worker_vs_floor],
+      ['worker vs floor in a worker', summary.p95_worker_vs_floor_worker],
+    ].filter(([, comparison]) => comparison);
+    for (const [title, comparison] of pairs) {
       const parts = METRICS.map((metric) => {
         const c = comparison[metric];
         if (!c) return `${metric}: n/a`;
