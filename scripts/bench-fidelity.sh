@@ -4,7 +4,7 @@
 # page's main thread, next to a minimal plain-JavaScript streaming client over the same server.
 # Reports TTFO / TTFT / E2E error (p50, p95, max) per case and client. Rebuilds the app and the
 # simulator only when their sources changed (scripts/bench-prepare.sh).
-# Usage: scripts/bench-fidelity.sh [--quick | --cases 1,64] [--repeat N] [--out FILE]
+# Usage: scripts/bench-fidelity.sh [--quick | --cases 1,64] [--repeat N] [--floor-worker] [--out FILE]
 # Writes Markdown tables to stdout and every number to test-results/bench-fidelity.json.
 set -euo pipefail
 source "$(dirname "$0")/bench-prepare.sh"
