@@ -3,7 +3,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { collectPageErrors } from './browser.mjs';
 import { browserAndSite } from './page.mjs';
 
 const REFERENCE = 'tests/fixtures/reference-artifact.json';
@@ -15,14 +14,6 @@ function jsonFile(name, value) {
   return { name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(value, null, 2)) };
 }
 
-async function openPage() {
-  const page = await env.browser.newPage();
-  const errors = collectPageErrors(page);
-  await page.goto(env.site.url);
-  await page.getByTestId('app-ready').waitFor();
-  return { page, errors };
-}
-
 async function cards(page, count) {
   const list = page.getByTestId('artifact-card');
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=artifact-card]').length >= n, count);
@@ -30,7 +21,7 @@ async function cards(page, count) {
 }
 
 test('reference, legacy and invalid artifacts get the right verdicts', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await env.open();
   await page
     .getByTestId('artifact-input')
     .setInputFiles([REFERENCE, G1, 'tests/fixtures/invalid/wrong-schema.json', 'tests/fixtures/invalid/not-json.json']);
@@ -51,7 +42,7 @@ test('reference, legacy and invalid artifacts get the right verdicts', async () 
 });
 
 test('one artifact is charted; the example button loads the shipped reference', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await env.open();
   await page.getByTestId('open-example').click();
   await cards(page, 1);
   await page.getByTestId('single-run').waitFor();
@@ -67,7 +58,7 @@ test('one artifact is charted; the example button loads the shipped reference', 
 });
 
 test('hostile strings in an artifact render as text and execute nothing', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await env.open();
   const reference = JSON.parse(readFileSync(REFERENCE, 'utf8'));
   const hostileValid = { ...reference, model: HOSTILE, engine: HOSTILE, gpu: HOSTILE };
   const hostileInvalid = {
@@ -95,7 +86,7 @@ test('hostile strings in an artifact render as text and execute nothing', async 
 });
 
 test('comparing two runs flags a workload mismatch that is there', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await env.open();
   const reference = JSON.parse(readFileSync(REFERENCE, 'utf8'));
   const otherConcurrency = { ...reference, concurrency: 4, run_id: 'benchmark-20261005T120000Z' };
   await page

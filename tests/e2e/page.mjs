@@ -12,13 +12,15 @@ const DIST = process.env.STROBE_DIST ?? 'dist';
 /**
  * One headless browser and the built site (dist/, or STROBE_DIST) for a test file: started
  * before its tests and closed after them. The returned holder's `browser` and `site` are set
- * once the tests run; `run(settings, options)` is {@link runFromPage} on them.
+ * once the tests run; `run(settings, options)` is {@link runFromPage} on them, `open(settings)`
+ * {@link openApp}.
  */
 export function browserAndSite() {
   const env = {
     browser: null,
     site: null,
     run: (settings, options) => runFromPage(env.browser, env.site.url, settings, options),
+    open: (settings) => openApp(env.browser, env.site.url, settings),
   };
   before(async () => {
     mkdirSync('test-results', { recursive: true });
@@ -33,16 +35,25 @@ export function browserAndSite() {
 }
 
 /**
+ * A new page on the app at `siteUrl`, with `settings` (if any) in its link, once the app says it
+ * is ready: `{ page, errors }`, `errors` collecting the page's console errors as they come.
+ */
+export async function openApp(browser, siteUrl, settings = {}) {
+  const page = await browser.newPage();
+  const errors = collectPageErrors(page);
+  const query = new URLSearchParams(settings).toString();
+  await page.goto(query ? `${siteUrl}?${query}` : siteUrl);
+  await page.getByTestId('app-ready').waitFor();
+  return { page, errors };
+}
+
+/**
  * Opens the app at `siteUrl` with `settings` in its link, presses Run and waits for the end.
  * `cancelAfterDone`: press Cancel once that many requests are done; `liveCharts`: tick the live
  * charts toggle first and wait for them to draw during the run.
  */
 export async function runFromPage(browser, siteUrl, settings, { cancelAfterDone = null, liveCharts = false } = {}) {
-  const page = await browser.newPage();
-  const errors = collectPageErrors(page);
-  const query = new URLSearchParams(settings).toString();
-  await page.goto(`${siteUrl}?${query}`);
-  await page.getByTestId('app-ready').waitFor();
+  const { page, errors } = await openApp(browser, siteUrl, settings);
   const status = page.getByTestId('status');
   assert.equal(await status.getAttribute('data-state'), 'idle', 'a link never starts a run');
   if (liveCharts) await page.getByTestId('live-charts-toggle').check();

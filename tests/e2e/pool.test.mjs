@@ -197,11 +197,9 @@ test('the main-thread mode measures too and says so', async () => {
 
 test('a measurement worker that cannot load its code stops the run with the reason', async () => {
   const sim = await startSim(['--seed', '15']);
-  const page = await env.browser.newPage();
+  let page;
   try {
-    const settings = { base_url: sim.baseUrls[0], requests: '4', concurrency: '2', context_tokens: '1024', max_tokens: '32' };
-    await page.goto(`${env.site.url}?${new URLSearchParams(settings)}`);
-    await page.getByTestId('app-ready').waitFor();
+    ({ page } = await env.open({ base_url: sim.baseUrls[0], requests: '4', concurrency: '2', context_tokens: '1024', max_tokens: '32' }));
     // The page has its code; the worker it starts next cannot fetch the app's JavaScript glue.
     await page.route(/strobe-[0-9a-f]+\.js$/, (route) => route.abort());
     await page.getByTestId('run').click();
@@ -214,7 +212,7 @@ test('a measurement worker that cannot load its code stops the run with the reas
     const truth = await sim.truth();
     assert.ok(truth.records.every((record) => !record.marker), 'nothing was measured');
   } finally {
-    await page.close();
+    await page?.close();
     await sim.stop();
   }
 });
@@ -222,11 +220,9 @@ test('a measurement worker that cannot load its code stops the run with the reas
 test('a measurement worker that dies mid-run stops the run with the reason instead of hanging', async () => {
   // Long streams (80 ms per token), so the run is still going when the worker goes.
   const sim = await startSim(['--seed', '16', '--decode-interval-ms', '80']);
-  const page = await env.browser.newPage();
+  let page;
   try {
-    const settings = { base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '64' };
-    await page.goto(`${env.site.url}?${new URLSearchParams(settings)}`);
-    await page.getByTestId('app-ready').waitFor();
+    ({ page } = await env.open({ base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '64' }));
     const [worker] = await Promise.all([page.waitForEvent('worker'), page.getByTestId('run').click()]);
     await page.waitForFunction(() => /Running/.test(document.querySelector('[data-testid=status]')?.textContent ?? ''));
     // The worker ends itself without a word: no error event, no message.
@@ -236,18 +232,16 @@ test('a measurement worker that dies mid-run stops the run with the reason inste
     assert.equal(await status.getAttribute('data-state'), 'error');
     assert.match(await status.textContent(), /the measurement worker stopped answering \(10 s without a message\)/);
   } finally {
-    await page.close();
+    await page?.close();
     await sim.stop();
   }
 });
 
 test('cancel pressed while the measurement worker is still starting ends the run, measuring nothing', async () => {
   const sim = await startSim(['--seed', '17']);
-  const page = await env.browser.newPage();
+  let page;
   try {
-    const settings = { base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '32' };
-    await page.goto(`${env.site.url}?${new URLSearchParams(settings)}`);
-    await page.getByTestId('app-ready').waitFor();
+    ({ page } = await env.open({ base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '32' }));
     // The worker's copy of the app's JavaScript glue arrives 2 s late, so Cancel certainly
     // lands while the worker is still starting.
     await page.route(/strobe-[0-9a-f]+\.js$/, async (route) => {
@@ -263,7 +257,7 @@ test('cancel pressed while the measurement worker is still starting ends the run
     const truth = await sim.truth();
     assert.ok(truth.records.every((record) => !record.marker), 'nothing was measured');
   } finally {
-    await page.close();
+    await page?.close();
     await sim.stop();
   }
 });

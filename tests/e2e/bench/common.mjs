@@ -4,16 +4,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { collectPageErrors, CHROMIUM } from '../browser.mjs';
-import { waitForRunEnd } from '../page.mjs';
+import { CHROMIUM } from '../browser.mjs';
+import { openApp, waitForRunEnd } from '../page.mjs';
 
 /** Opens the app with the run in its link, presses Run, waits for the end, returns the artifact. */
 export async function runOnPage(browser, siteUrl, settings, timeoutMs) {
-  const page = await browser.newPage();
+  const { page, errors } = await openApp(browser, siteUrl, settings);
   try {
-    const errors = collectPageErrors(page);
-    await page.goto(`${siteUrl}?${new URLSearchParams(settings)}`);
-    await page.getByTestId('app-ready').waitFor();
     await page.getByTestId('run').click();
     await waitForRunEnd(page, timeoutMs);
     const status = page.getByTestId('status');

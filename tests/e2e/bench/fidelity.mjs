@@ -32,7 +32,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
-import { launchBrowser, collectPageErrors } from '../browser.mjs';
+import { launchBrowser } from '../browser.mjs';
+import { openApp } from '../page.mjs';
 import { startSim } from '../sim.mjs';
 import { parseRepeat, runOnPage, momentErrors, artifactErrors, summarize, percentile, environment } from './common.mjs';
 
@@ -231,11 +232,8 @@ async function floorClient({ urls, requests, concurrency, maxTokens, words, cont
 }
 
 async function runFloor(browser, siteUrl, testCase, baseUrls, tag, inWorker) {
-  const page = await browser.newPage();
+  const { page, errors: pageErrors } = await openApp(browser, siteUrl);
   try {
-    const pageErrors = collectPageErrors(page);
-    await page.goto(siteUrl);
-    await page.getByTestId('app-ready').waitFor();
     const args = {
       urls: baseUrls.map((base) => `${base}/chat/completions`),
       requests: testCase.requests,

@@ -22,7 +22,8 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
-import { launchBrowser, collectPageErrors } from '../browser.mjs';
+import { launchBrowser } from '../browser.mjs';
+import { openApp } from '../page.mjs';
 
 const ARTIFACT = process.env.STROBE_BENCH_ARTIFACT ?? 'target/bench-dump/bench-10k.json';
 const { values: flags } = parseArgs({
@@ -69,10 +70,7 @@ const timings = [];
 const loadBefore = loadavg()[0];
 try {
   for (let run = 0; run < REPEAT; run += 1) {
-    const page = await browser.newPage();
-    const errors = collectPageErrors(page);
-    await page.goto(site.url);
-    await page.getByTestId('app-ready').waitFor();
+    const { page, errors } = await openApp(browser, site.url);
     const profiling = PROFILE && run === REPEAT - 1;
     const cdp = profiling ? await page.context().newCDPSession(page) : null;
     if (cdp) {
