@@ -98,22 +98,33 @@ pub fn protocols_seen(url_prefix: &str) -> Vec<String> {
     protocols
 }
 
-/// The browser's Resource Timing entries for `url` (exactly that URL, as the browser resolves
-/// it), in the browser's order, with the fields the core's transport accounting reads.
-pub fn resource_timing_entries(url: &str) -> Vec<ResourceTimingEntry> {
+/// The browser's Resource Timing entries for each of `urls` (exactly that URL, as the browser
+/// resolves it), in the browser's order, with the fields the core's transport accounting reads:
+/// `result[i]` holds the entries of `urls[i]`. The browser's entry list is read once for all.
+pub fn resource_timing_entries(urls: &[&str]) -> Vec<Vec<ResourceTimingEntry>> {
+    let mut by_url: Vec<Vec<ResourceTimingEntry>> = vec![Vec::new(); urls.len()];
     let Some(performance) = scope::performance() else {
-        return Vec::new();
+        return by_url;
     };
-    // The entry's name is the resolved URL (lower-case host, no default port, …).
-    let resolved = web_sys::Url::new(url)
-        .map(|parsed| parsed.href())
-        .unwrap_or_else(|_| url.to_owned());
-    performance
+    // An entry's name is the resolved URL (lower-case host, no default port, …).
+    let resolved: Vec<String> = urls
+        .iter()
+        .map(|url| {
+            web_sys::Url::new(url)
+                .map(|parsed| parsed.href())
+                .unwrap_or_else(|_| (*url).to_owned())
+        })
+        .collect();
+    for entry in performance
         .get_entries_by_type("resource")
         .iter()
         .filter_map(|entry| entry.dyn_into::<PerformanceResourceTiming>().ok())
-        .filter(|entry| entry.name() == resolved)
-        .map(|entry| ResourceTimingEntry {
+    {
+        let name = entry.name();
+        let Some(url) = resolved.iter().position(|resolved| *resolved == name) else {
+            continue;
+        };
+        by_url[url].push(ResourceTimingEntry {
             start_time_ms: entry.start_time(),
             fetch_start_ms: entry.fetch_start(),
             connect_start_ms: entry.connect_start(),
@@ -121,8 +132,9 @@ pub fn resource_timing_entries(url: &str) -> Vec<ResourceTimingEntry> {
             request_start_ms: entry.request_start(),
             next_hop_protocol: entry.next_hop_protocol(),
             response_end_ms: entry.response_end(),
-        })
-        .collect()
+        });
+    }
+    by_url
 }
 
 /// Runs `work` and records its duration as a User Timing measure named `name` (visible in the

@@ -713,10 +713,11 @@ impl<'a> EndpointRequests<'a> {
 fn pair_entries(
     groups: &[EndpointRequests<'_>],
 ) -> Vec<(Vec<ResourceTimingEntry>, Vec<Option<usize>>)> {
+    let urls: Vec<&str> = groups.iter().map(|group| group.url).collect();
     groups
         .iter()
-        .map(|group| {
-            let entries = resource_timing_entries(group.url);
+        .zip(resource_timing_entries(&urls))
+        .map(|(group, entries)| {
             let pairs = match_resource_timings(&group.starts, &entries);
             (entries, pairs)
         })
