@@ -433,10 +433,10 @@ async fn run_slot(
         }
         // Each request is sent from a task of its own, and only after every read that was
         // waiting when the previous request was sent. A `fetch()` call holds the thread for
-        // about a millisecond (1.1 ms median at concurrency 64 in Chromium 156 on a 2-core
-        // machine), and the first wave sends one per slot: sent from one task, 64 of them held
-        // every read for 115 ms, and the streams that had already answered were stamped that
-        // late. A slot takes the sending turn, then yields to the event loop (a message to
+        // about a millisecond (0.6–0.8 ms median, about 1.2 ms mean at concurrency 64 in
+        // Chromium 156 on a 2-core machine), and the first wave sends one per slot: sent
+        // from one task, 64 of them held every read for 115 ms, and the streams that had
+        // already answered were stamped that late. A slot takes the sending turn, then yields to the event loop (a message to
         // itself, which runs after the tasks queued before it: the reads); it lets the turn
         // go before it sends, but everything from here to its `fetch()` call is synchronous,
         // so the next slot yields only once this one has sent. Yielding without the turn

@@ -117,7 +117,7 @@ function simArgs(concurrency, seed) {
     // clients (strobe's seeded contexts, the floor's repeated filler) give the server the same
     // work. With the cache, a run whose prompts were seen before skips prefill, its streams
     // start together and decode in step, and every read then arrives in bursts of c: measured
-    // at c = 64, the second run against one simulator read a TTFO p95 error of 146–260 ms
+    // at c = 64, the second run against one simulator read a TTFO p95 error of 146–324 ms
     // where the first read 40–45 ms, whichever client it was.
     '--prefix-cache-blocks', '0',
     '--seed', String(seed),
