@@ -7,6 +7,18 @@ import { join } from 'node:path';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/** The flags every launch here passes (bare-browser.mjs too); `STROBE_CHROMIUM_EXTRA` adds more. */
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  ...(process.env.STROBE_CHROMIUM_EXTRA ? process.env.STROBE_CHROMIUM_EXTRA.split(' ') : []),
+];
+
 /** A new browser context with its own throw-away profile directory. */
 export async function launchBrowser() {
   const userDataDir = mkdtempSync(join(tmpdir(), 'strobe-chromium-'));
@@ -14,16 +26,7 @@ export async function launchBrowser() {
     executablePath: CHROMIUM,
     headless: true,
     acceptDownloads: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...(process.env.STROBE_CHROMIUM_EXTRA ? process.env.STROBE_CHROMIUM_EXTRA.split(' ') : []),
-    ],
+    args: CHROMIUM_FLAGS,
   });
 }
 

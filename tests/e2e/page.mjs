@@ -96,8 +96,3 @@ export async function downloadArtifact(page, name, { redact = false } = {}) {
   copyFileSync(await download.path(), path);
   return { path, suggested: download.suggestedFilename(), artifact: readArtifact(path) };
 }
-
-/** A truth-log stamp as Unix epoch milliseconds (null when the moment did not happen). */
-export function stampMs(stamp) {
-  return stamp ? stamp.unix_ns / 1e6 : null;
-}

@@ -8,7 +8,8 @@
 // time the server never saw.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserAndSite, downloadArtifact, stampMs } from './page.mjs';
+import { browserAndSite, downloadArtifact } from './page.mjs';
+import { stampMs } from './truth.mjs';
 import { startSim, unusedPort } from './sim.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 

@@ -4,6 +4,8 @@
 // streaming client (the floor: what any browser client could do) over the same server in the
 // same run.
 //
+// The browser is driven over a bare DevTools pipe (../bare-browser.mjs): Playwright's Network
+// domain reports every response chunk from the measuring threads and doubled the errors here.
 // Per case and client, a fresh strobe-sim is started with as many ports as the case needs
 // (⌈c / 6⌉, so no origin carries more than the browser's six HTTP/1.1 connections), without a
 // prefix cache; the three clients run one after another, each against its own simulator and
@@ -32,10 +34,10 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
-import { launchBrowser } from '../browser.mjs';
-import { openApp } from '../page.mjs';
+import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim } from '../sim.mjs';
-import { parseRepeat, runOnPage, momentErrors, artifactErrors, summarize, percentile, environment } from './common.mjs';
+import { parseRepeat, runOnPage, summarize, percentile, environment } from './common.mjs';
+import { momentErrors, artifactErrors } from '../truth.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIST = process.env.STROBE_DIST ?? 'dist';
@@ -232,7 +234,7 @@ async function floorClient({ urls, requests, concurrency, maxTokens, words, cont
 }
 
 async function runFloor(browser, siteUrl, testCase, baseUrls, tag, inWorker) {
-  const { page, errors: pageErrors } = await openApp(browser, siteUrl);
+  const page = await browser.openApp(siteUrl);
   try {
     const args = {
       urls: baseUrls.map((base) => `${base}/chat/completions`),
@@ -246,7 +248,7 @@ async function runFloor(browser, siteUrl, testCase, baseUrls, tag, inWorker) {
     const rows = inWorker
       ? await page.evaluate(floorInWorker, { source: floorClient.toString(), args })
       : await page.evaluate(floorClient, args);
-    return { rows, pageErrors };
+    return { rows, pageErrors: page.errors };
   } finally {
     await page.close();
   }
@@ -496,7 +498,7 @@ async function main() {
     return;
   }
   const env = environment();
-  const browser = await launchBrowser();
+  const browser = await launchBareBrowser();
   const site = await serveStatic({ root: DIST });
   let outcome;
   try {

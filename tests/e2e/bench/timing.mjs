@@ -3,7 +3,9 @@
 //
 // How: after one unreported warm-up run, for each rung of a ladder of decode intervals, start a
 // fresh strobe-sim (no load slowdown, a fast 10 ms prefill so decode sets the pace), open the built
-// app in headless Chromium with the run in its link, press Run, download the artifact, and join
+// app in headless Chromium with the run in its link (driven over a bare DevTools pipe, so no
+// DevTools instrumentation runs inside the measurement: ../bare-browser.mjs), press Run, download
+// the artifact, and join
 // every row to the simulator's truth log by its canary marker. For each row and metric the error
 // is the client's absolute moment (run start + started_at_ms + the metric) minus the server's
 // stamp of the same moment:
@@ -31,8 +33,9 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
-import { launchBrowser } from '../browser.mjs';
-import { parseRepeat, runOnPage, stampMs, artifactErrors, summarize, environment } from './common.mjs';
+import { launchBareBrowser } from '../bare-browser.mjs';
+import { parseRepeat, runOnPage, summarize, environment } from './common.mjs';
+import { stampMs, artifactErrors } from '../truth.mjs';
 import { startSim } from '../sim.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -292,7 +295,7 @@ async function main() {
   const options = parseOptions(process.argv.slice(2));
   process.chdir(REPO_ROOT);
   const env = environment();
-  const browser = await launchBrowser();
+  const browser = await launchBareBrowser();
   const site = await serveStatic({ root: DIST });
   let ladderResult;
   try {

@@ -1,0 +1,41 @@
+// Holding strobe's clock readings against strobe-sim's truth log: the end-to-end tests and the
+// benchmarks join each row to the simulator's record of the same request (by canary marker) and
+// take client − server for each moment. Both clocks are this machine's wall clock, so an error
+// is measurement error plus loopback delivery plus any time either process sat descheduled.
+
+/** A truth-log stamp as Unix epoch ms (null when the moment did not happen). */
+export function stampMs(stamp) {
+  return stamp ? stamp.unix_ns / 1e6 : null;
+}
+
+/**
+ * Client − server, in ms, of one request's three moments: `startUnixMs` is when the client
+ * called fetch() (Unix ms), the durations are the client's TTFO, TTFT and E2E, and the server's
+ * moments come from its truth record:
+ *   ttfo → first_reasoning_byte_sent (else first_content_byte_sent)
+ *   ttft → first_content_byte_sent
+ *   e2e  → last_byte_sent
+ */
+export function momentErrors(startUnixMs, { ttfo, ttft, e2e }, record) {
+  const { times } = record;
+  return {
+    ttfo: startUnixMs + ttfo - stampMs(times.first_reasoning_byte_sent ?? times.first_content_byte_sent),
+    ttft: startUnixMs + ttft - stampMs(times.first_content_byte_sent),
+    e2e: startUnixMs + e2e - stampMs(times.last_byte_sent),
+  };
+}
+
+/**
+ * The errors of every row of a strobe artifact, joined to the truth log by canary marker:
+ * `{ request_index, ttfo, ttft, e2e }` per row. Throws when a row has no truth record.
+ */
+export function artifactErrors(artifact, records) {
+  const byMarker = new Map(records.map((record) => [record.marker, record]));
+  const runStartMs = artifact.started_at_unix_ns / 1e6;
+  return artifact.request_timings.map((row) => {
+    const record = byMarker.get(row.request_canary?.marker);
+    if (!record) throw new Error(`row ${row.request_index} has no truth record (marker ${row.request_canary?.marker})`);
+    const durations = { ttfo: row.time_to_first_output_ms, ttft: row.ttft_ms, e2e: row.e2e_ms };
+    return { request_index: row.request_index, ...momentErrors(runStartMs + row.started_at_ms, durations, record) };
+  });
+}
