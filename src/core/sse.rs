@@ -441,6 +441,39 @@ fn server_error_message(error: &Value) -> String {
     sanitize_excerpt(&text, SERVER_ERROR_MAX_CHARS)
 }
 
+/// A chat-completions event stream as an OpenAI-compatible server sends one, each element one
+/// whole event (`data: …` and its blank line): a role chunk, `reasoning_tokens` reasoning chunks,
+/// `content_tokens` content chunks, the finish chunk, the usage chunk and `[DONE]`. It is what
+/// the browser rehearses its read path on before a measured run, so the engine has compiled
+/// that code to its optimized tier before the first timestamp is taken (see
+/// `web::transport::rehearse_reading`).
+pub fn sample_stream_events(reasoning_tokens: usize, content_tokens: usize) -> Vec<String> {
+    let chunk = |delta: &str, finish_reason: &str| {
+        format!(
+            "data: {{\"id\":\"chatcmpl-rehearsal\",\"object\":\"chat.completion.chunk\",\
+             \"created\":0,\"model\":\"rehearsal\",\"choices\":[{{\"index\":0,\
+             \"delta\":{{{delta}}},\"logprobs\":null,\"finish_reason\":{finish_reason}}}]}}\n\n"
+        )
+    };
+    let mut events = Vec::with_capacity(reasoning_tokens + content_tokens + 4);
+    events.push(chunk("\"role\":\"assistant\",\"content\":\"\"", "null"));
+    events.extend(
+        (0..reasoning_tokens)
+            .map(|i| chunk(&format!("\"reasoning_content\":\" step{i}\""), "null")),
+    );
+    events.extend((0..content_tokens).map(|i| chunk(&format!("\"content\":\" word{i}\""), "null")));
+    events.push(chunk("", "\"stop\""));
+    events.push(format!(
+        "data: {{\"id\":\"chatcmpl-rehearsal\",\"object\":\"chat.completion.chunk\",\"created\":0,\
+         \"model\":\"rehearsal\",\"choices\":[],\"usage\":{{\"prompt_tokens\":16,\
+         \"completion_tokens\":{},\"total_tokens\":{}}}}}\n\n",
+        reasoning_tokens + content_tokens,
+        16 + reasoning_tokens + content_tokens
+    ));
+    events.push("data: [DONE]\n\n".to_string());
+    events
+}
+
 /// Replaces control characters with spaces, collapses runs of whitespace and keeps at most
 /// `max_chars` characters (an ellipsis marks a cut). For text from servers that ends up in
 /// messages and artifacts.
@@ -502,6 +535,41 @@ fn python_str(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sample_stream_decodes_to_its_tokens_usage_and_done() {
+        let events = sample_stream_events(3, 5);
+        assert_eq!(events.len(), 3 + 5 + 4);
+        let mut decoder = SseDecoder::new();
+        let mut decoded = Vec::new();
+        for event in &events {
+            decoder
+                .push(event.as_bytes(), &mut decoded)
+                .expect("a valid stream");
+        }
+        decoder.finish(&mut decoded).expect("a valid end");
+        let chunks: Vec<ChunkEvent> = decoded.iter().map(ChunkEvent::from_sse).collect();
+        assert_eq!(chunks.len(), events.len());
+        assert_eq!(chunks.last(), Some(&ChunkEvent::Done));
+        let deltas: Vec<&ChoiceDelta> = chunks
+            .iter()
+            .filter_map(|chunk| match chunk {
+                ChunkEvent::Chunk(chunk) => chunk.choices.first(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(deltas.iter().filter(|d| d.reasoning.is_some()).count(), 3);
+        assert_eq!(deltas.iter().filter(|d| d.content.is_some()).count(), 5);
+        assert_eq!(
+            deltas.last().and_then(|d| d.finish_reason.as_deref()),
+            Some("stop")
+        );
+        let usage = chunks.iter().find_map(|chunk| match chunk {
+            ChunkEvent::Chunk(chunk) => chunk.usage.clone(),
+            _ => None,
+        });
+        assert_eq!(usage.and_then(|u| u["completion_tokens"].as_u64()), Some(8));
+    }
     use serde_json::json;
 
     // Transcripts written to match what the named servers send (see tests/fixtures/sse/README.md).

@@ -36,7 +36,7 @@ use super::clock::{
 };
 use super::scope;
 use super::timers::{sleep_ms, yield_to_event_loop};
-use super::transport::{stream_chat, AbortCause, ChatRequest, RequestControl};
+use super::transport::{rehearse_reading, stream_chat, AbortCause, ChatRequest, RequestControl};
 
 /// How often, and how long apart, the end of a run looks again for Resource Timing entries
 /// still missing: the browser adds an entry when the response ends, which can be a moment
@@ -180,6 +180,9 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let timer_resolution_ms = clock.measure_resolution_ms();
     let urls = setup.config.chat_completions_urls();
     prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
+    // Before anything goes on the wire: the engine compiles the read path's code while the
+    // warm-up requests travel, not during the measured run.
+    rehearse_reading();
     let warmup = if setup.plan.warmup_requests() > 0 {
         let warmup = warm_up(&live, &setup, &urls).await;
         live.warming_up.set(false);
