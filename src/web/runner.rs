@@ -21,7 +21,7 @@ use crate::core::artifact::{
     build_artifact, ArtifactV1, ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup,
     RunTiming, WarmupConnections, WarmupError,
 };
-use crate::core::live::{FinishedRequest, LiveProgress};
+use crate::core::live::{encode_message, FinishedRequest, FromMeasurement, LiveProgress};
 use crate::core::observe::{
     conclude_request, match_resource_timings, FailureRecord, RequestError, RequestOutcome,
     RequestPlanFacts, ResourceTimingEntry, StreamResult, TransportFacts,
@@ -180,9 +180,8 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let timer_resolution_ms = clock.measure_resolution_ms();
     let urls = setup.config.chat_completions_urls();
     prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
-    // Before anything goes on the wire: the engine compiles the read path's code while the
-    // warm-up requests travel, not during the measured run.
-    rehearse_reading();
+    let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
+    rehearse_request(&setup, &prompt_spec);
     let warmup = if setup.plan.warmup_requests() > 0 {
         let warmup = warm_up(&live, &setup, &urls).await;
         live.warming_up.set(false);
@@ -200,7 +199,6 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let run_started_ms = clock.now_ms();
     live.run_started_ms.set(run_started_ms);
     let started_unix_ns = clock.unix_ns_at(run_started_ms);
-    let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
     let slots = (0..setup.plan.concurrency()).map(|slot| {
         let endpoint = setup.plan.endpoint_of_slot(slot);
         run_slot(
@@ -252,6 +250,37 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     };
     build_artifact(&setup.config, &setup.plan, outcomes, timing, Some(client))
         .map_err(|err| format!("the run finished but its artifact could not be built: {err}"))
+}
+
+/// Runs, once and with nothing sent, the code a measured request runs: its prompt and body,
+/// the read path ([`rehearse_reading`]), its conclusion into a row and the progress message
+/// that carries the row to the page. The browser compiles wasm lazily, a function at its first
+/// call (on the calling thread) and again optimized once it has run enough (on background
+/// threads), so without this the first wave paid for compiling the request path inside its
+/// timing, and the first request to end for compiling the conclusion. Before anything goes on
+/// the wire, so the optimized compiles finish while the warm-up requests travel.
+fn rehearse_request(setup: &RunSetup, prompt_spec: &PromptSpec) {
+    let plan = &setup.plan;
+    if let Ok(prompt) = prompt_spec.build(0, planned_context(plan, 0)) {
+        std::hint::black_box(request_body(&setup.config, &prompt));
+    }
+    let Some(result) = rehearse_reading() else {
+        return;
+    };
+    let facts = RequestPlanFacts {
+        request_index: 0,
+        planned_context_tokens: planned_context(plan, 0),
+        expected_marker: setup.config.request_canaries.then(|| plan.marker(0)),
+        response_words: setup.config.response_words,
+        policy: setup.config.controlled_output_policy,
+        run_started_ms: 0.0,
+    };
+    let outcome = conclude_request(&facts, 0.0, Ok(result), 1.0);
+    let message = FromMeasurement::Progress {
+        progress: LiveProgress::default(),
+        finished: vec![FinishedRequest::from(&outcome)],
+    };
+    std::hint::black_box(encode_message(&message).ok());
 }
 
 /// Warms the connections up: a priming round, then check rounds until one shows the

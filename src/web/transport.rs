@@ -298,7 +298,8 @@ const REHEARSAL_CONTENT_TOKENS: usize = 32;
 
 /// Reads [`REHEARSAL_STREAMS`] synthetic streams through the exact per-read path of a real
 /// request ([`StreamReading::on_read`]: the copy out of a `Uint8Array`, the SSE decoder, the
-/// chunk interpreter, the accumulator), one event per read: 20–40 ms here.
+/// chunk interpreter, the accumulator), one event per read, and returns the last stream's
+/// result (for the rest of a request's rehearsal: [`runner`](super::runner)). 20–40 ms here.
 ///
 /// Why: V8 first runs wasm from a quick baseline compile and recompiles a function with its
 /// optimizing compiler, on background threads, once the function has run enough. Left to the
@@ -308,7 +309,7 @@ const REHEARSAL_CONTENT_TOKENS: usize = 32;
 /// optimizing compile forced up front (Chromium's `--no-wasm-dynamic-tiering`) and 0–5 with this
 /// rehearsal; 0–2 for a plain-JavaScript client. Rehearsing first lets that work finish while
 /// the warm-up requests are on the wire. The synthetic timestamps touch nothing measured.
-pub fn rehearse_reading() {
+pub fn rehearse_reading() -> Option<StreamResult> {
     let events: Vec<Uint8Array> = crate::core::sse::sample_stream_events(
         REHEARSAL_REASONING_TOKENS,
         REHEARSAL_CONTENT_TOKENS,
@@ -316,7 +317,7 @@ pub fn rehearse_reading() {
     .iter()
     .map(|event| Uint8Array::from(event.as_bytes()))
     .collect();
-    let mut outputs = 0;
+    let mut last = None;
     for _ in 0..REHEARSAL_STREAMS {
         let mut reading = StreamReading::new(StreamAccumulator::new(0.0));
         for (read, event) in events.iter().enumerate() {
@@ -325,11 +326,9 @@ pub fn rehearse_reading() {
             }
         }
         reading.on_read(None, events.len() as f64);
-        if let Ok(result) = reading.accumulator.finish(events.len() as f64) {
-            outputs += std::hint::black_box(result).out_toks;
-        }
+        last = std::hint::black_box(reading.accumulator.finish(events.len() as f64).ok());
     }
-    std::hint::black_box(outputs);
+    last
 }
 
 /// How a stream's reading ended.
