@@ -4,31 +4,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact } from './page.mjs';
-import { launchBareBrowser } from './bare-browser.mjs';
 import { startSim } from './sim.mjs';
-import { artifactErrors } from './truth.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
+import { TRUTH_RUN_SETTINGS } from './truth.mjs';
 
-const METRICS = ['ttfo', 'ttft', 'e2e'];
-const MEDIAN_LIMIT_MS = 2;
-const P90_LIMIT_MS = 5;
 const env = browserAndSite();
 
 const runFromPage = env.run;
 
-/** The first run's link settings: 24 requests at concurrency 4 with canaries. */
-const TRUTH_RUN = {
-  requests: '24',
-  concurrency: '4',
-  context_tokens: '2048',
-  max_tokens: '64',
-  request_canaries: 'true',
-};
 
 test('24 requests at concurrency 4 with canaries: a valid artifact whose rows the simulator confirms', async () => {
   const sim = await startSim(['--seed', '7']);
   try {
-    const { page, errors } = await runFromPage({ base_url: sim.baseUrls[0], ...TRUTH_RUN });
+    const { page, errors } = await runFromPage({ base_url: sim.baseUrls[0], ...TRUTH_RUN_SETTINGS });
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
     const { path, suggested, artifact } = await downloadArtifact(page, 'run-c4');
     await page.screenshot({ path: 'test-results/run-finished.png', fullPage: true });
@@ -67,45 +55,6 @@ test('24 requests at concurrency 4 with canaries: a valid artifact whose rows th
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
-    await sim.stop();
-  }
-});
-
-// The same run's clock readings against the simulator's own stamps, in a browser with no
-// DevTools instrumentation (bare-browser.mjs: Playwright's Network domain reports every chunk
-// from the measuring thread and doubled the errors here). Both sides share this 2-core machine
-// and either can be descheduled for a few ms (the truth log's own stamps are sometimes late),
-// and E2E carries a sub-millisecond bias from the last events arriving in several reads. The
-// issue's 2 ms bar holds for the median; nine rows in ten must stay within 5 ms. The full
-// distribution, per event rate and concurrency, is the shipped benchmarks' job
-// (scripts/bench-timing.sh, scripts/bench-fidelity.sh).
-test('24 requests at concurrency 4: every moment close to the simulator truth', async () => {
-  const sim = await startSim(['--seed', '7']);
-  const browser = await launchBareBrowser();
-  try {
-    const page = await browser.openApp(env.site.url, { base_url: sim.baseUrls[0], ...TRUTH_RUN });
-    const { artifact, pageErrors } = await page.runAndDownload(120_000);
-    await page.close();
-    assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
-    const rows = artifactErrors(artifact, (await sim.truth()).records);
-    const summary = Object.fromEntries(METRICS.map((metric) => {
-      const sorted = rows.map((row) => row[metric]).sort((a, b) => a - b);
-      return [metric, { min: sorted[0], p50: sorted[Math.floor(sorted.length / 2)], max: sorted.at(-1) }];
-    }));
-    console.log('client − server (ms):', JSON.stringify(summary));
-    const late = METRICS.flatMap((metric) => rows
-      .filter((row) => Math.abs(row[metric]) > 1)
-      .map((row) => `${metric}#${row.request_index}:${row[metric].toFixed(2)}`));
-    console.log('over 1 ms:', late.join(' '));
-    for (const metric of METRICS) {
-      const sorted = rows.map((row) => Math.abs(row[metric])).sort((a, b) => a - b);
-      const rank = (p) => sorted[Math.max(0, Math.ceil((p * sorted.length) / 100) - 1)];
-      assert.ok(rank(50) <= MEDIAN_LIMIT_MS, `${metric}: median |client − server| ${rank(50).toFixed(3)} ms`);
-      assert.ok(rank(90) <= P90_LIMIT_MS, `${metric}: p90 |client − server| ${rank(90).toFixed(3)} ms`);
-    }
-    assert.deepEqual(pageErrors, []);
-  } finally {
-    await browser.close();
     await sim.stop();
   }
 });

@@ -3,6 +3,18 @@
 // take client − server for each moment. Both clocks are this machine's wall clock, so an error
 // is measurement error plus loopback delivery plus any time either process sat descheduled.
 
+/**
+ * The end-to-end tests' truth run: 24 requests at concurrency 4 with canaries, on one origin.
+ * run.test.mjs checks its artifact and rows; timing-truth.test.mjs its moments.
+ */
+export const TRUTH_RUN_SETTINGS = {
+  requests: '24',
+  concurrency: '4',
+  context_tokens: '2048',
+  max_tokens: '64',
+  request_canaries: 'true',
+};
+
 /** A truth-log stamp as Unix epoch ms (null when the moment did not happen). */
 export function stampMs(stamp) {
   return stamp ? stamp.unix_ns / 1e6 : null;

@@ -1,0 +1,62 @@
+// End-to-end: the truth run's clock readings against strobe-sim's own send stamps, measured as a
+// user's browser measures, with no DevTools instrumentation (bare-browser.mjs: Playwright's
+// Network domain reports every response chunk from the measuring thread and doubled the errors
+// here). A file of its own, so no Playwright browser from another test is open meanwhile.
+//
+// Both sides share this 2-core machine and either can be descheduled for a few ms (the truth
+// log's own stamps are sometimes late), and E2E carries a sub-millisecond bias from the last
+// events arriving in several reads. The issue's 2 ms bar holds for the median; nine rows in ten
+// must stay within 5 ms. The full distribution, per event rate and concurrency, is the shipped
+// benchmarks' job (scripts/bench-timing.sh, scripts/bench-fidelity.sh).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBareBrowser } from './bare-browser.mjs';
+import { serveStatic } from './static-server.mjs';
+import { startSim } from './sim.mjs';
+import { artifactErrors, TRUTH_RUN_SETTINGS } from './truth.mjs';
+
+const DIST = process.env.STROBE_DIST ?? 'dist';
+const METRICS = ['ttfo', 'ttft', 'e2e'];
+const MEDIAN_LIMIT_MS = 2;
+const P90_LIMIT_MS = 5;
+
+let browser;
+let site;
+before(async () => {
+  browser = await launchBareBrowser();
+  site = await serveStatic({ root: DIST });
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+test('24 requests at concurrency 4: every moment close to the simulator truth', async () => {
+  const sim = await startSim(['--seed', '7']);
+  try {
+    const page = await browser.openApp(site.url, { base_url: sim.baseUrls[0], ...TRUTH_RUN_SETTINGS });
+    const { artifact, pageErrors } = await page.runAndDownload(120_000);
+    await page.close();
+    assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
+    assert.equal(artifact.client.measurement_thread, 'worker');
+    const rows = artifactErrors(artifact, (await sim.truth()).records);
+    const summary = Object.fromEntries(METRICS.map((metric) => {
+      const sorted = rows.map((row) => row[metric]).sort((a, b) => a - b);
+      return [metric, { min: sorted[0], p50: sorted[Math.floor(sorted.length / 2)], max: sorted.at(-1) }];
+    }));
+    console.log('client − server (ms):', JSON.stringify(summary));
+    const late = METRICS.flatMap((metric) => rows
+      .filter((row) => Math.abs(row[metric]) > 1)
+      .map((row) => `${metric}#${row.request_index}:${row[metric].toFixed(2)}`));
+    console.log('over 1 ms:', late.join(' '));
+    for (const metric of METRICS) {
+      const sorted = rows.map((row) => Math.abs(row[metric])).sort((a, b) => a - b);
+      const rank = (p) => sorted[Math.max(0, Math.ceil((p * sorted.length) / 100) - 1)];
+      assert.ok(rank(50) <= MEDIAN_LIMIT_MS, `${metric}: median |client − server| ${rank(50).toFixed(3)} ms`);
+      assert.ok(rank(90) <= P90_LIMIT_MS, `${metric}: p90 |client − server| ${rank(90).toFixed(3)} ms`);
+    }
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await sim.stop();
+  }
+});
