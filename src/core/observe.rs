@@ -1586,6 +1586,45 @@ mod tests {
     use crate::core::sse::{ChatChunk, ChoiceDelta};
     use serde_json::json;
 
+    /// What the browser's rehearsal before a run relies on (`web::runner::rehearse_request`):
+    /// the sample stream, answering with the marker and the requested words, concludes as a
+    /// completed request with both checks passed, so the rehearsal runs the success path.
+    #[test]
+    fn a_sample_stream_that_answers_as_asked_concludes_as_completed() {
+        use crate::core::sse::{sample_stream_events, SseDecoder};
+        let marker = "ANVIL_REQ_7_00000".to_string();
+        let mut content = vec![marker.clone()];
+        content.extend(std::iter::repeat_n(" code".to_string(), 24));
+        let mut decoder = SseDecoder::new();
+        let mut accumulator = StreamAccumulator::new(0.0);
+        let mut flow = StreamFlow::Continue;
+        for (read, event) in sample_stream_events(8, &content).iter().enumerate() {
+            let mut decoded = Vec::new();
+            decoder
+                .push(event.as_bytes(), &mut decoded)
+                .expect("a valid stream");
+            let events: Vec<ChunkEvent> = decoded.iter().map(ChunkEvent::from_sse).collect();
+            flow = accumulator.on_read_events(read as f64, &events);
+            if flow == StreamFlow::Stop {
+                break;
+            }
+        }
+        assert_eq!(flow, StreamFlow::Stop, "[DONE] ends the reading");
+        let facts = RequestPlanFacts {
+            request_index: 0,
+            planned_context_tokens: 1024,
+            expected_marker: Some(marker),
+            response_words: 24,
+            policy: ControlledOutputPolicy::Strict,
+            run_started_ms: 0.0,
+        };
+        let stream = accumulator.finish(40.0).expect("a complete stream");
+        match conclude_request(&facts, 0.0, Ok(stream), 41.0) {
+            RequestOutcome::Completed(_) => {}
+            RequestOutcome::Failed(failure) => panic!("failed: {failure:?}"),
+        }
+    }
+
     #[test]
     fn failure_class_spelling_is_the_serde_name() {
         for class in [

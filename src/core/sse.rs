@@ -443,11 +443,11 @@ fn server_error_message(error: &Value) -> String {
 
 /// A chat-completions event stream as an OpenAI-compatible server sends one, each element one
 /// whole event (`data: …` and its blank line): a role chunk, `reasoning_tokens` reasoning chunks,
-/// `content_tokens` content chunks, the finish chunk, the usage chunk and `[DONE]`. It is what
-/// the browser rehearses its read path on before a measured run, so the engine has compiled
-/// that code to its optimized tier before the first timestamp is taken (see
+/// one content chunk per piece of `content` (JSON-escaped), the finish chunk, the usage chunk
+/// and `[DONE]`. It is what the browser rehearses its read path on before a measured run, so the
+/// engine has compiled that code before the first timestamp is taken (see
 /// `web::transport::rehearse_reading`).
-pub fn sample_stream_events(reasoning_tokens: usize, content_tokens: usize) -> Vec<String> {
+pub fn sample_stream_events(reasoning_tokens: usize, content: &[String]) -> Vec<String> {
     let chunk = |delta: &str, finish_reason: &str| {
         format!(
             "data: {{\"id\":\"chatcmpl-rehearsal\",\"object\":\"chat.completion.chunk\",\
@@ -455,20 +455,23 @@ pub fn sample_stream_events(reasoning_tokens: usize, content_tokens: usize) -> V
              \"delta\":{{{delta}}},\"logprobs\":null,\"finish_reason\":{finish_reason}}}]}}\n\n"
         )
     };
-    let mut events = Vec::with_capacity(reasoning_tokens + content_tokens + 4);
+    let mut events = Vec::with_capacity(reasoning_tokens + content.len() + 4);
     events.push(chunk("\"role\":\"assistant\",\"content\":\"\"", "null"));
     events.extend(
         (0..reasoning_tokens)
             .map(|i| chunk(&format!("\"reasoning_content\":\" step{i}\""), "null")),
     );
-    events.extend((0..content_tokens).map(|i| chunk(&format!("\"content\":\" word{i}\""), "null")));
+    events.extend(content.iter().map(|piece| {
+        let text = Value::String(piece.clone()).to_string();
+        chunk(&format!("\"content\":{text}"), "null")
+    }));
     events.push(chunk("", "\"stop\""));
+    let completion_tokens = reasoning_tokens + content.len();
     events.push(format!(
         "data: {{\"id\":\"chatcmpl-rehearsal\",\"object\":\"chat.completion.chunk\",\"created\":0,\
          \"model\":\"rehearsal\",\"choices\":[],\"usage\":{{\"prompt_tokens\":16,\
-         \"completion_tokens\":{},\"total_tokens\":{}}}}}\n\n",
-        reasoning_tokens + content_tokens,
-        16 + reasoning_tokens + content_tokens
+         \"completion_tokens\":{completion_tokens},\"total_tokens\":{}}}}}\n\n",
+        16 + completion_tokens
     ));
     events.push("data: [DONE]\n\n".to_string());
     events
@@ -536,9 +539,14 @@ fn python_str(value: &Value) -> String {
 mod tests {
     use super::*;
 
+    use serde_json::json;
+
     #[test]
     fn the_sample_stream_decodes_to_its_tokens_usage_and_done() {
-        let events = sample_stream_events(3, 5);
+        let content: Vec<String> = ["MARK_1", " code", " \"quoted\"", " code", " code"]
+            .map(String::from)
+            .to_vec();
+        let events = sample_stream_events(3, &content);
         assert_eq!(events.len(), 3 + 5 + 4);
         let mut decoder = SseDecoder::new();
         let mut decoded = Vec::new();
@@ -559,7 +567,8 @@ mod tests {
             })
             .collect();
         assert_eq!(deltas.iter().filter(|d| d.reasoning.is_some()).count(), 3);
-        assert_eq!(deltas.iter().filter(|d| d.content.is_some()).count(), 5);
+        let text: String = deltas.iter().filter_map(|d| d.content.as_deref()).collect();
+        assert_eq!(text, content.concat());
         assert_eq!(
             deltas.last().and_then(|d| d.finish_reason.as_deref()),
             Some("stop")
@@ -570,7 +579,6 @@ mod tests {
         });
         assert_eq!(usage.and_then(|u| u["completion_tokens"].as_u64()), Some(8));
     }
-    use serde_json::json;
 
     // Transcripts written to match what the named servers send (see tests/fixtures/sse/README.md).
     const VLLM: &[u8] = include_bytes!(concat!(

@@ -253,27 +253,33 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
 }
 
 /// Runs, once and with nothing sent, the code a measured request runs: its prompt and body,
-/// the read path ([`rehearse_reading`]), its conclusion into a row and the progress message
-/// that carries the row to the page. The browser compiles wasm lazily, a function at its first
-/// call (on the calling thread) and again optimized once it has run enough (on background
-/// threads), so without this the first wave paid for compiling the request path inside its
-/// timing, and the first request to end for compiling the conclusion. Before anything goes on
-/// the wire, so the optimized compiles finish while the warm-up requests travel.
+/// the read path ([`rehearse_reading`]) on a stream that answers as asked (the canary marker,
+/// then the requested words), its conclusion into a row and the progress message that carries
+/// the row to the page. The browser compiles wasm lazily, a function at its first call (on the
+/// calling thread) and again optimized once it has run enough (on background threads), so
+/// without this the first wave paid for compiling the request path inside its timing, and the
+/// first request to end for compiling the conclusion. It runs before anything goes on the
+/// wire, so the optimized compiles finish while the warm-up requests travel (with the warm-up
+/// off, they overlap the first wave). Nothing it makes is kept: no row, no state of the run.
 fn rehearse_request(setup: &RunSetup, prompt_spec: &PromptSpec) {
     let plan = &setup.plan;
+    let config = &setup.config;
     if let Ok(prompt) = prompt_spec.build(0, planned_context(plan, 0)) {
-        std::hint::black_box(request_body(&setup.config, &prompt));
+        std::hint::black_box(request_body(config, &prompt));
     }
-    let Some(result) = rehearse_reading() else {
-        return;
-    };
     let facts = RequestPlanFacts {
         request_index: 0,
         planned_context_tokens: planned_context(plan, 0),
-        expected_marker: setup.config.request_canaries.then(|| plan.marker(0)),
-        response_words: setup.config.response_words,
-        policy: setup.config.controlled_output_policy,
+        expected_marker: config.request_canaries.then(|| plan.marker(0)),
+        response_words: config.response_words,
+        policy: config.controlled_output_policy,
         run_started_ms: 0.0,
+    };
+    let mut content: Vec<String> = facts.expected_marker.iter().cloned().collect();
+    let words = config.response_words.clamp(1, REHEARSAL_MOST_WORDS) as usize;
+    content.extend(std::iter::repeat_n(" code".to_string(), words));
+    let Some(result) = rehearse_reading(&content) else {
+        return;
     };
     let outcome = conclude_request(&facts, 0.0, Ok(result), 1.0);
     let message = FromMeasurement::Progress {
@@ -282,6 +288,10 @@ fn rehearse_request(setup: &RunSetup, prompt_spec: &PromptSpec) {
     };
     std::hint::black_box(encode_message(&message).ok());
 }
+
+/// The most words a rehearsed stream answers with (a run asking for more rehearses its
+/// conclusion on a short answer, which fails the word count: the code is the same).
+const REHEARSAL_MOST_WORDS: u64 = 256;
 
 /// Warms the connections up: a priming round, then check rounds until one shows the
 /// connections open (see [`WARMUP_CHECK_ROUNDS`] and [`WarmupConnections::of_round`]). Stops

@@ -289,43 +289,45 @@ extern "C" {
     ) -> js_sys::Promise;
 }
 
-/// Streams of [`REHEARSAL_REASONING_TOKENS`] + [`REHEARSAL_CONTENT_TOKENS`] events each that
-/// [`rehearse_reading`] reads: about 2,000 events in all, enough for V8 to tier up every
-/// function on the per-read path.
-const REHEARSAL_STREAMS: usize = 48;
+/// About how many events [`rehearse_reading`] reads in all: enough for V8 to recompile every
+/// function on the per-read path with its optimizing compiler.
+const REHEARSAL_EVENTS: usize = 2_000;
+/// Reasoning events per rehearsed stream.
 const REHEARSAL_REASONING_TOKENS: usize = 8;
-const REHEARSAL_CONTENT_TOKENS: usize = 32;
 
-/// Reads [`REHEARSAL_STREAMS`] synthetic streams through the exact per-read path of a real
-/// request ([`StreamReading::on_read`]: the copy out of a `Uint8Array`, the SSE decoder, the
-/// chunk interpreter, the accumulator), one event per read, and returns the last stream's
-/// result (for the rest of a request's rehearsal: [`runner`](super::runner)). 20–40 ms here.
+/// Reads synthetic streams (a role chunk, [`REHEARSAL_REASONING_TOKENS`] reasoning chunks, one
+/// content chunk per piece of `content`, finish, usage and `[DONE]`: about
+/// [`REHEARSAL_EVENTS`] events in all) through the per-read path of a real request
+/// ([`StreamReading::on_read`]: the copy out of a `Uint8Array`, the SSE decoder, the chunk
+/// interpreter, the accumulator), one event per read, and returns the last stream's result for
+/// the rest of a request's rehearsal ([`runner`](super::runner)). As for a real stream, reading
+/// stops at `[DONE]`; the body's end is read only when a stream has none. 20–40 ms here.
 ///
 /// Why: V8 first runs wasm from a quick baseline compile and recompiles a function with its
 /// optimizing compiler, on background threads, once the function has run enough. Left to the
 /// measured run, that recompiling happened during it, on cores the browser's network path and
 /// the server share. Measured on this 2-core machine (36 requests at concurrency 6, six runs
 /// each): 2–10 rows per run whose first output was stamped more than 0.7 ms late; 0–5 with the
-/// optimizing compile forced up front (Chromium's `--no-wasm-dynamic-tiering`) and 0–5 with this
-/// rehearsal; 0–2 for a plain-JavaScript client. Rehearsing first lets that work finish while
-/// the warm-up requests are on the wire. The synthetic timestamps touch nothing measured.
-pub fn rehearse_reading() -> Option<StreamResult> {
-    let events: Vec<Uint8Array> = crate::core::sse::sample_stream_events(
-        REHEARSAL_REASONING_TOKENS,
-        REHEARSAL_CONTENT_TOKENS,
-    )
-    .iter()
-    .map(|event| Uint8Array::from(event.as_bytes()))
-    .collect();
+/// optimizing compile forced up front (V8's `--no-wasm-dynamic-tiering`, given to Chromium as
+/// `--js-flags`) and 0–5 with this rehearsal; 0–2 for a plain-JavaScript client. The synthetic
+/// timestamps touch nothing measured.
+pub fn rehearse_reading(content: &[String]) -> Option<StreamResult> {
+    let events: Vec<Uint8Array> =
+        crate::core::sse::sample_stream_events(REHEARSAL_REASONING_TOKENS, content)
+            .iter()
+            .map(|event| Uint8Array::from(event.as_bytes()))
+            .collect();
+    let streams = (REHEARSAL_EVENTS / events.len().max(1)).max(1);
     let mut last = None;
-    for _ in 0..REHEARSAL_STREAMS {
+    for _ in 0..streams {
         let mut reading = StreamReading::new(StreamAccumulator::new(0.0));
-        for (read, event) in events.iter().enumerate() {
-            if reading.on_read(Some(event), read as f64) {
-                break;
-            }
+        let stopped = events
+            .iter()
+            .enumerate()
+            .any(|(read, event)| reading.on_read(Some(event), read as f64));
+        if !stopped {
+            reading.on_read(None, events.len() as f64);
         }
-        reading.on_read(None, events.len() as f64);
         last = std::hint::black_box(reading.accumulator.finish(events.len() as f64).ok());
     }
     last

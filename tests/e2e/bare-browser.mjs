@@ -8,17 +8,24 @@
 // ms; through this pipe 0.3 / 1.2–2.5 and 0.3 / 0.5–0.7; through this pipe with the Network
 // domain enabled on the page and its worker, as Playwright does, 0.4–0.5 / 3.0–7.6 and
 // 0.5 / 1.2–2.1. So a timing run goes through this driver: it enables only `Runtime` on the
-// page (to report uncaught errors and `console.error`), never attaches to workers, and reads
-// results with `Runtime.evaluate`. Everything else the tests do (clicks, screenshots, file
-// inputs) stays with Playwright (browser.mjs).
+// page (to report uncaught errors and `console.error`), never attaches to workers (an error
+// that stops the measurement worker reaches the page as the run's failure, which
+// `runAndDownload` reports), and reads results with `Runtime.evaluate`. Everything else the
+// tests do (clicks, screenshots, file inputs) stays with Playwright (browser.mjs).
+//
+// One page at a time: a download is taken as the next one the browser begins.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM, CHROMIUM_FLAGS } from './browser.mjs';
 
+/** How long Chromium may take to answer its first command. */
+const LAUNCH_TIMEOUT_MS = 30_000;
 /** How long the app may take to say it is ready after its page is opened. */
 const APP_READY_TIMEOUT_MS = 30_000;
+/** How long a download may take to finish once its link is clicked. */
+const DOWNLOAD_TIMEOUT_MS = 30_000;
 const POLL_MS = 50;
 
 /**
@@ -26,35 +33,52 @@ const POLL_MS = 50;
  * `--remote-debugging-pipe`. Returns `{ openApp, close }`.
  */
 export async function launchBareBrowser() {
-  const profile = mkdtempSync(join(tmpdir(), 'strobe-bare-'));
-  const downloads = mkdtempSync(join(tmpdir(), 'strobe-bare-downloads-'));
+  const profileDir = mkdtempSync(join(tmpdir(), 'strobe-bare-'));
+  const downloadsDir = mkdtempSync(join(tmpdir(), 'strobe-bare-downloads-'));
+  const removeDirs = () => {
+    rmSync(profileDir, { recursive: true, force: true });
+    rmSync(downloadsDir, { recursive: true, force: true });
+  };
   const child = spawn(CHROMIUM, [
     '--headless',
     ...CHROMIUM_FLAGS,
-    `--user-data-dir=${profile}`,
+    `--user-data-dir=${profileDir}`,
     '--remote-debugging-pipe',
     'about:blank',
   ], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   const protocol = new PipeProtocol(child);
   try {
-    await protocol.send('Browser.getVersion');
-    await protocol.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: downloads, eventsEnabled: true });
+    await withTimeout(protocol.send('Browser.getVersion'), LAUNCH_TIMEOUT_MS, 'no answer to its first command');
+    await protocol.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: downloadsDir, eventsEnabled: true });
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`Chromium did not start over its DevTools pipe: ${err.message}. Its last words: ${protocol.stderrTail()}`);
+    removeDirs();
+    throw new Error(`Chromium (${CHROMIUM}) did not start over its DevTools pipe: ${err.message}. Its last words: ${protocol.stderrTail()}`);
   }
   return {
-    openApp: (siteUrl, settings = {}) => openApp(protocol, downloads, siteUrl, settings),
+    openApp: (siteUrl, settings = {}) => openApp(protocol, downloadsDir, siteUrl, settings),
     async close() {
       await protocol.send('Browser.close').catch(() => {});
       await protocol.exited(5_000);
-      rmSync(profile, { recursive: true, force: true });
-      rmSync(downloads, { recursive: true, force: true });
+      removeDirs();
     },
   };
 }
 
-/** Commands and events over the pipe: JSON messages, each ended by a NUL byte. */
+/** `promise`, or a rejection saying `what` once `ms` have passed. */
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Commands and events over the pipe: JSON messages, each ended by a NUL byte. Once Chromium has
+ * exited (or could not start), every command waiting and every later one is rejected at once
+ * with the reason.
+ */
 class PipeProtocol {
   constructor(child) {
     this.child = child;
@@ -62,22 +86,32 @@ class PipeProtocol {
     this.pending = new Map();
     this.listeners = new Set();
     this.stderr = '';
-    this.exit = new Promise((resolve) => child.once('exit', resolve));
+    this.closedReason = null;
+    this.exit = new Promise((resolve) => {
+      child.once('exit', (code, signal) => resolve(`Chromium exited (${signal ?? `code ${code}`})`));
+      child.once('error', (err) => resolve(`Chromium could not run: ${err.message}`));
+    });
+    this.exit.then((reason) => this.close(reason));
     child.stdio[2].on('data', (data) => { this.stderr = (this.stderr + data).slice(-2_000); });
-    let buffered = '';
+    // A broken pipe is reported by the exit that follows; the listeners keep it from crashing node.
+    for (const stream of [child.stdio[3], child.stdio[4]]) stream.on('error', () => {});
+    let buffered = Buffer.alloc(0);
     child.stdio[4].on('data', (data) => {
-      buffered += data.toString('utf8');
+      // Bytes, not text, until a message is whole: a character can be split across two reads.
+      buffered = Buffer.concat([buffered, data]);
       let end;
-      while ((end = buffered.indexOf('\0')) >= 0) {
-        const message = JSON.parse(buffered.slice(0, end));
-        buffered = buffered.slice(end + 1);
+      while ((end = buffered.indexOf(0)) >= 0) {
+        const message = JSON.parse(buffered.subarray(0, end).toString('utf8'));
+        buffered = buffered.subarray(end + 1);
         this.receive(message);
       }
     });
-    this.exit.then(() => {
-      for (const { reject, method } of this.pending.values()) reject(new Error(`Chromium exited during ${method}`));
-      this.pending.clear();
-    });
+  }
+
+  close(reason) {
+    this.closedReason ??= reason;
+    for (const { reject, method } of this.pending.values()) reject(new Error(`${method}: ${this.closedReason}`));
+    this.pending.clear();
   }
 
   receive(message) {
@@ -92,6 +126,7 @@ class PipeProtocol {
   }
 
   send(method, params = {}, sessionId = undefined) {
+    if (this.closedReason) return Promise.reject(new Error(`${method}: ${this.closedReason}`));
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject, method });
@@ -120,95 +155,118 @@ class PipeProtocol {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A new tab on the app with `settings` in its link, once the app says it is ready. */
-async function openApp(protocol, downloads, siteUrl, settings) {
+async function openApp(protocol, downloadsDir, siteUrl, settings) {
   const { targetId } = await protocol.send('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await protocol.send('Target.attachToTarget', { targetId, flatten: true });
-  const send = (method, params) => protocol.send(method, params, sessionId);
   const errors = [];
-  const stopListening = protocol.on((message) => {
-    if (message.sessionId !== sessionId) return;
-    if (message.method === 'Runtime.exceptionThrown') {
-      const details = message.params.exceptionDetails;
-      errors.push(`pageerror: ${details.exception?.description ?? details.text}`);
-    } else if (message.method === 'Runtime.consoleAPICalled' && message.params.type === 'error') {
-      errors.push(`console.error: ${message.params.args.map((arg) => arg.value ?? arg.description ?? '').join(' ')}`);
-    }
-  });
-  await send('Runtime.enable');
-  const query = new URLSearchParams(settings).toString();
-  await send('Page.navigate', { url: query ? `${siteUrl}?${query}` : siteUrl });
-
-  /** `fn(arg)` evaluated in the page (an async function is awaited); its JSON-able result. */
-  const evaluate = async (fn, arg) => {
-    const result = await send('Runtime.evaluate', {
-      expression: `(${fn})(${JSON.stringify(arg ?? null)})`,
-      awaitPromise: true,
-      returnByValue: true,
+  let stopListening = () => {};
+  const closeTab = async () => {
+    stopListening();
+    await protocol.send('Target.closeTarget', { targetId }).catch(() => {});
+  };
+  try {
+    const { sessionId } = await protocol.send('Target.attachToTarget', { targetId, flatten: true });
+    const send = (method, params) => protocol.send(method, params, sessionId);
+    stopListening = protocol.on((message) => {
+      if (message.sessionId !== sessionId) return;
+      if (message.method === 'Runtime.exceptionThrown') {
+        const details = message.params.exceptionDetails;
+        errors.push(`pageerror: ${details.exception?.description ?? details.text}`);
+      } else if (message.method === 'Runtime.consoleAPICalled' && message.params.type === 'error') {
+        errors.push(`console.error: ${message.params.args.map((arg) => arg.value ?? arg.description ?? '').join(' ')}`);
+      }
     });
-    if (result.exceptionDetails) {
-      const details = result.exceptionDetails;
-      throw new Error(`in the page: ${details.exception?.description ?? details.text}`);
-    }
-    return result.result.value;
-  };
+    await send('Runtime.enable');
+    const query = new URLSearchParams(settings).toString();
+    const url = query ? `${siteUrl}?${query}` : siteUrl;
+    const navigated = await send('Page.navigate', { url });
+    if (navigated.errorText) throw new Error(`could not open ${url}: ${navigated.errorText}`);
 
-  const readySince = Date.now();
-  for (;;) {
-    // The first evaluations may land in the blank page or in a context the navigation tears down.
-    const ready = await evaluate(() => Boolean(document.querySelector('[data-testid=app-ready]'))).catch(() => false);
-    if (ready) break;
-    if (Date.now() - readySince > APP_READY_TIMEOUT_MS) {
-      throw new Error(`the app did not say it was ready within ${APP_READY_TIMEOUT_MS / 1000} s; page errors: ${errors.join('; ') || 'none'}`);
+    /** `fn(arg)` evaluated in the page (an async function is awaited); its JSON-able result. */
+    const evaluate = async (fn, arg) => {
+      const result = await send('Runtime.evaluate', {
+        expression: `(${fn})(${JSON.stringify(arg ?? null)})`,
+        awaitPromise: true,
+        returnByValue: true,
+      });
+      if (result.exceptionDetails) {
+        const details = result.exceptionDetails;
+        throw new Error(`in the page: ${details.exception?.description ?? details.text}`);
+      }
+      return result.result.value;
+    };
+
+    const readySince = Date.now();
+    for (;;) {
+      // The first evaluations may land in the blank page or in a context the navigation tears
+      // down; only a closed browser ends the wait early.
+      const ready = await evaluate(() => Boolean(document.querySelector('[data-testid=app-ready]'))).catch((err) => {
+        if (protocol.closedReason) throw err;
+        return false;
+      });
+      if (ready) break;
+      if (Date.now() - readySince > APP_READY_TIMEOUT_MS) {
+        throw new Error(`the app at ${url} did not say it was ready within ${APP_READY_TIMEOUT_MS / 1000} s; page errors: ${errors.join('; ') || 'none'}`);
+      }
+      await sleep(POLL_MS);
     }
-    await sleep(POLL_MS);
+
+    return {
+      errors,
+      evaluate,
+      /**
+       * Presses Run, waits up to `timeoutMs` for the run to end, presses Download and returns
+       * `{ artifact, pageErrors }`. Throws with the reason when Run cannot be pressed (the
+       * form's messages) or the run did not finish (the status line).
+       */
+      async runAndDownload(timeoutMs) {
+        const refusal = await evaluate(() => {
+          const run = document.querySelector('[data-testid=run]');
+          if (!run) return 'the page has no Run button';
+          if (run.disabled) return `Run is disabled: ${document.body.innerText.slice(0, 2_000)}`;
+          run.click();
+          return null;
+        });
+        if (refusal) throw new Error(refusal);
+        const until = Date.now() + timeoutMs;
+        let state;
+        for (;;) {
+          state = await evaluate(() => document.querySelector('[data-testid=status]')?.dataset.state);
+          if (state === 'finished' || state === 'error') break;
+          if (Date.now() > until) throw new Error(`the run did not end within ${timeoutMs / 1000} s (state ${state})`);
+          await sleep(POLL_MS * 4);
+        }
+        if (state !== 'finished') {
+          const status = await evaluate(() => document.querySelector('[data-testid=status]')?.textContent);
+          throw new Error(`the page ended in state ${state}: ${status}`);
+        }
+        const file = await download(protocol, downloadsDir, () => evaluate(() => document.querySelector('[data-testid=download]').click()));
+        return { artifact: JSON.parse(readFileSync(file, 'utf8')), pageErrors: errors };
+      },
+      close: closeTab,
+    };
+  } catch (err) {
+    await closeTab();
+    throw err;
   }
-
-  return {
-    errors,
-    evaluate,
-    /**
-     * Presses Run, waits up to `timeoutMs` for the run to end, presses Download and returns the
-     * downloaded artifact. Throws with the status line when the run did not finish.
-     */
-    async runAndDownload(timeoutMs) {
-      await evaluate(() => document.querySelector('[data-testid=run]').click());
-      const until = Date.now() + timeoutMs;
-      let state;
-      for (;;) {
-        state = await evaluate(() => document.querySelector('[data-testid=status]')?.dataset.state);
-        if (state === 'finished' || state === 'error') break;
-        if (Date.now() > until) throw new Error(`the run did not end within ${timeoutMs / 1000} s (state ${state})`);
-        await sleep(POLL_MS * 4);
-      }
-      if (state !== 'finished') {
-        const status = await evaluate(() => document.querySelector('[data-testid=status]')?.textContent);
-        throw new Error(`the page ended in state ${state}: ${status}`);
-      }
-      const file = await download(protocol, downloads, () => evaluate(() => document.querySelector('[data-testid=download]').click()));
-      return { artifact: JSON.parse(readFileSync(file, 'utf8')), pageErrors: errors };
-    },
-    async close() {
-      stopListening();
-      await protocol.send('Target.closeTarget', { targetId }).catch(() => {});
-    },
-  };
 }
 
 /** Runs `start` (which clicks a download link) and returns the path of the finished download. */
-async function download(protocol, downloads, start) {
+async function download(protocol, downloadsDir, start) {
   let stop = () => {};
   let timer;
   const finished = new Promise((resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('no download finished within 30 s')), 30_000);
+    timer = setTimeout(() => reject(new Error(`no download finished within ${DOWNLOAD_TIMEOUT_MS / 1000} s`)), DOWNLOAD_TIMEOUT_MS);
     let guid = null;
     stop = protocol.on((message) => {
       if (message.method === 'Browser.downloadWillBegin' && guid === null) guid = message.params.guid;
       if (message.method === 'Browser.downloadProgress' && message.params.guid === guid) {
-        if (message.params.state === 'completed') resolve(join(downloads, guid));
+        if (message.params.state === 'completed') resolve(join(downloadsDir, guid));
         if (message.params.state === 'canceled') reject(new Error('the browser cancelled the download'));
       }
     });
   });
+  // Settled before `start` returns, it would otherwise be a rejection nobody handles yet.
+  finished.catch(() => {});
   try {
     await start();
     return await finished;
