@@ -448,12 +448,18 @@ fn server_error_message(error: &Value) -> String {
 /// engine has compiled that code before the first timestamp is taken (see
 /// `web::transport::rehearse_reading`).
 pub fn sample_stream_events(reasoning_tokens: usize, content: &[String]) -> Vec<String> {
-    let chunk = |delta: &str, finish_reason: &str| {
+    // One `chat.completion.chunk` event whose members after the envelope are `rest`.
+    let event = |rest: &str| {
         format!(
             "data: {{\"id\":\"chatcmpl-rehearsal\",\"object\":\"chat.completion.chunk\",\
-             \"created\":0,\"model\":\"rehearsal\",\"choices\":[{{\"index\":0,\
-             \"delta\":{{{delta}}},\"logprobs\":null,\"finish_reason\":{finish_reason}}}]}}\n\n"
+             \"created\":0,\"model\":\"rehearsal\",{rest}}}\n\n"
         )
+    };
+    let chunk = |delta: &str, finish_reason: &str| {
+        event(&format!(
+            "\"choices\":[{{\"index\":0,\"delta\":{{{delta}}},\"logprobs\":null,\
+             \"finish_reason\":{finish_reason}}}]"
+        ))
     };
     let mut events = Vec::with_capacity(reasoning_tokens + content.len() + 4);
     events.push(chunk("\"role\":\"assistant\",\"content\":\"\"", "null"));
@@ -467,12 +473,11 @@ pub fn sample_stream_events(reasoning_tokens: usize, content: &[String]) -> Vec<
     }));
     events.push(chunk("", "\"stop\""));
     let completion_tokens = reasoning_tokens + content.len();
-    events.push(format!(
-        "data: {{\"id\":\"chatcmpl-rehearsal\",\"object\":\"chat.completion.chunk\",\"created\":0,\
-         \"model\":\"rehearsal\",\"choices\":[],\"usage\":{{\"prompt_tokens\":16,\
-         \"completion_tokens\":{completion_tokens},\"total_tokens\":{}}}}}\n\n",
+    events.push(event(&format!(
+        "\"choices\":[],\"usage\":{{\"prompt_tokens\":16,\
+         \"completion_tokens\":{completion_tokens},\"total_tokens\":{}}}",
         16 + completion_tokens
-    ));
+    )));
     events.push("data: [DONE]\n\n".to_string());
     events
 }
@@ -538,7 +543,6 @@ fn python_str(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
     use serde_json::json;
 
     #[test]

@@ -57,6 +57,23 @@ pub struct RunSetup {
     pub api_key: Option<String>,
 }
 
+impl RunSetup {
+    /// What the core needs to know of request `index`'s plan to conclude it into a row.
+    fn plan_facts(&self, index: u64, run_started_ms: f64) -> RequestPlanFacts {
+        RequestPlanFacts {
+            request_index: index,
+            planned_context_tokens: planned_context(&self.plan, index),
+            expected_marker: self
+                .config
+                .request_canaries
+                .then(|| self.plan.marker(index as usize)),
+            response_words: self.config.response_words,
+            policy: self.config.controlled_output_policy,
+            run_started_ms,
+        }
+    }
+}
+
 /// A run in progress, shared between the slot tasks, the Cancel button and the page.
 pub struct LiveRun {
     clock: Clock,
@@ -262,19 +279,11 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
 /// wire, so the optimized compiles finish while the warm-up requests travel (with the warm-up
 /// off, they overlap the first wave). Nothing it makes is kept: no row, no state of the run.
 fn rehearse_request(setup: &RunSetup, prompt_spec: &PromptSpec) {
-    let plan = &setup.plan;
     let config = &setup.config;
-    if let Ok(prompt) = prompt_spec.build(0, planned_context(plan, 0)) {
+    let facts = setup.plan_facts(0, 0.0);
+    if let Ok(prompt) = prompt_spec.build(0, facts.planned_context_tokens) {
         std::hint::black_box(request_body(config, &prompt));
     }
-    let facts = RequestPlanFacts {
-        request_index: 0,
-        planned_context_tokens: planned_context(plan, 0),
-        expected_marker: config.request_canaries.then(|| plan.marker(0)),
-        response_words: config.response_words,
-        policy: config.controlled_output_policy,
-        run_started_ms: 0.0,
-    };
     let mut content: Vec<String> = facts.expected_marker.iter().cloned().collect();
     let words = config.response_words.clamp(1, REHEARSAL_MOST_WORDS) as usize;
     content.extend(std::iter::repeat_n(" code".to_string(), words));
@@ -478,8 +487,9 @@ async fn run_slot(
         // about a millisecond (0.6–0.8 ms median, about 1.2 ms mean at concurrency 64 in
         // Chromium 156 on a 2-core machine), and the first wave sends one per slot: sent
         // from one task, 64 of them held every read for 115 ms, and the streams that had
-        // already answered were stamped that late. A slot takes the sending turn, then yields to the event loop (a message to
-        // itself, which runs after the tasks queued before it: the reads); it lets the turn
+        // already answered were stamped that late. A slot takes the sending turn, then yields
+        // to the event loop (a message to itself, which runs after the tasks queued before it:
+        // the reads); it lets the turn
         // go before it sends, but everything from here to its `fetch()` call is synchronous,
         // so the next slot yields only once this one has sent. Yielding without the turn
         // would queue all 64 yields at once, ahead of every read, and change nothing. The
@@ -583,18 +593,7 @@ async fn run_one(
 ) -> RequestOutcome {
     let clock = &live.clock;
     let request_started_ms = clock.now_ms();
-    let plan = &setup.plan;
-    let facts = RequestPlanFacts {
-        request_index: index,
-        planned_context_tokens: planned_context(plan, index),
-        expected_marker: setup
-            .config
-            .request_canaries
-            .then(|| plan.marker(index as usize)),
-        response_words: setup.config.response_words,
-        policy: setup.config.controlled_output_policy,
-        run_started_ms: live.run_started_ms.get(),
-    };
+    let facts = setup.plan_facts(index, live.run_started_ms.get());
     let prompt = match prompt_spec.build(index as usize, facts.planned_context_tokens) {
         Ok(prompt) => prompt,
         Err(err) => {

@@ -30,7 +30,7 @@ const POLL_MS = 50;
 
 /**
  * Launches Chromium (the same binary and flags as browser.mjs, a fresh profile) with
- * `--remote-debugging-pipe`. Returns `{ openApp, close }`.
+ * `--remote-debugging-pipe`. Returns `{ openApp, run, close }`.
  */
 export async function launchBareBrowser() {
   const profileDir = mkdtempSync(join(tmpdir(), 'strobe-bare-'));
@@ -55,14 +55,27 @@ export async function launchBareBrowser() {
     removeDirs();
     throw new Error(`Chromium (${CHROMIUM}) did not start over its DevTools pipe: ${err.message}. Its last words: ${protocol.stderrTail()}`);
   }
-  return {
+  const browser = {
     openApp: (siteUrl, settings = {}) => openApp(protocol, downloadsDir, siteUrl, settings),
+    /**
+     * One run: opens the app with `settings` in its link, presses Run, waits up to `timeoutMs`
+     * for the end, downloads the artifact and closes the tab. `{ artifact, pageErrors }`.
+     */
+    async run(siteUrl, settings, timeoutMs) {
+      const page = await browser.openApp(siteUrl, settings);
+      try {
+        return await page.runAndDownload(timeoutMs);
+      } finally {
+        await page.close();
+      }
+    },
     async close() {
       await protocol.send('Browser.close').catch(() => {});
       await protocol.exited(5_000);
       removeDirs();
     },
   };
+  return browser;
 }
 
 /** `promise`, or a rejection saying `what` once `ms` have passed. */

@@ -32,10 +32,8 @@ after(async () => {
 
 test('24 requests at concurrency 4: every moment close to the simulator truth', async () => {
   const sim = await startSim(['--seed', '7']);
-  let page = null;
   try {
-    page = await browser.openApp(site.url, { base_url: sim.baseUrls[0], ...TRUTH_RUN_SETTINGS });
-    const { artifact, pageErrors } = await page.runAndDownload(120_000);
+    const { artifact, pageErrors } = await browser.run(site.url, { base_url: sim.baseUrls[0], ...TRUTH_RUN_SETTINGS }, 120_000);
     assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
     assert.equal(artifact.client.measurement_thread, 'worker');
     const rows = artifactErrors(artifact, (await sim.truth()).records);
@@ -56,7 +54,6 @@ test('24 requests at concurrency 4: every moment close to the simulator truth', 
     }
     assert.deepEqual(pageErrors, []);
   } finally {
-    await page?.close();
     await sim.stop();
   }
 });

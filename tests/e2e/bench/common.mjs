@@ -1,23 +1,10 @@
-// What the shipped benchmarks share: driving one run of the built app and taking its artifact
-// (through the bare DevTools pipe of bare-browser.mjs, so no DevTools instrumentation runs inside
-// what is measured), nearest-rank summaries, and the machine facts every report carries. Rows
-// are joined to strobe-sim's truth log by ../truth.mjs.
+// What the shipped benchmarks share: the `--repeat` option, nearest-rank summaries, and the
+// machine facts every report carries. Runs go through the bare DevTools pipe of
+// ../bare-browser.mjs (`browser.run`), so no DevTools instrumentation runs inside what is
+// measured; rows are joined to strobe-sim's truth log by ../truth.mjs.
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { CHROMIUM } from '../browser.mjs';
-
-/**
- * Opens the app in `browser` (a bare-browser.mjs launch) with the run in its link, presses Run,
- * waits for the end and returns `{ artifact, pageErrors }`.
- */
-export async function runOnPage(browser, siteUrl, settings, timeoutMs) {
-  const page = await browser.openApp(siteUrl, settings);
-  try {
-    return await page.runAndDownload(timeoutMs);
-  } finally {
-    await page.close();
-  }
-}
 
 /** The `--repeat` option: a whole number from 1 to `max`, or an error that says so. */
 export function parseRepeat(text, max) {

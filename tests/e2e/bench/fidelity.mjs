@@ -36,7 +36,7 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim } from '../sim.mjs';
-import { parseRepeat, runOnPage, summarize, percentile, environment } from './common.mjs';
+import { parseRepeat, summarize, percentile, environment } from './common.mjs';
 import { momentErrors, artifactErrors } from '../truth.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -294,7 +294,7 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
     return { errors, new_connections: null, page_errors: pageErrors, load_1m: [loadBefore, loadavg()[0]] };
   }
   const settings = strobeSettings(testCase, sim.baseUrls, client, seed);
-  const { artifact, pageErrors } = await runOnPage(browser, siteUrl, settings, RUN_TIMEOUT_MS);
+  const { artifact, pageErrors } = await browser.run(siteUrl, settings, RUN_TIMEOUT_MS);
   if (artifact.completed !== testCase.requests) {
     const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
     throw new Error(`${artifact.completed} of ${testCase.requests} requests completed; the first failure: ${first}`);

@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
-import { parseRepeat, runOnPage, summarize, environment } from './common.mjs';
+import { parseRepeat, summarize, environment } from './common.mjs';
 import { stampMs, artifactErrors } from '../truth.mjs';
 import { startSim } from '../sim.mjs';
 
@@ -126,7 +126,7 @@ async function runRung(browser, siteUrl, rung, measurement) {
   try {
     const loadBefore = loadavg()[0];
     const settings = { ...rung.settings, base_url: sim.baseUrls[0], measurement };
-    const { artifact, pageErrors } = await runOnPage(browser, siteUrl, settings, rung.timeoutMs);
+    const { artifact, pageErrors } = await browser.run(siteUrl, settings, rung.timeoutMs);
     const truth = await sim.truth();
     if (artifact.completed !== rung.requests) {
       const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
