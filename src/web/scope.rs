@@ -69,18 +69,27 @@ impl Fetcher {
     }
 }
 
-/// `setTimeout(callback, ms)` in this scope; `false` when it could not be scheduled.
-pub fn set_timeout(callback: &Function, ms: i32) -> bool {
-    let scheduled = match scope() {
-        Some(Scope::Window(window)) => {
+/// `setTimeout(callback, ms)` in this scope: the timer's id, or `None` when it could not be
+/// scheduled.
+pub fn set_timeout(callback: &Function, ms: i32) -> Option<i32> {
+    let scheduled = match scope()? {
+        Scope::Window(window) => {
             window.set_timeout_with_callback_and_timeout_and_arguments_0(callback, ms)
         }
-        Some(Scope::Worker(worker)) => {
+        Scope::Worker(worker) => {
             worker.set_timeout_with_callback_and_timeout_and_arguments_0(callback, ms)
         }
-        None => return false,
     };
-    scheduled.is_ok()
+    scheduled.ok()
+}
+
+/// `clearTimeout(id)` in this scope: the timer set as `id` will not fire.
+pub fn clear_timeout(id: i32) {
+    match scope() {
+        Some(Scope::Window(window)) => window.clear_timeout_with_handle(id),
+        Some(Scope::Worker(worker)) => worker.clear_timeout_with_handle(id),
+        None => {}
+    }
 }
 
 /// Whether the scope is cross-origin isolated (then the timer is precise to 5 µs). A worker

@@ -1,8 +1,11 @@
 //! Timers as futures, on the browser's `setTimeout` (the page's or the worker's).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::closure::Closure;
@@ -12,20 +15,72 @@ use web_sys::{MessageChannel, MessagePort};
 
 use super::scope;
 
-/// Resolves after about `ms` milliseconds (at least one event-loop turn).
-pub async fn sleep_ms(ms: f64) {
-    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
-        let resolve_later = resolve.clone();
-        let callback = Closure::once_into_js(move || {
-            let _ = resolve_later.call0(&wasm_bindgen::JsValue::NULL);
-        });
-        let delay = ms.clamp(0.0, i32::MAX as f64) as i32;
-        if !scope::set_timeout(callback.unchecked_ref(), delay) {
+/// Resolves after about `ms` milliseconds (at least one event-loop turn). Dropped before then
+/// (a wait that lost a race, such as a body's end grace), it clears its timer: nothing is left
+/// behind to wake the thread later. Before, every request's 200 ms grace outlived it, and at
+/// concurrency 16 the warm-up's left 48 timer tasks to run among the first wave's sends and
+/// reads (seen in a Chromium trace of the measurement worker).
+pub fn sleep_ms(ms: f64) -> Sleep {
+    let state = Rc::new(SleepState::default());
+    let on_time = {
+        let state = state.clone();
+        Closure::<dyn FnMut()>::new(move || {
+            state.elapsed.set(true);
+            if let Some(waker) = state.waker.borrow_mut().take() {
+                waker.wake();
+            }
+        })
+    };
+    let delay = ms.clamp(0.0, i32::MAX as f64) as i32;
+    match scope::set_timeout(on_time.as_ref().unchecked_ref(), delay) {
+        Some(timer) => Sleep {
+            state,
+            timer: Some((timer, on_time)),
+        },
+        None => {
             // No timer to wait on: resolve now rather than never.
-            let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+            state.elapsed.set(true);
+            Sleep { state, timer: None }
         }
-    });
-    let _ = JsFuture::from(promise).await;
+    }
+}
+
+/// The future [`sleep_ms`] returns.
+pub struct Sleep {
+    state: Rc<SleepState>,
+    /// The browser's timer id and the callback it calls, kept alive until the timer fires or
+    /// is cleared.
+    timer: Option<(i32, Closure<dyn FnMut()>)>,
+}
+
+#[derive(Default)]
+struct SleepState {
+    elapsed: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
+        if self.state.elapsed.get() {
+            Poll::Ready(())
+        } else {
+            *self.state.waker.borrow_mut() = Some(context.waker().clone());
+            Poll::Pending
+        }
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some((timer, _on_time)) = &self.timer {
+            if !self.state.elapsed.get() {
+                // Cleared before the callback is dropped: the browser never calls a freed one.
+                scope::clear_timeout(*timer);
+            }
+        }
+    }
 }
 
 /// A `MessageChannel` whose messages resume the futures waiting in [`yield_to_event_loop`], in

@@ -195,6 +195,64 @@ test('the main-thread mode measures too and says so', async () => {
   }
 });
 
+/** transport::BODY_END_GRACE_MS: how long strobe waits for a body's end after `[DONE]`. */
+const BODY_END_GRACE_MS = 200;
+
+test('no request leaves its body-end timer behind to fire later in the run', async () => {
+  // Every request, warm-up or measured, races the end of its body against a 200 ms timer once
+  // `[DONE]` has arrived. The end wins within a millisecond; the timer must then be cleared,
+  // not left to run as a task among the next requests' sends and reads. Watched on the page's
+  // own timers, so in the main-thread mode; the worker runs the same code.
+  const sim = await startSim(['--seed', '17']);
+  const page = await env.browser.newPage();
+  try {
+    await page.addInitScript((graceMs) => {
+      const watched = { set: 0, cleared: 0, fired: 0 };
+      const pending = new Set();
+      const { setTimeout: set, clearTimeout: clear } = window;
+      window.__graceTimers = watched;
+      window.setTimeout = function (callback, ms, ...rest) {
+        if (ms !== graceMs || document.querySelector('[data-testid=status]')?.dataset.state !== 'running') {
+          return set.call(window, callback, ms, ...rest);
+        }
+        const id = set.call(window, (...args) => {
+          if (pending.delete(id)) watched.fired += 1;
+          return callback(...args);
+        }, ms, ...rest);
+        pending.add(id);
+        watched.set += 1;
+        return id;
+      };
+      window.clearTimeout = function (id) {
+        if (pending.delete(id)) watched.cleared += 1;
+        return clear.call(window, id);
+      };
+    }, BODY_END_GRACE_MS);
+    const settings = {
+      base_url: sim.baseUrls[0],
+      requests: '12',
+      concurrency: '3',
+      context_tokens: '512',
+      max_tokens: '16',
+      measurement: 'main',
+    };
+    await page.goto(`${env.site.url}?${new URLSearchParams(settings)}`);
+    await page.getByTestId('app-ready').waitFor();
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 60_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    await page.waitForTimeout(2 * BODY_END_GRACE_MS);
+    const watched = await page.evaluate(() => window.__graceTimers);
+    // The warm-up's requests and the 12 measured ones each set one.
+    assert.ok(watched.set >= 12, JSON.stringify(watched));
+    assert.equal(watched.fired, 0, `grace timers that fired: ${JSON.stringify(watched)}`);
+    assert.equal(watched.cleared, watched.set, JSON.stringify(watched));
+  } finally {
+    await page.close();
+    await sim.stop();
+  }
+});
+
 test('a measurement worker that cannot load its code stops the run with the reason', async () => {
   const sim = await startSim(['--seed', '15']);
   let page;
