@@ -497,6 +497,9 @@ struct EventWriter<'c> {
     policy: WritePolicy,
     writes: u32,
     utf8_split_writes: u32,
+    clock: SimClock,
+    /// When the latest write began (`TruthTimes::last_write_started` once the stream ends).
+    last_write_started: Option<Stamp>,
 }
 
 impl EventWriter<'_> {
@@ -513,6 +516,7 @@ impl EventWriter<'_> {
     async fn send(&mut self, event: &[u8]) -> io::Result<()> {
         let (pieces, inside_characters) = split_into_writes(event, self.policy);
         for piece in pieces {
+            self.last_write_started = Some(self.clock.now());
             if self.chunked {
                 self.connection.write(&chunk_frame(piece)).await?;
             } else {
@@ -526,6 +530,7 @@ impl EventWriter<'_> {
 
     async fn end_body(&mut self) -> io::Result<()> {
         if self.chunked {
+            self.last_write_started = Some(self.clock.now());
             self.connection.write(LAST_CHUNK).await?;
             self.writes += 1;
         }
@@ -604,9 +609,12 @@ async fn stream_response(
         policy: write_policy(&job.faults),
         writes: 0,
         utf8_split_writes: 0,
+        clock: shared.clock,
+        last_write_started: None,
     };
     let result = stream_events(shared, &mut out, &mut job, &mut trace).await;
     let record = &mut trace.record;
+    record.times.last_write_started = out.last_write_started;
     record.writes = out.writes;
     record.utf8_split_writes = out.utf8_split_writes;
     match result {

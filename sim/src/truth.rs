@@ -102,6 +102,12 @@ pub struct TruthTimes {
     pub first_content_byte_sent: Option<Stamp>,
     /// The last write of the response had returned (or the connection was cut).
     pub last_byte_sent: Option<Stamp>,
+    /// The last write of a streamed response was about to begin: the earliest the client can
+    /// have had the last byte. Unlike `last_byte_sent`, a server descheduled between its write
+    /// and its clock reading cannot make it late, so it orders the end of one response against
+    /// what the client did next. `null` for a response that was not streamed.
+    #[serde(default)]
+    pub last_write_started: Option<Stamp>,
 }
 
 /// How a request ended, from the server's side.

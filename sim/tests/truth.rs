@@ -124,6 +124,14 @@ async fn the_truth_log_agrees_with_what_the_client_received() {
         assert!(
             server_first_reasoning < server_first_content && server_first_content <= server_last
         );
+        // The last write began after the first content went out and before the last write
+        // returned; the client cannot have read the end before it began.
+        let last_write_started = times
+            .last_write_started
+            .expect("a stream's last write")
+            .monotonic_ms;
+        assert!(server_first_content <= last_write_started && last_write_started <= server_last);
+        assert!(client_end >= last_write_started);
         // Both clocks tell the same story.
         let unix_span = times.last_byte_sent.expect("ended").unix_ns
             - times.received.expect("received").unix_ns;

@@ -15,11 +15,15 @@ const env = browserAndSite();
 
 const runFromPage = env.run;
 
-/** The most requests the server itself was streaming at one moment (received → last byte). */
+/**
+ * The most requests the server itself was streaming at one moment (received → the start of its
+ * last write: the earliest the client can have read the end, so a server descheduled after a
+ * write cannot stretch one request into the next on the same slot).
+ */
 function serverConcurrency(records) {
   const edges = [];
   for (const record of records) {
-    const { received, last_byte_sent: lastByte } = record.times;
+    const { received, last_write_started: lastByte } = record.times;
     if (!received || !lastByte) continue;
     edges.push([received.unix_ns, 1], [lastByte.unix_ns, -1]);
   }
