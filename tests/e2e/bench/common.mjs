@@ -1,8 +1,9 @@
-// What the shipped benchmarks share: the `--repeat` option, nearest-rank summaries, and the
-// machine facts every report carries. Runs go through the bare DevTools pipe of
+// What the shipped benchmarks share: the `--repeat` option, nearest-rank summaries, the
+// machine facts every report carries, and how busy the host was during each run. Runs go through the bare DevTools pipe of
 // ../bare-browser.mjs (`browser.run`), so no DevTools instrumentation runs inside what is
 // measured; rows are joined to strobe-sim's truth log by ../truth.mjs.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { CHROMIUM } from '../browser.mjs';
 
@@ -54,4 +55,40 @@ export function environment() {
     load_average_at_start: loadavg(),
     commit: commandOutput('git', ['rev-parse', '--short', 'HEAD']),
   };
+}
+
+/**
+ * The host's CPU time counters since boot (Linux `/proc/stat`, all CPUs: user, nice, system,
+ * idle, iowait, irq, softirq, steal), or null where there are none. Two readings give
+ * {@link hostCpuShare}.
+ */
+export function hostCpuCounters() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const counters = fields.slice(1, 9).map(Number);
+    return counters.length === 8 && counters.every(Number.isFinite) ? counters : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How the host's CPU time went between two {@link hostCpuCounters} readings, in % of it:
+ * `steal_pct`, time the hypervisor gave to other guests while this one wanted to run (on a
+ * shared VM the noisy periods, when every client's errors grow, are the ones with steal), and
+ * `busy_pct`, time this machine spent running anything. Null without both readings.
+ */
+export function hostCpuShare(before, after) {
+  if (!before || !after) return null;
+  const spent = after.map((value, i) => value - before[i]);
+  const total = spent.reduce((sum, value) => sum + value, 0);
+  if (total <= 0) return null;
+  const [, , , idle, iowait, , , steal] = spent;
+  const percent = (value) => Math.round((1000 * value) / total) / 10;
+  return { steal_pct: percent(steal), busy_pct: percent(total - idle - iowait - steal) };
+}
+
+/** " steal 1.2 %" for a progress line, or nothing without a reading. */
+export function stealText(host) {
+  return host ? `, steal ${host.steal_pct.toFixed(1)} %` : '';
 }

@@ -36,7 +36,7 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim } from '../sim.mjs';
-import { parseRepeat, summarize, percentile, environment } from './common.mjs';
+import { parseRepeat, summarize, percentile, environment, hostCpuCounters, hostCpuShare, stealText } from './common.mjs';
 import { momentErrors, artifactErrors } from '../truth.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -281,6 +281,8 @@ function floorInWorker({ source, args }) {
 async function runClient(browser, siteUrl, testCase, sim, client, seed) {
   await sim.reset();
   const loadBefore = loadavg()[0];
+  const cpuBefore = hostCpuCounters();
+  const host = () => hostCpuShare(cpuBefore, hostCpuCounters());
   if (isFloor(client)) {
     const tag = `${testCase.concurrency}_${seed}`;
     const { rows, pageErrors } = await runFloor(browser, siteUrl, testCase, sim.baseUrls, tag, client === FLOOR_WORKER);
@@ -291,10 +293,11 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
       if (!record) throw new Error(`floor request ${row.marker} has no truth record`);
       return momentErrors(row.started_unix_ms, row, record);
     });
-    return { errors, new_connections: null, page_errors: pageErrors, load_1m: [loadBefore, loadavg()[0]] };
+    return { errors, new_connections: null, page_errors: pageErrors, load_1m: [loadBefore, loadavg()[0]], host_cpu: host() };
   }
   const settings = strobeSettings(testCase, sim.baseUrls, client, seed);
   const { artifact, pageErrors } = await browser.run(siteUrl, settings, RUN_TIMEOUT_MS);
+  const hostCpu = host();
   if (artifact.completed !== testCase.requests) {
     const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
     throw new Error(`${artifact.completed} of ${testCase.requests} requests completed; the first failure: ${first}`);
@@ -310,6 +313,7 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
     max_in_flight_per_origin: artifact.client.transport.max_in_flight_per_origin,
     page_errors: pageErrors,
     load_1m: [loadBefore, loadavg()[0]],
+    host_cpu: hostCpu,
   };
 }
 
@@ -335,7 +339,7 @@ async function runCases(browser, siteUrl, { cases, repeat, clients }) {
           const run = await runClient(browser, siteUrl, testCase, sim, client, 1000 * round + testCase.concurrency);
           results.get(testCase.concurrency)[client].push({ round, ...run });
           const p95 = summarize(run.errors.map((row) => row.ttfo)).p95_abs_ms;
-          process.stderr.write(`TTFO p95 ${p95.toFixed(2)} ms, load ${run.load_1m[1].toFixed(2)}\n`);
+          process.stderr.write(`TTFO p95 ${p95.toFixed(2)} ms, load ${run.load_1m[1].toFixed(2)}${stealText(run.host_cpu)}\n`);
         } catch (err) {
           failures.push({ round, concurrency: testCase.concurrency, client, error: String(err?.message ?? err) });
           process.stderr.write(`FAILED: ${err?.message ?? err}\n`);
@@ -360,6 +364,7 @@ function caseSummary(testCase, byClient) {
       new_connection_rows: isFloor(client) ? null : runs.reduce((sum, run) => sum + run.new_connections, 0),
       queue_suspected: isFloor(client) ? null : runs.some((run) => run.queue_suspected),
       max_in_flight_per_origin: isFloor(client) ? null : Math.max(...runs.map((run) => run.max_in_flight_per_origin)),
+      host_steal_max_pct: mostSteal(runs),
     };
   }
   const compare = (a, b) => Object.fromEntries(METRICS.map((metric) => {
@@ -378,6 +383,12 @@ function caseSummary(testCase, byClient) {
 }
 
 const ms = (value) => value.toFixed(2);
+
+/** The highest host steal of a client's runs, or null when no run has a reading (older reports). */
+function mostSteal(runs) {
+  const steals = runs.map((run) => run.host_cpu?.steal_pct).filter(Number.isFinite);
+  return steals.length > 0 ? Math.max(...steals) : null;
+}
 
 /** Rounds a comparison needs before it gives a verdict (a sign test over fewer cannot say worse). */
 const MIN_ROUNDS_FOR_VERDICT = 5;
@@ -439,8 +450,8 @@ function compareP95(runsA, runsB, metric) {
 
 function markdownTable(summaries) {
   const lines = [
-    '| c | ports | client | TTFO \\|err\\| p50 / p95 / max | TTFT \\|err\\| p50 / p95 / max | E2E \\|err\\| p50 / p95 / max | bias TTFO / TTFT / E2E | new-connection rows |',
-    '|---:|---:|---|---|---|---|---|---:|',
+    '| c | ports | client | TTFO \\|err\\| p50 / p95 / max | TTFT \\|err\\| p50 / p95 / max | E2E \\|err\\| p50 / p95 / max | bias TTFO / TTFT / E2E | new-connection rows | host steal, worst run |',
+    '|---:|---:|---|---|---|---|---|---:|---:|',
   ];
   for (const summary of summaries) {
     for (const [client, result] of Object.entries(summary.clients)) {
@@ -451,7 +462,8 @@ function markdownTable(summaries) {
       const bias = METRICS.map((metric) => ms(result.metrics[metric].median_signed_ms)).join(' / ');
       const label = { floor: 'plain-JS floor', [FLOOR_WORKER]: 'plain-JS floor in a worker' }[client] ?? `strobe ${client}`;
       const fresh = result.new_connection_rows ?? '–';
-      lines.push(`| ${summary.concurrency} | ${summary.ports} | ${label} | ${cells.join(' | ')} | ${bias} | ${fresh} |`);
+      const steal = result.host_steal_max_pct === null || result.host_steal_max_pct === undefined ? '–' : `${result.host_steal_max_pct.toFixed(1)} %`;
+      lines.push(`| ${summary.concurrency} | ${summary.ports} | ${label} | ${cells.join(' | ')} | ${bias} | ${fresh} | ${steal} |`);
     }
   }
   return lines.join('\n');

@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
-import { parseRepeat, summarize, environment } from './common.mjs';
+import { parseRepeat, summarize, environment, hostCpuCounters, hostCpuShare, stealText } from './common.mjs';
 import { stampMs, artifactErrors } from '../truth.mjs';
 import { startSim } from '../sim.mjs';
 
@@ -125,14 +125,16 @@ async function runRung(browser, siteUrl, rung, measurement) {
   const sim = await startSim(rung.simArgs);
   try {
     const loadBefore = loadavg()[0];
+    const cpuBefore = hostCpuCounters();
     const settings = { ...rung.settings, base_url: sim.baseUrls[0], measurement };
     const { artifact, pageErrors } = await browser.run(siteUrl, settings, rung.timeoutMs);
+    const hostCpu = hostCpuShare(cpuBefore, hostCpuCounters());
     const truth = await sim.truth();
     if (artifact.completed !== rung.requests) {
       const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
       throw new Error(`${artifact.completed} of ${rung.requests} requests completed; the first failure: ${first}`);
     }
-    return { artifact, records: truth.records, pageErrors, load1m: [loadBefore, loadavg()[0]] };
+    return { artifact, records: truth.records, pageErrors, load1m: [loadBefore, loadavg()[0]], hostCpu };
   } finally {
     await sim.stop();
   }
@@ -267,14 +269,14 @@ async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS, measur
       const rung = planRung(interval, prefillTokS);
       process.stderr.write(`round ${round}/${repeat}, decode interval ${interval} ms, ${rung.requests} requests… `);
       try {
-        const { artifact, records, pageErrors, load1m } = await runRung(browser, siteUrl, rung, measurement);
+        const { artifact, records, pageErrors, load1m, hostCpu } = await runRung(browser, siteUrl, rung, measurement);
         const rows = artifactErrors(artifact, records);
         const rate = eventRate(records);
         runsByRung.get(interval).push({
-          round, rate, load_1m: load1m, page_errors: pageErrors, rows,
+          round, rate, load_1m: load1m, host_cpu: hostCpu, page_errors: pageErrors, rows,
           client_sse: artifact.client?.sse ?? null, wall_clock_ms: artifact.wall_clock_ms,
         });
-        process.stderr.write(`${Math.round(rate.events_per_s)} events/s, load average ${load1m[1].toFixed(2)}\n`);
+        process.stderr.write(`${Math.round(rate.events_per_s)} events/s, load average ${load1m[1].toFixed(2)}${stealText(hostCpu)}\n`);
       } catch (err) {
         failures.push({ round, decode_interval_ms: interval, error: String(err?.message ?? err) });
         process.stderr.write(`FAILED: ${err?.message ?? err}\n`);
