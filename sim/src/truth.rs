@@ -105,8 +105,9 @@ pub struct TruthTimes {
     /// The last write of a streamed response was about to begin: the earliest the client can
     /// have had the last byte. Unlike `last_byte_sent`, a server descheduled between its write
     /// and its clock reading cannot make it late, so it orders the end of one response against
-    /// what the client did next. `null` for a response that was not streamed.
-    #[serde(default)]
+    /// what the client did next. `null` when no body write was attempted (a response that was
+    /// not streamed, a stream abandoned before its first event) or the server shut down
+    /// mid-stream; set even when that write then failed.
     pub last_write_started: Option<Stamp>,
 }
 

@@ -15,18 +15,18 @@ use web_sys::{MessageChannel, MessagePort};
 
 use super::scope;
 
-/// Resolves after about `ms` milliseconds (at least one event-loop turn). Dropped before then
-/// (a wait that lost a race, such as a body's end grace), it clears its timer: nothing is left
-/// behind to wake the thread later. Before, every request's 200 ms grace outlived it, and at
-/// concurrency 16 the warm-up's left 48 timer tasks to run among the first wave's sends and
-/// reads (seen in a Chromium trace of the measurement worker).
+/// Resolves after about `ms` milliseconds, in a timer task of its own (or at once where this
+/// thread has no timers). Dropped before then (a wait that lost a race, such as a body's end
+/// grace), it clears its timer, so nothing is left to wake the thread later in the run, among
+/// the reads being timed.
 pub fn sleep_ms(ms: f64) -> Sleep {
     let state = Rc::new(SleepState::default());
     let on_time = {
         let state = state.clone();
         Closure::<dyn FnMut()>::new(move || {
             state.elapsed.set(true);
-            if let Some(waker) = state.waker.borrow_mut().take() {
+            let waker = state.waker.borrow_mut().take();
+            if let Some(waker) = waker {
                 waker.wake();
             }
         })

@@ -23,9 +23,9 @@ const runFromPage = env.run;
 function serverConcurrency(records) {
   const edges = [];
   for (const record of records) {
-    const { received, last_write_started: lastByte } = record.times;
-    if (!received || !lastByte) continue;
-    edges.push([received.unix_ns, 1], [lastByte.unix_ns, -1]);
+    const { received, last_write_started: lastWriteStarted } = record.times;
+    assert.ok(received && lastWriteStarted, `request ${record.request_id} was received and streamed to its end`);
+    edges.push([received.unix_ns, 1], [lastWriteStarted.unix_ns, -1]);
   }
   // Ends before starts at the same nanosecond: touching intervals do not overlap.
   edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -204,9 +204,10 @@ const BODY_END_GRACE_MS = 200;
 
 test('no request leaves its body-end timer behind to fire later in the run', async () => {
   // Every request, warm-up or measured, races the end of its body against a 200 ms timer once
-  // `[DONE]` has arrived. The end wins within a millisecond; the timer must then be cleared,
-  // not left to run as a task among the next requests' sends and reads. Watched on the page's
-  // own timers, so in the main-thread mode; the worker runs the same code.
+  // `[DONE]` has arrived. strobe-sim writes the end right after `[DONE]`, so the end wins; the
+  // timer must then be cleared, not left to run as a task among the next requests' sends and
+  // reads. Watched on the page's own timers, so in the main-thread mode; the worker runs the
+  // same code.
   const sim = await startSim(['--seed', '17']);
   const page = await env.browser.newPage();
   try {
@@ -247,9 +248,16 @@ test('no request leaves its body-end timer behind to fire later in the run', asy
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
     await page.waitForTimeout(2 * BODY_END_GRACE_MS);
     const watched = await page.evaluate(() => window.__graceTimers);
-    // The warm-up's requests and the 12 measured ones each set one.
-    assert.ok(watched.set >= 12, JSON.stringify(watched));
-    assert.equal(watched.fired, 0, `grace timers that fired: ${JSON.stringify(watched)}`);
+    const { artifact } = await downloadArtifact(page, 'grace-timers');
+    assert.equal(artifact.completed, 12, JSON.stringify(artifact.failures));
+    // Each warm-up request and each of the 12 measured ones set exactly one (no other 200 ms
+    // timer runs during a run).
+    assert.equal(watched.set, artifact.client.warmup.requests + 12, JSON.stringify(watched));
+    assert.equal(
+      watched.fired,
+      0,
+      `grace timers that fired (left behind, or a body's end read over 200 ms after its [DONE]): ${JSON.stringify(watched)}`,
+    );
     assert.equal(watched.cleared, watched.set, JSON.stringify(watched));
   } finally {
     await page.close();

@@ -106,7 +106,10 @@ test('the warm-up primes every slot first and is in no row; rows carry their tra
     // client can have read it: the server stamps a write's return only after the write, and a
     // server descheduled in between (once 8.7 ms here) would make that stamp trail what the
     // client did next.
-    const ended = (record) => stampMs(record.times.last_write_started);
+    const ended = (record) => {
+      assert.ok(record.times.last_write_started, `warm-up ${record.request_id} has no last write`);
+      return stampMs(record.times.last_write_started);
+    };
     const primingEnd = Math.max(...warm.filter(isPriming).map(ended));
     const firstCheck = Math.min(...warm.filter((record) => !isPriming(record)).map((record) => stampMs(record.times.received)));
     assert.ok(firstCheck > primingEnd, `a check request arrived ${(primingEnd - firstCheck).toFixed(2)} ms before the priming ended`);

@@ -1,7 +1,8 @@
 // What the shipped benchmarks share: the `--repeat` option, nearest-rank summaries, the
-// machine facts every report carries, and how busy the host was during each run. Runs go through the bare DevTools pipe of
-// ../bare-browser.mjs (`browser.run`), so no DevTools instrumentation runs inside what is
-// measured; rows are joined to strobe-sim's truth log by ../truth.mjs.
+// machine facts every report carries, how busy the host was during each run. Runs go through
+// the bare DevTools pipe of ../bare-browser.mjs (`browser.run`), so no DevTools
+// instrumentation runs inside what is measured; rows are joined to strobe-sim's truth log by
+// ../truth.mjs.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -80,7 +81,8 @@ export function hostCpuCounters() {
  */
 export function hostCpuShare(before, after) {
   if (!before || !after) return null;
-  const spent = after.map((value, i) => value - before[i]);
+  // A counter can step back between readings (iowait does, proc(5)): count no negative time.
+  const spent = after.map((value, i) => Math.max(0, value - before[i]));
   const total = spent.reduce((sum, value) => sum + value, 0);
   if (total <= 0) return null;
   const [, , , idle, iowait, , , steal] = spent;
@@ -88,7 +90,7 @@ export function hostCpuShare(before, after) {
   return { steal_pct: percent(steal), busy_pct: percent(total - idle - iowait - steal) };
 }
 
-/** " steal 1.2 %" for a progress line, or nothing without a reading. */
+/** ", steal 1.2 %" for a progress line, or nothing without a reading. */
 export function stealText(host) {
   return host ? `, steal ${host.steal_pct.toFixed(1)} %` : '';
 }

@@ -43,7 +43,8 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIST = process.env.STROBE_DIST ?? 'dist';
 const METRICS = ['ttfo', 'ttft', 'e2e'];
 const CONNECTIONS_PER_ORIGIN = 6;
-const MAX_REPEAT = 5;
+/** Enough rounds to find five quiet ones (see `NOISY_STEAL_PCT`) in a noisy hour. */
+const MAX_REPEAT = 10;
 
 /** The cases: concurrency and requests per run. Ports follow from concurrency. */
 const CASES = [
@@ -392,6 +393,16 @@ function mostSteal(runs) {
 
 /** Rounds a comparison needs before it gives a verdict (a sign test over fewer cannot say worse). */
 const MIN_ROUNDS_FOR_VERDICT = 5;
+/**
+ * A run during which the hypervisor gave at least this share of the host's CPU time to other
+ * guests (`host_cpu.steal_pct`) is noisy. Pairing by round cancels what hits both runs, but a
+ * burst of steal lands in one run and not the other: in a report of 2026-11-30 the worker's
+ * c = 16 runs had 5.9–15.1 % steal in four rounds of five, the floor's 0.7–1.2 % in three of
+ * them, and the worker's E2E p95 came out higher in all five. Runs without a reading (older
+ * reports) count as quiet.
+ */
+const NOISY_STEAL_PCT = 2;
+const isNoisy = (run) => (run.host_cpu?.steal_pct ?? 0) >= NOISY_STEAL_PCT;
 /** How unlikely "higher in this many rounds" must be, were neither client worse, to say worse. */
 const SIGNIFICANCE = 0.05;
 
@@ -423,12 +434,15 @@ const medianOf = (values) => {
  * test over the rounds: `no_worse` when the median difference is ≤ 0; `worse` when a was
  * higher in so many rounds that, were neither client worse, it would happen with probability
  * under 5 % (with five rounds: all five); `within_noise` otherwise; `too_few_runs` below five
- * paired rounds. No distribution is assumed, and nothing random is drawn.
+ * paired rounds. A round in which either run was noisy (`NOISY_STEAL_PCT`) is set aside and
+ * listed. No distribution is assumed, and nothing random is drawn.
  */
 function compareP95(runsA, runsB, metric) {
   const p95ByRound = (runs) => new Map(runs.map((run) => [run.round, p95Of(run.errors.map((row) => Math.abs(row[metric])))]));
+  const noisyRounds = new Set([...runsA, ...runsB].filter(isNoisy).map((run) => run.round));
   const [a, b] = [p95ByRound(runsA), p95ByRound(runsB)];
-  const rounds = [...a.keys()].filter((round) => b.has(round)).sort((x, y) => x - y);
+  const paired = [...a.keys()].filter((round) => b.has(round)).sort((x, y) => x - y);
+  const rounds = paired.filter((round) => !noisyRounds.has(round));
   const differences = rounds.map((round) => a.get(round) - b.get(round));
   const higher = differences.filter((difference) => difference > 0).length;
   const pValue = binomialTail(rounds.length, higher);
@@ -439,8 +453,9 @@ function compareP95(runsA, runsB, metric) {
   else if (pValue < SIGNIFICANCE) verdict = 'worse';
   else verdict = 'within_noise';
   return {
-    median_p95_ms: [medianOf([...a.values()]), medianOf([...b.values()])],
+    median_p95_ms: rounds.length > 0 ? [medianOf(rounds.map((round) => a.get(round))), medianOf(rounds.map((round) => b.get(round)))] : [null, null],
     p95_per_round_ms: rounds.map((round) => [round, a.get(round), b.get(round)]),
+    rounds_set_aside: paired.filter((round) => noisyRounds.has(round)),
     median_difference_ms: median,
     rounds_higher: [higher, rounds.length],
     sign_test_p: pValue,
@@ -462,7 +477,7 @@ function markdownTable(summaries) {
       const bias = METRICS.map((metric) => ms(result.metrics[metric].median_signed_ms)).join(' / ');
       const label = { floor: 'plain-JS floor', [FLOOR_WORKER]: 'plain-JS floor in a worker' }[client] ?? `strobe ${client}`;
       const fresh = result.new_connection_rows ?? '–';
-      const steal = result.host_steal_max_pct === null || result.host_steal_max_pct === undefined ? '–' : `${result.host_steal_max_pct.toFixed(1)} %`;
+      const steal = result.host_steal_max_pct == null ? '–' : `${result.host_steal_max_pct.toFixed(1)} %`;
       lines.push(`| ${summary.concurrency} | ${summary.ports} | ${label} | ${cells.join(' | ')} | ${bias} | ${fresh} | ${steal} |`);
     }
   }
@@ -471,7 +486,7 @@ function markdownTable(summaries) {
 
 function comparisonLines(summaries) {
   const lines = [];
-  const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE', too_few_runs: 'too few rounds for a verdict (--repeat 5)' };
+  const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE', too_few_runs: `too few quiet rounds for a verdict (five needed; --repeat up to ${MAX_REPEAT})` };
   for (const summary of summaries) {
     const pairs = [
       ['worker vs main', summary.p95_worker_vs_main],
@@ -483,9 +498,13 @@ function comparisonLines(summaries) {
         const c = comparison[metric];
         if (!c) return `${metric}: n/a`;
         const [higher, rounds] = c.rounds_higher;
+        if (rounds === 0) return `${metric}: no quiet round, ${words[c.verdict]}`;
         return `${metric} ${ms(c.median_p95_ms[0])} vs ${ms(c.median_p95_ms[1])} (median per-round difference ${ms(c.median_difference_ms)}, higher in ${higher} of ${rounds} rounds, p ${c.sign_test_p.toFixed(3)}): ${words[c.verdict]}`;
       });
-      lines.push(`- c=${summary.concurrency}, median of the runs' p95, ${title}: ${parts.join('; ')}`);
+      // Rounds are set aside per comparison (the same for its three metrics).
+      const setAside = Object.values(comparison).find((c) => c)?.rounds_set_aside ?? [];
+      const aside = setAside.length > 0 ? ` (round${setAside.length > 1 ? 's' : ''} ${setAside.join(', ')} set aside: host steal ≥ ${NOISY_STEAL_PCT} %)` : '';
+      lines.push(`- c=${summary.concurrency}, median of the runs' p95, ${title}${aside}: ${parts.join('; ')}`);
     }
   }
   return lines.join('\n');
