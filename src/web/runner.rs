@@ -94,6 +94,9 @@ pub struct LiveRun {
     warmup_controls: RefCell<Vec<Rc<RequestControl>>>,
     /// One slot at a time takes its turn to send, first come first served (see [`run_slot`]).
     sending_turns: SendingTurns,
+    /// Request bodies built before anything was sent, by request index (see
+    /// [`prepare_bodies`]); a request not in it builds its own.
+    prepared_bodies: RefCell<BTreeMap<u64, String>>,
     /// Which endpoint each measured request went to, and when its `fetch()` was called: the
     /// key that pairs it with the browser's Resource Timing entry for that endpoint's URL.
     sent: RefCell<BTreeMap<u64, (usize, f64)>>,
@@ -105,6 +108,8 @@ impl LiveRun {
     /// requests that already finished are kept.
     pub fn cancel(&self) {
         self.cancelled.set(true);
+        // Nothing more is sent: the bodies built ahead are not needed.
+        self.prepared_bodies.borrow_mut().clear();
         for control in self.controls.borrow().values() {
             control.abort(AbortCause::Cancelled);
         }
@@ -183,6 +188,7 @@ pub fn start(clock: Clock, setup: &RunSetup) -> Rc<LiveRun> {
         controls: RefCell::new(BTreeMap::new()),
         warmup_controls: RefCell::new(Vec::new()),
         sending_turns: SendingTurns::default(),
+        prepared_bodies: RefCell::new(BTreeMap::new()),
         sent: RefCell::new(BTreeMap::new()),
         finished_ms: Cell::new(None),
     })
@@ -199,6 +205,7 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
     let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
     rehearse_request(&setup, &prompt_spec);
+    prepare_bodies(&live, &setup, &prompt_spec);
     let warmup = if setup.plan.warmup_requests() > 0 {
         let warmup = warm_up(&live, &setup, &urls).await;
         live.warming_up.set(false);
@@ -296,6 +303,33 @@ fn rehearse_request(setup: &RunSetup, prompt_spec: &PromptSpec) {
         finished: vec![FinishedRequest::from(&outcome)],
     };
     std::hint::black_box(encode_message(&message).ok());
+}
+
+/// The most bytes of request bodies [`prepare_bodies`] builds ahead (the rest are built when
+/// sent): 1,000 requests of a 1,024-token context take about 3 MB.
+const PREPARED_BODIES_BUDGET_BYTES: usize = 64 * 1024 * 1024;
+
+/// Builds the requests' bodies (prompt and JSON) in index order before anything is sent, up to
+/// [`PREPARED_BODIES_BUDGET_BYTES`]. Built at send time, a body is thread time between one
+/// stream's end and the next request's `fetch()`, when reads of the other streams are due; with
+/// every body ready, sending is the `fetch()` call alone. Measured against the build before
+/// (interleaved, quiet rounds): TTFO p95 lower in three of four rounds at c = 6 and at c = 16.
+/// A prompt that cannot be built is left to its request, which fails with the reason.
+fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &PromptSpec) {
+    let mut prepared = live.prepared_bodies.borrow_mut();
+    let mut bytes = 0;
+    for index in 0..setup.plan.requests() {
+        let tokens = planned_context(&setup.plan, index);
+        let Ok(prompt) = prompt_spec.build(index as usize, tokens) else {
+            continue;
+        };
+        let body = request_body(&setup.config, &prompt);
+        bytes += body.len();
+        if bytes > PREPARED_BODIES_BUDGET_BYTES {
+            break;
+        }
+        prepared.insert(index, body);
+    }
 }
 
 /// The most words a rehearsed stream answers with (a run asking for more rehearses its
@@ -594,15 +628,17 @@ async fn run_one(
     let clock = &live.clock;
     let request_started_ms = clock.now_ms();
     let facts = setup.plan_facts(index, live.run_started_ms.get());
-    let prompt = match prompt_spec.build(index as usize, facts.planned_context_tokens) {
-        Ok(prompt) => prompt,
-        Err(err) => {
-            let error = RequestError::new("ValueError", err.to_string());
-            return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
-        }
+    let prepared = live.prepared_bodies.borrow_mut().remove(&index);
+    let body = match prepared {
+        Some(body) => body,
+        None => match prompt_spec.build(index as usize, facts.planned_context_tokens) {
+            Ok(prompt) => request_body(&setup.config, &prompt),
+            Err(err) => {
+                let error = RequestError::new("ValueError", err.to_string());
+                return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
+            }
+        },
     };
-    let body = request_body(&setup.config, &prompt);
-    drop(prompt);
     let control = match RequestControl::new(clock.now_ms()) {
         Ok(control) => control,
         Err(error) => {
