@@ -204,8 +204,8 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let urls = setup.config.chat_completions_urls();
     prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
     let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
-    rehearse_request(&setup, &prompt_spec);
     prepare_bodies(&live, &setup, &prompt_spec);
+    rehearse_request(&setup);
     let warmup = if setup.plan.warmup_requests() > 0 {
         let warmup = warm_up(&live, &setup, &urls).await;
         live.warming_up.set(false);
@@ -276,21 +276,19 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         .map_err(|err| format!("the run finished but its artifact could not be built: {err}"))
 }
 
-/// Runs, once and with nothing sent, the code a measured request runs: its prompt and body,
-/// the read path ([`rehearse_reading`]) on a stream that answers as asked (the canary marker,
-/// then the requested words), its conclusion into a row and the progress message that carries
-/// the row to the page. The browser compiles wasm lazily, a function at its first call (on the
+/// Runs, once and with nothing sent, the code a measured request runs after it is sent (its
+/// prompt and body are built ahead for every request by [`prepare_bodies`]): the read path
+/// ([`rehearse_reading`]) on a stream that answers as asked (the canary marker, then the
+/// requested words), its conclusion into a row and the progress message that carries the row
+/// to the page. The browser compiles wasm lazily, a function at its first call (on the
 /// calling thread) and again optimized once it has run enough (on background threads), so
 /// without this the first wave paid for compiling the request path inside its timing, and the
 /// first request to end for compiling the conclusion. It runs before anything goes on the
 /// wire, so the optimized compiles finish while the warm-up requests travel (with the warm-up
 /// off, they overlap the first wave). Nothing it makes is kept: no row, no state of the run.
-fn rehearse_request(setup: &RunSetup, prompt_spec: &PromptSpec) {
+fn rehearse_request(setup: &RunSetup) {
     let config = &setup.config;
     let facts = setup.plan_facts(0, 0.0);
-    if let Ok(prompt) = prompt_spec.build(0, facts.planned_context_tokens) {
-        std::hint::black_box(request_body(config, &prompt));
-    }
     let mut content: Vec<String> = facts.expected_marker.iter().cloned().collect();
     let words = config.response_words.clamp(1, REHEARSAL_MOST_WORDS) as usize;
     content.extend(std::iter::repeat_n(" code".to_string(), words));
@@ -313,8 +311,8 @@ const PREPARED_BODIES_BUDGET_BYTES: usize = 64 * 1024 * 1024;
 /// [`PREPARED_BODIES_BUDGET_BYTES`]. Built at send time, a body is thread time between one
 /// stream's end and the next request's `fetch()`, when reads of the other streams are due; with
 /// every body ready, sending is the `fetch()` call alone. Measured against the build before
-/// (interleaved, quiet rounds): TTFO p95 lower in three of four rounds at c = 6 and at c = 16.
-/// A prompt that cannot be built is left to its request, which fails with the reason.
+/// (interleaved, quiet rounds): TTFO p95 lower in 7 of 9 rounds at c = 6 and at c = 16. It
+/// also compiles the prompt and body code before anything is timed. A prompt that cannot be built is left to its request, which fails with the reason.
 fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &PromptSpec) {
     let mut prepared = live.prepared_bodies.borrow_mut();
     let mut bytes = 0;
@@ -523,9 +521,8 @@ async fn run_slot(
         // from one task, 64 of them held every read for 115 ms, and the streams that had
         // already answered were stamped that late. A slot takes the sending turn, then yields
         // to the event loop (a message to itself, which runs after the tasks queued before it:
-        // the reads); it lets the turn
-        // go before it sends, but everything from here to its `fetch()` call is synchronous,
-        // so the next slot yields only once this one has sent. Yielding without the turn
+        // the reads); it lets the turn go before it sends, but everything from here to its
+        // `fetch()` call is synchronous, so the next slot yields only once this one has sent. Yielding without the turn
         // would queue all 64 yields at once, ahead of every read, and change nothing. The
         // index is taken inside the turn, so requests are sent in index order.
         let index = {

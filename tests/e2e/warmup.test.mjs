@@ -118,7 +118,8 @@ test('the warm-up primes every slot first and is in no row; rows carry their tra
     for (const record of warm) {
       const answered = stampMs(record.times.first_reasoning_byte_sent ?? record.times.first_content_byte_sent);
       assert.ok(answered !== null && answered < measuredStart, `warm-up ${record.request_id} answered before the run`);
-      assert.ok(ended(record) < measuredStart, `warm-up ${record.request_id} ended ${(ended(record) - measuredStart).toFixed(2)} ms after the first measured request arrived`);
+      const end = ended(record);
+      assert.ok(end < measuredStart, `warm-up ${record.request_id} ended ${(end - measuredStart).toFixed(2)} ms after the first measured request arrived`);
     }
     // The run's start is read after the warm-up, so its first request starts right away.
     const firstStart = Math.min(...artifact.request_timings.map((row) => row.started_at_ms));

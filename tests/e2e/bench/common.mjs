@@ -60,10 +60,9 @@ export function environment() {
 
 /**
  * The host's CPU time counters since boot (Linux `/proc/stat`, all CPUs: user, nice, system,
- * idle, iowait, irq, softirq, steal), or null where there are none. Two readings give
- * {@link hostCpuShare}.
+ * idle, iowait, irq, softirq, steal), or null where there are none.
  */
-export function hostCpuCounters() {
+function hostCpuCounters() {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
     const counters = fields.slice(1, 9).map(Number);
@@ -79,7 +78,7 @@ export function hostCpuCounters() {
  * shared VM the noisy periods, when every client's errors grow, are the ones with steal), and
  * `busy_pct`, time this machine spent running anything. Null without both readings.
  */
-export function hostCpuShare(before, after) {
+function hostCpuShare(before, after) {
   if (!before || !after) return null;
   // A counter can step back between readings (iowait does, proc(5)): count no negative time.
   const spent = after.map((value, i) => Math.max(0, value - before[i]));
@@ -88,6 +87,16 @@ export function hostCpuShare(before, after) {
   const [, , , idle, iowait, , , steal] = spent;
   const percent = (value) => Math.round((1000 * value) / total) / 10;
   return { steal_pct: percent(steal), busy_pct: percent(total - idle - iowait - steal) };
+}
+
+/**
+ * Starts watching the host for one run; the returned function, called when the run ends, gives
+ * `{ load_1m: [before, after], host_cpu }` (see {@link hostCpuShare}) for the run's record.
+ */
+export function watchHost() {
+  const loadBefore = loadavg()[0];
+  const cpuBefore = hostCpuCounters();
+  return () => ({ load_1m: [loadBefore, loadavg()[0]], host_cpu: hostCpuShare(cpuBefore, hostCpuCounters()) });
 }
 
 /** ", steal 1.2 %" for a progress line, or nothing without a reading. */

@@ -36,7 +36,7 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim } from '../sim.mjs';
-import { parseRepeat, summarize, percentile, environment, hostCpuCounters, hostCpuShare, stealText } from './common.mjs';
+import { parseRepeat, summarize, percentile, environment, watchHost, stealText } from './common.mjs';
 import { momentErrors, artifactErrors } from '../truth.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -281,12 +281,11 @@ function floorInWorker({ source, args }) {
 /** One client's run against the case's simulator: its per-row errors and what else it showed. */
 async function runClient(browser, siteUrl, testCase, sim, client, seed) {
   await sim.reset();
-  const loadBefore = loadavg()[0];
-  const cpuBefore = hostCpuCounters();
-  const host = () => hostCpuShare(cpuBefore, hostCpuCounters());
+  const runEnded = watchHost();
   if (isFloor(client)) {
     const tag = `${testCase.concurrency}_${seed}`;
     const { rows, pageErrors } = await runFloor(browser, siteUrl, testCase, sim.baseUrls, tag, client === FLOOR_WORKER);
+    const host = runEnded();
     const { records } = await sim.truth();
     const byMarker = new Map(records.map((record) => [record.marker, record]));
     const errors = rows.map((row) => {
@@ -294,11 +293,11 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
       if (!record) throw new Error(`floor request ${row.marker} has no truth record`);
       return momentErrors(row.started_unix_ms, row, record);
     });
-    return { errors, new_connections: null, page_errors: pageErrors, load_1m: [loadBefore, loadavg()[0]], host_cpu: host() };
+    return { errors, new_connections: null, page_errors: pageErrors, ...host };
   }
   const settings = strobeSettings(testCase, sim.baseUrls, client, seed);
   const { artifact, pageErrors } = await browser.run(siteUrl, settings, RUN_TIMEOUT_MS);
-  const hostCpu = host();
+  const host = runEnded();
   if (artifact.completed !== testCase.requests) {
     const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
     throw new Error(`${artifact.completed} of ${testCase.requests} requests completed; the first failure: ${first}`);
@@ -313,8 +312,7 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
     queue_suspected: artifact.client.transport.connection_limit_suspected,
     max_in_flight_per_origin: artifact.client.transport.max_in_flight_per_origin,
     page_errors: pageErrors,
-    load_1m: [loadBefore, loadavg()[0]],
-    host_cpu: hostCpu,
+    ...host,
   };
 }
 

@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
-import { parseRepeat, summarize, environment, hostCpuCounters, hostCpuShare, stealText } from './common.mjs';
+import { parseRepeat, summarize, environment, watchHost, stealText } from './common.mjs';
 import { stampMs, artifactErrors } from '../truth.mjs';
 import { startSim } from '../sim.mjs';
 
@@ -124,17 +124,16 @@ function requestsFor(decodeIntervalMs) {
 async function runRung(browser, siteUrl, rung, measurement) {
   const sim = await startSim(rung.simArgs);
   try {
-    const loadBefore = loadavg()[0];
-    const cpuBefore = hostCpuCounters();
+    const runEnded = watchHost();
     const settings = { ...rung.settings, base_url: sim.baseUrls[0], measurement };
     const { artifact, pageErrors } = await browser.run(siteUrl, settings, rung.timeoutMs);
-    const hostCpu = hostCpuShare(cpuBefore, hostCpuCounters());
+    const host = runEnded();
     const truth = await sim.truth();
     if (artifact.completed !== rung.requests) {
       const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
       throw new Error(`${artifact.completed} of ${rung.requests} requests completed; the first failure: ${first}`);
     }
-    return { artifact, records: truth.records, pageErrors, load1m: [loadBefore, loadavg()[0]], hostCpu };
+    return { artifact, records: truth.records, pageErrors, host };
   } finally {
     await sim.stop();
   }
@@ -269,14 +268,14 @@ async function runLadder(browser, siteUrl, { ladder, repeat, prefillTokS, measur
       const rung = planRung(interval, prefillTokS);
       process.stderr.write(`round ${round}/${repeat}, decode interval ${interval} ms, ${rung.requests} requests… `);
       try {
-        const { artifact, records, pageErrors, load1m, hostCpu } = await runRung(browser, siteUrl, rung, measurement);
+        const { artifact, records, pageErrors, host } = await runRung(browser, siteUrl, rung, measurement);
         const rows = artifactErrors(artifact, records);
         const rate = eventRate(records);
         runsByRung.get(interval).push({
-          round, rate, load_1m: load1m, host_cpu: hostCpu, page_errors: pageErrors, rows,
+          round, rate, ...host, page_errors: pageErrors, rows,
           client_sse: artifact.client?.sse ?? null, wall_clock_ms: artifact.wall_clock_ms,
         });
-        process.stderr.write(`${Math.round(rate.events_per_s)} events/s, load average ${load1m[1].toFixed(2)}${stealText(hostCpu)}\n`);
+        process.stderr.write(`${Math.round(rate.events_per_s)} events/s, load average ${host.load_1m[1].toFixed(2)}${stealText(host.host_cpu)}\n`);
       } catch (err) {
         failures.push({ round, decode_interval_ms: interval, error: String(err?.message ?? err) });
         process.stderr.write(`FAILED: ${err?.message ?? err}\n`);
