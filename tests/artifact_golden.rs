@@ -948,7 +948,9 @@ fn the_transport_block_says_where_requests_went_and_whether_the_browser_queued_t
     assert_eq!(pooled.http_protocols_seen, http1());
     assert!(!pooled.connection_limit_suspected);
 
-    let client = browser_client().with_measurement_thread(MeasurementThread::Worker);
+    let client = browser_client()
+        .with_measurement_thread(MeasurementThread::Worker)
+        .with_dry_run(384);
     let client = ClientBlock {
         transport: pooled,
         ..client
@@ -956,6 +958,7 @@ fn the_transport_block_says_where_requests_went_and_whether_the_browser_queued_t
     let artifact = synthetic_run(Some(client));
     let value = assert_valid(&artifact);
     assert_eq!(value["client"]["measurement_thread"], json!("worker"));
+    assert_eq!(value["client"]["dry_run_requests"], json!(384));
     assert_eq!(
         value["client"]["transport"],
         json!({
@@ -970,5 +973,8 @@ fn the_transport_block_says_where_requests_went_and_whether_the_browser_queued_t
     assert_eq!(typed, artifact);
     // Files of strobe versions without these keys still read.
     assert!(browser_client().measurement_thread.is_none());
+    assert!(browser_client().dry_run_requests.is_none());
+    let written = serde_json::to_value(browser_client()).expect("serializes");
+    assert!(written.get("dry_run_requests").is_none());
     assert_eq!(browser_client().transport.endpoints, None);
 }

@@ -263,6 +263,11 @@ pub struct ClientBlock {
     /// that had only the page's thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement_thread: Option<MeasurementThread>,
+    /// Requests of the plan run dry before the warm-up: through the measuring code, answered by
+    /// synthetic streams in the browser, nothing sent (so that the browser had optimized that
+    /// code before the first timestamp). Omitted by strobe versions without a dry run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run_requests: Option<u64>,
 }
 
 impl ClientBlock {
@@ -285,6 +290,15 @@ impl ClientBlock {
             sse,
             warmup: None,
             measurement_thread: None,
+            dry_run_requests: None,
+        }
+    }
+
+    /// This block saying how many requests ran dry before the warm-up.
+    pub fn with_dry_run(self, requests: u64) -> Self {
+        Self {
+            dry_run_requests: Some(requests),
+            ..self
         }
     }
 

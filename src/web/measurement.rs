@@ -77,6 +77,7 @@ impl Measurement {
     ) -> Result<(Rc<Self>, LocalBoxFuture<'static, RunResult>), String> {
         let tally = Rc::new(RefCell::new(LiveTally::new(setup.plan.requests())));
         let ended = Rc::new(Cell::new(false));
+        runner::rehearse_live_updates(&setup, clock.now_unix_ms());
         match setup.config.client.measurement {
             MeasurementThread::Main => {
                 let run_clock = Clock::of_this_thread()

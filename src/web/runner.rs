@@ -15,13 +15,16 @@ use std::rc::Rc;
 use std::task::{Poll, Waker};
 
 use futures::future::join_all;
+use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
 use crate::core::artifact::{
     build_artifact, ArtifactV1, ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup,
     RunTiming, WarmupConnections, WarmupError,
 };
-use crate::core::live::{encode_message, FinishedRequest, FromMeasurement, LiveProgress};
+use crate::core::live::{
+    decode_message, encode_message, FinishedRequest, FromMeasurement, LiveProgress, LiveTally,
+};
 use crate::core::observe::{
     conclude_request, match_resource_timings, FailureRecord, RequestError, RequestOutcome,
     RequestPlanFacts, ResourceTimingEntry, StreamResult, TransportFacts,
@@ -36,7 +39,10 @@ use super::clock::{
 };
 use super::scope;
 use super::timers::{sleep_ms, yield_to_event_loop};
-use super::transport::{rehearse_reading, stream_chat, AbortCause, ChatRequest, RequestControl};
+use super::transport::{
+    rehearse_reading, stream_chat, synthetic_stream, AbortCause, ChatRequest, RequestControl,
+    RequestHeaders,
+};
 
 /// How often, and how long apart, the end of a run looks again for Resource Timing entries
 /// still missing: the browser adds an entry when the response ends, which can be a moment
@@ -94,9 +100,14 @@ pub struct LiveRun {
     warmup_controls: RefCell<Vec<Rc<RequestControl>>>,
     /// One slot at a time takes its turn to send, first come first served (see [`run_slot`]).
     sending_turns: SendingTurns,
-    /// Request bodies built before anything was sent, by request index (see
-    /// [`prepare_bodies`]); a request not in it builds its own.
-    prepared_bodies: RefCell<BTreeMap<u64, String>>,
+    /// Request bodies built before anything was sent, as JavaScript strings, by request index
+    /// (see [`prepare_bodies`]); a request not in it builds its own.
+    prepared_bodies: RefCell<BTreeMap<u64, JsValue>>,
+    /// The headers every request sends, made once.
+    headers: RequestHeaders,
+    /// A dry run (see [`dry_run`]): requests are answered by synthetic streams, nothing is
+    /// sent.
+    dry_run: bool,
     /// Which endpoint each measured request went to, and when its `fetch()` was called: the
     /// key that pairs it with the browser's Resource Timing entry for that endpoint's URL.
     sent: RefCell<BTreeMap<u64, (usize, f64)>>,
@@ -172,26 +183,34 @@ impl LiveRun {
 
 /// Prepares a run; call [`execute`] to start it.
 pub fn start(clock: Clock, setup: &RunSetup) -> Rc<LiveRun> {
-    // Provisional: `execute` reads the start again when the measured requests begin.
-    let run_started_ms = clock.now_ms();
-    Rc::new(LiveRun {
-        clock,
-        run_started_ms: Cell::new(run_started_ms),
-        warming_up: Cell::new(setup.plan.warmup_requests() > 0),
-        requests: setup.plan.requests(),
-        next_index: Cell::new(0),
-        in_flight: Cell::new(0),
-        in_flight_per_endpoint: RefCell::new(vec![0; setup.plan.endpoint_count()]),
-        max_in_flight_per_endpoint: Cell::new(0),
-        cancelled: Cell::new(false),
-        outcomes: RefCell::new(Vec::new()),
-        controls: RefCell::new(BTreeMap::new()),
-        warmup_controls: RefCell::new(Vec::new()),
-        sending_turns: SendingTurns::default(),
-        prepared_bodies: RefCell::new(BTreeMap::new()),
-        sent: RefCell::new(BTreeMap::new()),
-        finished_ms: Cell::new(None),
-    })
+    LiveRun::new(clock, setup, setup.plan.requests(), false)
+}
+
+impl LiveRun {
+    fn new(clock: Clock, setup: &RunSetup, requests: u64, dry_run: bool) -> Rc<Self> {
+        // Provisional: `execute` reads the start again when the measured requests begin.
+        let run_started_ms = clock.now_ms();
+        Rc::new(Self {
+            clock,
+            run_started_ms: Cell::new(run_started_ms),
+            warming_up: Cell::new(setup.plan.warmup_requests() > 0),
+            requests,
+            next_index: Cell::new(0),
+            in_flight: Cell::new(0),
+            in_flight_per_endpoint: RefCell::new(vec![0; setup.plan.endpoint_count()]),
+            max_in_flight_per_endpoint: Cell::new(0),
+            cancelled: Cell::new(false),
+            outcomes: RefCell::new(Vec::new()),
+            controls: RefCell::new(BTreeMap::new()),
+            warmup_controls: RefCell::new(Vec::new()),
+            sending_turns: SendingTurns::default(),
+            prepared_bodies: RefCell::new(BTreeMap::new()),
+            headers: RequestHeaders::new(setup.api_key.as_deref()),
+            dry_run,
+            sent: RefCell::new(BTreeMap::new()),
+            finished_ms: Cell::new(None),
+        })
+    }
 }
 
 /// Warms the connections up (unless the user turned that off), runs every planned request with
@@ -206,6 +225,7 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
     prepare_bodies(&live, &setup, &prompt_spec);
     rehearse_request(&setup);
+    let dry_run_requests = dry_run(&live, &setup, &prompt_spec, &urls).await;
     let warmup = if setup.plan.warmup_requests() > 0 {
         let warmup = warm_up(&live, &setup, &urls).await;
         live.warming_up.set(false);
@@ -266,7 +286,8 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         ClientSseCounts::of_outcomes(&outcomes),
     )
     .with_warmup(warmup)
-    .with_measurement_thread(thread);
+    .with_measurement_thread(thread)
+    .with_dry_run(dry_run_requests);
     let timing = RunTiming {
         started_at_unix_ns: started_unix_ns,
         finished_at_unix_ns: finished_unix_ns,
@@ -276,31 +297,156 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
         .map_err(|err| format!("the run finished but its artifact could not be built: {err}"))
 }
 
-/// Runs, once and with nothing sent, the code a measured request runs after it is sent (its
-/// prompt and body are built ahead for every request by [`prepare_bodies`]): the read path
+/// Runs, with nothing sent, the code a measured request runs after it is sent (its prompt and
+/// body are built ahead for every request by [`prepare_bodies`]): the read path
 /// ([`rehearse_reading`]) on a stream that answers as asked (the canary marker, then the
-/// requested words), its conclusion into a row and the progress message that carries the row
-/// to the page. The browser compiles wasm lazily, a function at its first call (on the
-/// calling thread) and again optimized once it has run enough (on background threads), so
-/// without this the first wave paid for compiling the request path inside its timing, and the
-/// first request to end for compiling the conclusion. It runs before anything goes on the
-/// wire, so the optimized compiles finish while the warm-up requests travel (with the warm-up
-/// off, they overlap the first wave). Nothing it makes is kept: no row, no state of the run.
+/// requested words), then [`REHEARSAL_CONCLUSIONS`] conclusions into rows and the progress
+/// messages that carry them to the page, [`REHEARSAL_ROWS_PER_REPORT`] rows each.
+///
+/// The browser compiles wasm lazily, a function at its first call (on the calling thread), and
+/// compiles it again, optimized, once it has run enough: on a background thread, taking from
+/// 1 to 30 ms of a core. Left to the measured run, those optimizing compiles came during it,
+/// on the cores the browser's network service, the server and the measuring thread share: a
+/// trace of a concurrency-16 run showed about 80 ms of them inside the measured part, the
+/// largest (13, 13 and 31 ms) when the first requests ended and the first progress reports
+/// went out. With the read path alone rehearsed, the first wave paid for compiling the
+/// request path inside its timing; with a single conclusion rehearsed, the steady state paid
+/// for optimizing it. Rehearsed here, everything runs optimized before anything goes on the
+/// wire. Nothing it makes is kept: no row, no state of the run. [`rehearse_live_updates`]
+/// does the same for the page's side of the reports.
 fn rehearse_request(setup: &RunSetup) {
-    let config = &setup.config;
-    let facts = setup.plan_facts(0, 0.0);
-    let mut content: Vec<String> = facts.expected_marker.iter().cloned().collect();
-    let words = config.response_words.clamp(1, REHEARSAL_MOST_WORDS) as usize;
-    content.extend(std::iter::repeat_n(" code".to_string(), words));
-    let Some(result) = rehearse_reading(&content) else {
+    let Some(sample) = rehearsal_row(setup) else {
         return;
     };
-    let outcome = conclude_request(&facts, 0.0, Ok(result), 1.0);
+    let mut finished = Vec::with_capacity(REHEARSAL_ROWS_PER_REPORT);
+    for _ in 0..REHEARSAL_CONCLUSIONS {
+        finished.push(std::hint::black_box(sample.conclude()));
+        if finished.len() == REHEARSAL_ROWS_PER_REPORT {
+            let message = FromMeasurement::Progress {
+                progress: LiveProgress::default(),
+                finished: std::mem::take(&mut finished),
+            };
+            std::hint::black_box(encode_message(&message).ok());
+        }
+    }
+}
+
+/// How many conclusions [`rehearse_request`] runs: enough for the browser to optimize every
+/// function a request's end runs (measured, see there), in 10–30 ms.
+const REHEARSAL_CONCLUSIONS: usize = 512;
+/// Rows per rehearsed progress message: about what a report carries at concurrency 64.
+const REHEARSAL_ROWS_PER_REPORT: usize = 16;
+/// How many progress messages [`rehearse_live_updates`] decodes and tallies.
+const REHEARSAL_REPORTS: usize = 128;
+
+/// A rehearsed request: the result of reading a synthetic stream, and its plan.
+struct RehearsalRow {
+    facts: RequestPlanFacts,
+    result: StreamResult,
+}
+
+impl RehearsalRow {
+    /// The row (or failure) the request concludes into, as the page is sent it.
+    fn conclude(&self) -> FinishedRequest {
+        let outcome = conclude_request(&self.facts, 0.0, Ok(self.result.clone()), 1.0);
+        FinishedRequest::from(&outcome)
+    }
+}
+
+/// A request read through the read path (none when the browser lacks what the rehearsal
+/// needs).
+fn rehearsal_row(setup: &RunSetup) -> Option<RehearsalRow> {
+    let facts = setup.plan_facts(0, 0.0);
+    let result = rehearse_reading(&rehearsal_content(setup, &facts))?;
+    Some(RehearsalRow { facts, result })
+}
+
+/// What a rehearsed request's stream answers: the canary marker it is asked for, if any, then
+/// the requested words (at most [`REHEARSAL_MOST_WORDS`]: a run asking for more rehearses its
+/// conclusion on a short answer, which fails the word count; the code is the same).
+fn rehearsal_content(setup: &RunSetup, facts: &RequestPlanFacts) -> Vec<String> {
+    let mut content: Vec<String> = facts.expected_marker.iter().cloned().collect();
+    let words = setup.config.response_words.clamp(1, REHEARSAL_MOST_WORDS) as usize;
+    content.extend(std::iter::repeat_n(" code".to_string(), words));
+    content
+}
+
+/// How many requests [`dry_run`] runs in all, and at most per round.
+const DRY_RUN_REQUESTS: u64 = 384;
+const DRY_RUN_ROUND: u64 = 64;
+/// The body of a dry run's requests, which are never sent.
+const DRY_RUN_BODY: &str = "{}";
+
+/// Runs the scheduler dry before anything goes on the wire: [`DRY_RUN_REQUESTS`] requests of
+/// the plan (in rounds of at most [`DRY_RUN_ROUND`]) through the very code of the measured
+/// run, its slots, sending turns and yields, the transport's send and read path and the
+/// conclusion into rows, with each request answered by a synthetic stream
+/// ([`synthetic_stream`]) instead of being sent. Nothing it makes is kept.
+///
+/// Why: the browser optimizes a wasm function only after it has run enough, then compiles it
+/// on a background thread for 1–50 ms, and the measured run's own request path runs nowhere
+/// before the run (the warm-up's requests take another path). Without it, a trace of a
+/// concurrency-16 run showed the largest optimizing compile (about 50 ms) starting 20 ms into
+/// the first wave, on the two cores the network service, the server and the measuring thread
+/// share; [`rehearse_request`] covers the reads and conclusions, this the rest. Stops early
+/// when the run is cancelled. Returns how many requests it ran.
+async fn dry_run(
+    live: &LiveRun,
+    setup: &Rc<RunSetup>,
+    prompt_spec: &Rc<PromptSpec>,
+    urls: &[String],
+) -> u64 {
+    let round = setup.plan.requests().clamp(1, DRY_RUN_ROUND);
+    let mut done = 0;
+    while done < DRY_RUN_REQUESTS && !live.cancelled.get() {
+        let dry = LiveRun::new(live.clock.clone(), setup, round, true);
+        let slots = (0..setup.plan.concurrency()).map(|slot| {
+            let endpoint = setup.plan.endpoint_of_slot(slot);
+            run_slot(
+                dry.clone(),
+                setup.clone(),
+                prompt_spec.clone(),
+                endpoint,
+                urls[endpoint].clone(),
+            )
+        });
+        join_all(slots).await;
+        done += dry.outcomes.borrow().len() as u64;
+    }
+    done
+}
+
+/// The page's side of a run's reports, rehearsed before the run starts (on the page, whichever
+/// thread measures): [`REHEARSAL_REPORTS`] progress messages of synthetic rows decoded and
+/// added to a throw-away tally, whose running numbers are computed as the page shows them.
+/// The page's thread and the measuring thread share one pool of compiler threads and two
+/// cores here: a page function first optimized during the run takes a core from the reads
+/// being timed, as the measuring thread's would (see [`rehearse_request`]).
+pub fn rehearse_live_updates(setup: &RunSetup, now_unix_ms: f64) {
+    let Some(sample) = rehearsal_row(setup) else {
+        return;
+    };
+    let finished = (0..REHEARSAL_ROWS_PER_REPORT)
+        .map(|_| sample.conclude())
+        .collect();
     let message = FromMeasurement::Progress {
         progress: LiveProgress::default(),
-        finished: vec![FinishedRequest::from(&outcome)],
+        finished,
     };
-    std::hint::black_box(encode_message(&message).ok());
+    let Ok(text) = encode_message(&message) else {
+        return;
+    };
+    let mut tally = LiveTally::new(setup.plan.requests());
+    for report in 0..REHEARSAL_REPORTS {
+        if let Ok(FromMeasurement::Progress { progress, finished }) = decode_message(&text) {
+            tally.update(finished, progress);
+        }
+        std::hint::black_box(tally.snapshot(now_unix_ms));
+        if report % 8 == 7 {
+            // Keep the tally small: the snapshot's cost grows with its rows.
+            tally = LiveTally::new(setup.plan.requests());
+        }
+    }
 }
 
 /// The most bytes of request bodies [`prepare_bodies`] builds ahead (the rest are built when
@@ -326,7 +472,7 @@ fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &PromptSpec) {
         if bytes > PREPARED_BODIES_BUDGET_BYTES {
             break;
         }
-        prepared.insert(index, body);
+        prepared.insert(index, JsValue::from_str(&body));
     }
 }
 
@@ -354,14 +500,14 @@ async fn warm_up(
 ) -> Result<ClientWarmup, WarmupError> {
     let clock = &live.clock;
     let started_ms = clock.now_ms();
-    let priming_body = warmup_request_body(&setup.config);
+    let priming_body = JsValue::from_str(&warmup_request_body(&setup.config));
     let priming = setup.plan.warmup_requests_per_endpoint();
     let mut round = warm_up_round(live, setup, urls, &priming, &priming_body).await;
     let mut requests = round.sent.len() as u64;
     let mut errors = std::mem::take(&mut round.errors);
     let mut check_rounds = 0;
     let mut connections = WarmupConnections::Unknown;
-    let check_body = warmup_check_request_body(&setup.config);
+    let check_body = JsValue::from_str(&warmup_check_request_body(&setup.config));
     let check = setup.plan.warmup_check_requests_per_endpoint();
     while errors.is_empty() && !live.cancelled.get() && check_rounds < WARMUP_CHECK_ROUNDS {
         round = warm_up_round(live, setup, urls, &check, &check_body).await;
@@ -420,7 +566,7 @@ async fn warm_up_round(
     setup: &RunSetup,
     urls: &[String],
     per_endpoint: &[u64],
-    body: &str,
+    body: &JsValue,
 ) -> WarmupRound {
     let several = urls.len() > 1;
     let targets = urls
@@ -458,14 +604,14 @@ async fn warm_up_one(
     live: &LiveRun,
     setup: &RunSetup,
     url: &str,
-    body: &str,
+    body: &JsValue,
 ) -> (f64, Result<(), RequestError>) {
     let control = match RequestControl::new(live.clock.now_ms()) {
         Ok(control) => control,
         Err(error) => return (f64::NAN, Err(error)),
     };
     live.warmup_controls.borrow_mut().push(control.clone());
-    let (sent_ms, result) = send_watched(live, setup, &control, url, body, false).await;
+    let (sent_ms, result) = send_watched(live, setup, &control, url, body, false, None).await;
     (sent_ms, result.map(drop))
 }
 
@@ -477,8 +623,9 @@ async fn send_watched(
     setup: &RunSetup,
     control: &Rc<RequestControl>,
     url: &str,
-    body: &str,
+    body: &JsValue,
     chunk_traces: bool,
+    synthetic: Option<&js_sys::Array>,
 ) -> (f64, Result<StreamResult, RequestError>) {
     let clock = &live.clock;
     if live.cancelled.get() {
@@ -487,9 +634,11 @@ async fn send_watched(
     let request = ChatRequest {
         url,
         body,
+        headers: &live.headers,
         api_key: setup.api_key.as_deref(),
         timeout_s: setup.config.timeout_s,
         chunk_traces,
+        synthetic,
     };
     let sent_and_result = stream_chat(clock, &request, control).await;
     control.ended.set(true);
@@ -628,8 +777,11 @@ async fn run_one(
     let prepared = live.prepared_bodies.borrow_mut().remove(&index);
     let body = match prepared {
         Some(body) => body,
+        // A dry run sends nothing: its requests need no prompt (building one per request
+        // would cost a long context's run seconds).
+        None if live.dry_run => JsValue::from_str(DRY_RUN_BODY),
         None => match prompt_spec.build(index as usize, facts.planned_context_tokens) {
-            Ok(prompt) => request_body(&setup.config, &prompt),
+            Ok(prompt) => JsValue::from_str(&request_body(&setup.config, &prompt)),
             Err(err) => {
                 let error = RequestError::new("ValueError", err.to_string());
                 return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
@@ -644,7 +796,19 @@ async fn run_one(
     };
     live.controls.borrow_mut().insert(index, control.clone());
     let chunk_traces = setup.config.client.chunk_traces;
-    let (sent_ms, result) = send_watched(live, setup, &control, url, &body, chunk_traces).await;
+    let synthetic = live
+        .dry_run
+        .then(|| synthetic_stream(&rehearsal_content(setup, &facts)));
+    let (sent_ms, result) = send_watched(
+        live,
+        setup,
+        &control,
+        url,
+        &body,
+        chunk_traces,
+        synthetic.as_ref(),
+    )
+    .await;
     live.controls.borrow_mut().remove(&index);
     live.sent.borrow_mut().insert(index, (endpoint, sent_ms));
     conclude_request(&facts, request_started_ms, result, clock.now_ms())

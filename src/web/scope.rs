@@ -2,9 +2,9 @@
 //! `DedicatedWorkerGlobalScope`. The runner, the transport, the clock and the timers reach the
 //! browser only through this module, so the same code measures on either thread.
 
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Performance, RequestInit, Window, WorkerGlobalScope};
+use web_sys::{Performance, Window, WorkerGlobalScope};
 
 /// The two kinds of global scope strobe runs in.
 #[derive(Clone)]
@@ -47,25 +47,6 @@ pub fn performance() -> Option<Performance> {
     match scope()? {
         Scope::Window(window) => window.performance(),
         Scope::Worker(worker) => worker.performance(),
-    }
-}
-
-/// This scope's `fetch`, looked up ahead of time so that calling it right after a clock
-/// reading costs nothing more than the call.
-pub struct Fetcher(Scope);
-
-impl Fetcher {
-    /// This scope's fetcher, or `None` where there is no scope to fetch from.
-    pub fn of_this_thread() -> Option<Self> {
-        scope().map(Self)
-    }
-
-    /// `fetch(url, init)`.
-    pub fn fetch(&self, url: &str, init: &RequestInit) -> Promise {
-        match &self.0 {
-            Scope::Window(window) => window.fetch_with_str_and_init(url, init),
-            Scope::Worker(worker) => worker.fetch_with_str_and_init(url, init),
-        }
     }
 }
 

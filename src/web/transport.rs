@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestInit,
+    AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult,
     Response,
 };
 
@@ -25,7 +25,6 @@ use crate::core::observe::{RequestError, StreamAccumulator, StreamFlow, StreamRe
 use crate::core::sse::{ChunkEvent, SseDecoder, SseEvent};
 
 use super::clock::Clock;
-use super::scope::Fetcher;
 use super::timers::sleep_ms;
 
 /// The most bytes of an error body strobe reads (the excerpt it keeps is shorter still).
@@ -91,70 +90,106 @@ impl RequestControl {
 pub struct ChatRequest<'a> {
     /// `{base_url}/chat/completions`.
     pub url: &'a str,
-    /// The JSON body built by the core.
-    pub body: &'a str,
-    /// Sent as `Authorization: Bearer …` when present; never logged or stored.
+    /// The JSON body built by the core, already a JavaScript string (see
+    /// [`RequestHeaders`] for why everything a send needs is made beforehand).
+    pub body: &'a JsValue,
+    /// The run's headers, made once.
+    pub headers: &'a RequestHeaders,
+    /// The API key the headers carry, if any: scrubbed from an error body that echoes it.
     pub api_key: Option<&'a str>,
     /// The per-read idle timeout, for the failure message.
     pub timeout_s: f64,
     /// Record when each read that carried an event arrived (the row's `chunk_arrivals_ms`).
     pub chunk_traces: bool,
+    /// A dry run's answer ([`synthetic_stream`]): nothing is sent, and the response is these
+    /// events, one per read.
+    pub synthetic: Option<&'a js_sys::Array>,
+}
+
+/// The headers every request of a run sends, made once per run: `Content-Type`, `Accept` and,
+/// with a key, `Authorization: Bearer …` (never logged or stored). A key a header cannot
+/// carry fails every request with the reason, as its own `fetch()` would.
+pub struct RequestHeaders(Result<Headers, RequestError>);
+
+impl RequestHeaders {
+    /// The headers for a run with this API key.
+    pub fn new(api_key: Option<&str>) -> Self {
+        Self(build_headers(api_key))
+    }
 }
 
 /// Sends `request` and reads its stream to the end.
 ///
-/// `started_ms` is read immediately before `fetch()` is called, after the prompt and body were
-/// built; it is the origin of TTFO, TTFT and E2E.
+/// The clock reading taken immediately before `fetch()` is called is the origin of TTFO, TTFT
+/// and E2E; it is returned with the result.
+///
+/// Everything between one stream's end and the next request on the wire, and between a
+/// response's headers and its first read, is time in which a read of another stream cannot be
+/// stamped. So the send is one call into JavaScript with the body and headers made
+/// beforehand (`send_chat`), and the response is taken from the headers to the end of its body
+/// by one JavaScript function (`pump_response`) that calls into the module only per read.
+/// Measured against the build before, in the fidelity benchmark's first wave at concurrency
+/// 16 (see README, *Reading and sending*).
 pub async fn stream_chat(
     clock: &Clock,
     request: &ChatRequest<'_>,
     control: &Rc<RequestControl>,
 ) -> (f64, Result<StreamResult, RequestError>) {
-    let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_body(&JsValue::from_str(request.body));
-    init.set_signal(Some(&control.controller.signal()));
-    init.set_mode(web_sys::RequestMode::Cors);
-    // Not `no-store`, `no-cache` or `reload`: Chromium bypasses its CORS preflight cache for
-    // those, so every request would pay an OPTIONS round trip inside its TTFO and the warm-up
-    // could not prime it (measured: one preflight per request with them, none after the first
-    // with `default`). A POST answer is never served from the HTTP cache, so `default` reads
-    // nothing stale.
-    init.set_cache(web_sys::RequestCache::Default);
-    let headers = match build_headers(request.api_key) {
+    let headers = match &request.headers.0 {
         Ok(headers) => headers,
-        Err(err) => return (clock.now_ms(), Err(err)),
+        Err(error) => return (clock.now_ms(), Err(error.clone())),
     };
-    init.set_headers(&headers);
-    let Some(fetcher) = Fetcher::of_this_thread() else {
-        return (
-            clock.now_ms(),
-            Err(RequestError::stream("this browser context has no fetch()")),
-        );
-    };
-    let started_ms = clock.now_ms();
+    let signal = control.controller.signal();
+    let synthetic = request
+        .synthetic
+        .map_or(JsValue::UNDEFINED, |events| events.into());
+    let sent = send_chat(request.url, request.body, headers, &signal, &synthetic);
+    let started_ms = sent.get(0).as_f64().unwrap_or(f64::NAN);
     control.last_activity_ms.set(started_ms);
-    // `fetch(url, init)`, as a plain page would call it. A Request built beforehand made
-    // `fetch()` itself no cheaper (0.84 ms median against 0.72 ms for a plain-JS client's
-    // `fetch(url, init)`, measured side by side in Chromium 156 at concurrency 6) and cost
-    // 0.1–0.2 ms more to build, time in which no read of another stream is stamped.
-    let promise = fetcher.fetch(request.url, &init);
     let mut accumulator = StreamAccumulator::new(started_ms);
     if request.chunk_traces {
         accumulator = accumulator.with_chunk_arrivals();
     }
-    let result = match JsFuture::from(promise).await {
-        Ok(response) => {
-            control.last_activity_ms.set(clock.now_ms());
-            match response.dyn_into::<Response>() {
-                Ok(response) => read_response(request, control, response, accumulator).await,
-                Err(_) => Err(RequestError::stream(
-                    "fetch resolved to something not a Response",
-                )),
+    let reading = Rc::new(RefCell::new(StreamReading::new(accumulator)));
+    let on_read = {
+        let reading = reading.clone();
+        let control = control.clone();
+        Closure::<dyn FnMut(JsValue, f64) -> bool>::new(move |chunk: JsValue, now_ms: f64| {
+            control.last_activity_ms.set(now_ms);
+            if chunk.is_null() {
+                // The response's headers: activity, no bytes of the body yet.
+                return false;
+            }
+            reading
+                .borrow_mut()
+                .on_read(chunk.dyn_ref::<Uint8Array>(), now_ms)
+        })
+    };
+    let pumped = pump_response(&sent.get(1), on_read.as_ref().unchecked_ref());
+    let pumped = JsFuture::from(pumped).await;
+    drop(on_read);
+    let result = match pumped {
+        Ok(ended) => {
+            let ended: js_sys::Array = ended.unchecked_into();
+            let value = ended.get(1);
+            match ended.get(0).as_f64().map(|kind| kind as u32) {
+                Some(PUMP_READ) => finish_stream(control, reading, value.unchecked_into()).await,
+                Some(PUMP_NOT_A_STREAM) => match value.dyn_into::<Response>() {
+                    Ok(response) => Err(not_a_stream(request, response).await),
+                    Err(_) => Err(RequestError::stream(
+                        "fetch resolved to something not a Response",
+                    )),
+                },
+                _ => Err(abort_or(control, request.timeout_s, || {
+                    RequestError::fetch_failed(&js_text(&value))
+                })),
             }
         }
         Err(err) => Err(abort_or(control, request.timeout_s, || {
-            RequestError::fetch_failed(&js_text(&err))
+            RequestError::stream(format!(
+                "the connection broke while streaming: {}",
+                js_text(&err)
+            ))
         })),
     };
     (started_ms, result)
@@ -181,21 +216,18 @@ fn build_headers(api_key: Option<&str>) -> Result<Headers, RequestError> {
     Ok(headers)
 }
 
-async fn read_response(
-    request: &ChatRequest<'_>,
-    control: &Rc<RequestControl>,
-    response: Response,
-    accumulator: StreamAccumulator,
-) -> Result<StreamResult, RequestError> {
+/// The failure of a response that is no event stream: an HTTP error status (with a sanitized
+/// excerpt of its body), a JSON document, or no body at all.
+async fn not_a_stream(request: &ChatRequest<'_>, response: Response) -> RequestError {
     if !response.ok() {
         let body = read_text_bounded(&response).await.unwrap_or_default();
         let secrets: Vec<&str> = request.api_key.into_iter().collect();
-        return Err(RequestError::http_status(
+        return RequestError::http_status(
             response.status(),
             &response.status_text(),
             &body,
             &secrets,
-        ));
+        );
     }
     let content_type = response
         .headers()
@@ -205,37 +237,21 @@ async fn read_response(
         .unwrap_or_default();
     if content_type.starts_with("application/json") {
         let body = read_text_bounded(&response).await.unwrap_or_default();
-        return Err(RequestError::stream(format!(
+        return RequestError::stream(format!(
             "the server answered with a JSON document, not an event stream; it may not support \
              \"stream\": true on this route. It said: {}",
             crate::core::sse::sanitize_excerpt(&body, 512)
-        )));
+        ));
     }
-    let Some(body) = response.body() else {
-        return Err(RequestError::stream("the response has no body"));
-    };
-    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let reading = Rc::new(RefCell::new(StreamReading::new(accumulator)));
-    let on_read = {
-        let reading = reading.clone();
-        let control = control.clone();
-        Closure::<dyn FnMut(JsValue, f64) -> bool>::new(move |chunk: JsValue, now_ms: f64| {
-            control.last_activity_ms.set(now_ms);
-            reading
-                .borrow_mut()
-                .on_read(chunk.dyn_ref::<Uint8Array>(), now_ms)
-        })
-    };
-    let pumped = JsFuture::from(pump_reads(&reader, on_read.as_ref().unchecked_ref())).await;
-    drop(on_read);
-    if let Err(err) = pumped {
-        return Err(abort_or(control, request.timeout_s, || {
-            RequestError::stream(format!(
-                "the connection broke while streaming: {}",
-                js_text(&err)
-            ))
-        }));
-    }
+    RequestError::stream("the response has no body")
+}
+
+/// The result of a stream read to its end (or to `[DONE]`) by `pump_response`.
+async fn finish_stream(
+    control: &Rc<RequestControl>,
+    reading: Rc<RefCell<StreamReading>>,
+    reader: ReadableStreamDefaultReader,
+) -> Result<StreamResult, RequestError> {
     let StreamReading {
         accumulator,
         outcome,
@@ -266,27 +282,75 @@ async fn read_response(
     }
 }
 
+/// What `pump_response` resolves to, first element: the stream was read (second: its reader).
+const PUMP_READ: u32 = 0;
+/// The response is no event stream (second: the `Response`). Anything else: `fetch()` failed
+/// (second: its error).
+const PUMP_NOT_A_STREAM: u32 = 1;
+
 #[wasm_bindgen(inline_js = r#"
-export function pump_reads(reader, onRead) {
-  return (async () => {
-    for (;;) {
-      const read = await reader.read();
-      const now = performance.now();
-      if (onRead(read.done ? undefined : read.value, now) || read.done) return;
-    }
-  })();
+export function send_chat(url, body, headers, signal, synthetic) {
+  const init = { method: 'POST', headers, body, signal, mode: 'cors', cache: 'default' };
+  const sent = performance.now();
+  if (synthetic !== undefined) {
+    const stream = new ReadableStream({
+      start(controller) {
+        for (const event of synthetic) controller.enqueue(event);
+        controller.close();
+      },
+    });
+    return [sent, Promise.resolve(new Response(stream, { headers: { 'content-type': 'text/event-stream' } }))];
+  }
+  try {
+    return [sent, fetch(url, init)];
+  } catch (error) {
+    return [sent, Promise.reject(error)];
+  }
+}
+export async function pump_response(responsePromise, onRead) {
+  let response;
+  try {
+    response = await responsePromise;
+  } catch (error) {
+    return [2, error];
+  }
+  onRead(null, performance.now());
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.ok || type.startsWith('application/json') || !response.body) return [1, response];
+  const reader = response.body.getReader();
+  for (;;) {
+    const read = await reader.read();
+    const now = performance.now();
+    if (onRead(read.done ? undefined : read.value, now) || read.done) return [0, reader];
+  }
 }
 "#)]
 extern "C" {
-    /// Reads `reader` to its end (or until `on_read` returns true), calling
-    /// `on_read(chunk, now)` for every read: the chunk (`undefined` once the body has ended)
-    /// and `performance.now()` taken the moment the read resolved. One JavaScript loop per
-    /// stream, so a read costs one call into the module instead of a promise, two closures
-    /// and an executor turn. Rejects with the read's error.
-    fn pump_reads(
-        reader: &ReadableStreamDefaultReader,
-        on_read: &js_sys::Function,
-    ) -> js_sys::Promise;
+    /// `fetch(url, init)` with the run's headers, the request's abort signal and `cache:
+    /// 'default'` (not `no-store`, `no-cache` or `reload`: Chromium bypasses its CORS preflight
+    /// cache for those, so every request would pay an OPTIONS round trip inside its TTFO and
+    /// the warm-up could not prime it), called immediately after the clock reading that starts
+    /// the request: `[clock reading, the fetch promise]` (a `fetch()` that throws, as where
+    /// there is none, gives a rejected promise: the request fails with the reason). With
+    /// `synthetic` events (not `undefined`), nothing is sent: the promise is of a response
+    /// that streams them, one per read (a dry run's, see [`synthetic_stream`]).
+    fn send_chat(
+        url: &str,
+        body: &JsValue,
+        headers: &Headers,
+        signal: &AbortSignal,
+        synthetic: &JsValue,
+    ) -> js_sys::Array;
+
+    /// Takes a response from its headers to the end of its body: calls `on_read(null, now)`
+    /// when the headers arrive; then, unless the response is an HTTP error, a JSON document or
+    /// bodiless (resolves `[1, response]`), `on_read(chunk, now)` for every read (the chunk,
+    /// `undefined` once the body has ended) with `performance.now()` taken the moment the read
+    /// resolved, until `on_read` returns true or the body ends (resolves `[0, reader]`).
+    /// Resolves `[2, error]` when `fetch()` failed; rejects with a read's error. One
+    /// JavaScript function per request, so a read costs one call into the module instead of a
+    /// promise, two closures and an executor turn.
+    fn pump_response(response: &JsValue, on_read: &js_sys::Function) -> js_sys::Promise;
 }
 
 /// About how many events [`rehearse_reading`] reads in all: enough for V8 to recompile every
@@ -331,6 +395,16 @@ pub fn rehearse_reading(content: &[String]) -> Option<StreamResult> {
         last = std::hint::black_box(reading.accumulator.finish(events.len() as f64).ok());
     }
     last
+}
+
+/// A dry run's answer to a request: the events of a stream that answers `content` (the canary
+/// marker, then the requested words) after [`REHEARSAL_REASONING_TOKENS`] reasoning tokens,
+/// as the byte chunks [`ChatRequest::synthetic`] streams one per read.
+pub fn synthetic_stream(content: &[String]) -> js_sys::Array {
+    crate::core::sse::sample_stream_events(REHEARSAL_REASONING_TOKENS, content)
+        .iter()
+        .map(|event| JsValue::from(Uint8Array::from(event.as_bytes())))
+        .collect()
 }
 
 /// How a stream's reading ended.

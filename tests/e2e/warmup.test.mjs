@@ -101,6 +101,8 @@ test('the warm-up primes every slot first and is in no row; rows carry their tra
     assert.equal(warm.filter(isPriming).length, PRIMING_REQUESTS, 'two priming requests per slot');
     assert.equal(measured.length, REQUESTS);
     assert.equal(truth.records.length, warmup.requests + REQUESTS, 'nothing else reached the server');
+    // The dry run before the warm-up went through the measuring code without sending anything.
+    assert.ok(artifact.client.dry_run_requests >= REQUESTS, `dry run ${artifact.client.dry_run_requests}`);
     // Check rounds follow the priming round: none was received before every priming answer
     // ended. A response's end is its last write's start (`last_write_started`), the earliest the
     // client can have read it: the server stamps a write's return only after the write, and a
