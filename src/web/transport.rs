@@ -1,8 +1,10 @@
 //! The fetch transport: one streaming `POST {base}/chat/completions`, read chunk by chunk.
 //!
-//! Every network read is stamped with one `performance.now()` reading taken the moment it
-//! resolves, by a small JavaScript loop that reads the body ([`pump_reads`]), then handed to the
-//! core's SSE decoder and stream accumulator in the same turn. Browser errors become the core's
+//! A request is sent by one call into JavaScript ([`send_chat`]) and its response taken from its
+//! headers to its end by one JavaScript function ([`pump_response`]), which stamps every network
+//! read with one `performance.now()` reading taken the moment it resolves and hands it to the
+//! core's SSE decoder and stream accumulator in the same turn. A dry run's requests are
+//! answered by synthetic streams instead ([`synthetic_stream`]). Browser errors become the core's
 //! [`RequestError`] values with their reason: `TypeError` (network or CORS), `HttpError`
 //! (non-2xx, with a sanitized body excerpt), `AbortError` (cancelled), `TimeoutError` (no data
 //! within the timeout), `StreamError` (the body broke or was not a stream).
@@ -127,9 +129,8 @@ impl RequestHeaders {
 /// response's headers and its first read, is time in which a read of another stream cannot be
 /// stamped. So the send is one call into JavaScript with the body and headers made
 /// beforehand (`send_chat`), and the response is taken from the headers to the end of its body
-/// by one JavaScript function (`pump_response`) that calls into the module only per read.
-/// Measured against the build before, in the fidelity benchmark's first wave at concurrency
-/// 16 (see README, *Reading and sending*).
+/// by one JavaScript function (`pump_response`) that calls into the module only per read
+/// (measured: README, *Reading and sending*).
 pub async fn stream_chat(
     clock: &Clock,
     request: &ChatRequest<'_>,
