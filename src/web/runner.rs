@@ -331,8 +331,8 @@ fn rehearse_request(setup: &RunSetup) {
     }
 }
 
-/// How many conclusions [`rehearse_request`] runs: enough for the browser to optimize every
-/// function a request's end runs (measured, see there), in 10–30 ms.
+/// How many conclusions [`rehearse_request`] runs (with [`dry_run`]'s, enough for the browser
+/// to optimize the functions a request's end runs: see there).
 const REHEARSAL_CONCLUSIONS: usize = 512;
 /// Rows per rehearsed progress message: about what a report carries at concurrency 64.
 const REHEARSAL_ROWS_PER_REPORT: usize = 16;
