@@ -516,13 +516,11 @@ impl EventWriter<'_> {
     async fn send(&mut self, event: &[u8]) -> io::Result<()> {
         let (pieces, inside_characters) = split_into_writes(event, self.policy);
         for piece in pieces {
-            self.last_write_started = Some(self.clock.now());
             if self.chunked {
-                self.connection.write(&chunk_frame(piece)).await?;
+                self.write(&chunk_frame(piece)).await?;
             } else {
-                self.connection.write(piece).await?;
+                self.write(piece).await?;
             }
-            self.writes += 1;
         }
         self.utf8_split_writes += inside_characters;
         Ok(())
@@ -530,10 +528,16 @@ impl EventWriter<'_> {
 
     async fn end_body(&mut self) -> io::Result<()> {
         if self.chunked {
-            self.last_write_started = Some(self.clock.now());
-            self.connection.write(LAST_CHUNK).await?;
-            self.writes += 1;
+            self.write(LAST_CHUNK).await?;
         }
+        Ok(())
+    }
+
+    /// One write of the body, counted, stamped (`last_write_started`) just before it starts.
+    async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.last_write_started = Some(self.clock.now());
+        self.connection.write(bytes).await?;
+        self.writes += 1;
         Ok(())
     }
 }

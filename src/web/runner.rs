@@ -243,17 +243,7 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let run_started_ms = clock.now_ms();
     live.run_started_ms.set(run_started_ms);
     let started_unix_ns = clock.unix_ns_at(run_started_ms);
-    let slots = (0..setup.plan.concurrency()).map(|slot| {
-        let endpoint = setup.plan.endpoint_of_slot(slot);
-        run_slot(
-            live.clone(),
-            setup.clone(),
-            prompt_spec.clone(),
-            endpoint,
-            urls[endpoint].clone(),
-        )
-    });
-    join_all(slots).await;
+    run_slots(&live, &setup, &prompt_spec, &urls).await;
     let finished_ms = clock.now_ms();
     live.finished_ms.set(Some(finished_ms));
     let wall_seconds = (finished_ms - run_started_ms) / 1000.0;
@@ -400,17 +390,7 @@ async fn dry_run(
     let mut done = 0;
     while done < DRY_RUN_REQUESTS && !live.cancelled.get() {
         let dry = LiveRun::new(live.clock.clone(), setup, round, true);
-        let slots = (0..setup.plan.concurrency()).map(|slot| {
-            let endpoint = setup.plan.endpoint_of_slot(slot);
-            run_slot(
-                dry.clone(),
-                setup.clone(),
-                prompt_spec.clone(),
-                endpoint,
-                urls[endpoint].clone(),
-            )
-        });
-        join_all(slots).await;
+        run_slots(&dry, setup, prompt_spec, urls).await;
         done += dry.outcomes.borrow().len() as u64;
     }
     done
@@ -645,6 +625,27 @@ async fn send_watched(
     sent_and_result
 }
 
+/// Runs `run`'s requests with the plan's `concurrency` slots, slot `k` sending to endpoint
+/// `k mod n` of `urls`, until none is left.
+async fn run_slots(
+    run: &Rc<LiveRun>,
+    setup: &Rc<RunSetup>,
+    prompt_spec: &Rc<PromptSpec>,
+    urls: &[String],
+) {
+    let slots = (0..setup.plan.concurrency()).map(|slot| {
+        let endpoint = setup.plan.endpoint_of_slot(slot);
+        run_slot(
+            run.clone(),
+            setup.clone(),
+            prompt_spec.clone(),
+            endpoint,
+            urls[endpoint].clone(),
+        )
+    });
+    join_all(slots).await;
+}
+
 /// One concurrency slot: takes the next request index until none is left, and sends each to
 /// its endpoint.
 async fn run_slot(
@@ -671,9 +672,10 @@ async fn run_slot(
         // already answered were stamped that late. A slot takes the sending turn, then yields
         // to the event loop (a message to itself, which runs after the tasks queued before it:
         // the reads); it lets the turn go before it sends, but everything from here to its
-        // `fetch()` call is synchronous, so the next slot yields only once this one has sent. Yielding without the turn
-        // would queue all 64 yields at once, ahead of every read, and change nothing. The
-        // index is taken inside the turn, so requests are sent in index order.
+        // `fetch()` call is synchronous, so the next slot yields only once this one has sent.
+        // Yielding without the turn would queue all 64 yields at once, ahead of every read,
+        // and change nothing. The index is taken inside the turn, so requests are sent in
+        // index order.
         let index = {
             let _turn = live.sending_turns.take().await;
             yield_to_event_loop().await;

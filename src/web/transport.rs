@@ -377,11 +377,7 @@ const REHEARSAL_REASONING_TOKENS: usize = 8;
 /// `--js-flags`) and 0–5 with this rehearsal; 0–2 for a plain-JavaScript client. The synthetic
 /// timestamps touch nothing measured.
 pub fn rehearse_reading(content: &[String]) -> Option<StreamResult> {
-    let events: Vec<Uint8Array> =
-        crate::core::sse::sample_stream_events(REHEARSAL_REASONING_TOKENS, content)
-            .iter()
-            .map(|event| Uint8Array::from(event.as_bytes()))
-            .collect();
+    let events = synthetic_events(content);
     let streams = (REHEARSAL_EVENTS / events.len().max(1)).max(1);
     let mut last = None;
     for _ in 0..streams {
@@ -402,9 +398,19 @@ pub fn rehearse_reading(content: &[String]) -> Option<StreamResult> {
 /// marker, then the requested words) after [`REHEARSAL_REASONING_TOKENS`] reasoning tokens,
 /// as the byte chunks [`ChatRequest::synthetic`] streams one per read.
 pub fn synthetic_stream(content: &[String]) -> js_sys::Array {
+    synthetic_events(content)
+        .into_iter()
+        .map(JsValue::from)
+        .collect()
+}
+
+/// The events of a synthetic stream that answers `content` after
+/// [`REHEARSAL_REASONING_TOKENS`] reasoning tokens, one byte chunk each: what the rehearsal
+/// reads and a dry run's requests are answered with.
+fn synthetic_events(content: &[String]) -> Vec<Uint8Array> {
     crate::core::sse::sample_stream_events(REHEARSAL_REASONING_TOKENS, content)
         .iter()
-        .map(|event| JsValue::from(Uint8Array::from(event.as_bytes())))
+        .map(|event| Uint8Array::from(event.as_bytes()))
         .collect()
 }
 
