@@ -15,6 +15,7 @@ pub mod plan;
 pub mod prompt;
 pub mod pyjson;
 pub mod pyrandom;
+pub mod reading;
 pub mod sse;
 pub mod stats;
 pub mod validate;

@@ -23,8 +23,8 @@ use web_sys::{
     Response,
 };
 
-use crate::core::observe::{RequestError, StreamAccumulator, StreamFlow, StreamResult};
-use crate::core::sse::{ChunkEvent, SseDecoder, SseEvent};
+use crate::core::observe::{RequestError, StreamAccumulator, StreamResult};
+use crate::core::reading::{ReadOutcome, StreamReading};
 
 use super::clock::Clock;
 use super::timers::sleep_ms;
@@ -151,7 +151,7 @@ pub async fn stream_chat(
     if request.chunk_traces {
         accumulator = accumulator.with_chunk_arrivals();
     }
-    let reading = Rc::new(RefCell::new(StreamReading::new(accumulator)));
+    let reading = Rc::new(RefCell::new(BrowserReading::new(accumulator)));
     let on_read = {
         let reading = reading.clone();
         let control = control.clone();
@@ -250,16 +250,14 @@ async fn not_a_stream(request: &ChatRequest<'_>, response: Response) -> RequestE
 /// The result of a stream read to its end (or to `[DONE]`) by `pump_response`.
 async fn finish_stream(
     control: &Rc<RequestControl>,
-    reading: Rc<RefCell<StreamReading>>,
+    reading: Rc<RefCell<BrowserReading>>,
     reader: ReadableStreamDefaultReader,
 ) -> Result<StreamResult, RequestError> {
-    let StreamReading {
-        accumulator,
-        outcome,
-        ..
-    } = Rc::try_unwrap(reading)
+    let (accumulator, outcome) = Rc::try_unwrap(reading)
         .map_err(|_| RequestError::stream("the stream reader was still in use"))?
-        .into_inner();
+        .into_inner()
+        .reading
+        .into_parts();
     // E2E ends at the arrival of the read that carried the stream's last byte (`[DONE]` or the
     // end of the body): one clock reading per read, taken before the connection is released,
     // so the cost of closing it is not counted as server time.
@@ -363,7 +361,7 @@ const REHEARSAL_REASONING_TOKENS: usize = 8;
 /// Reads synthetic streams (a role chunk, [`REHEARSAL_REASONING_TOKENS`] reasoning chunks, one
 /// content chunk per piece of `content`, finish, usage and `[DONE]`: about
 /// [`REHEARSAL_EVENTS`] events in all) through the per-read path of a real request
-/// ([`StreamReading::on_read`]: the copy out of a `Uint8Array`, the SSE decoder, the chunk
+/// ([`BrowserReading::on_read`]: the copy out of a `Uint8Array`, the SSE decoder, the chunk
 /// interpreter, the accumulator), one event per read, and returns the last stream's result for
 /// the rest of a request's rehearsal ([`runner`](super::runner)). As for a real stream, reading
 /// stops at `[DONE]`; the body's end is read only when a stream has none. 20–40 ms here.
@@ -381,7 +379,7 @@ pub fn rehearse_reading(content: &[String]) -> Option<StreamResult> {
     let streams = (REHEARSAL_EVENTS / events.len().max(1)).max(1);
     let mut last = None;
     for _ in 0..streams {
-        let mut reading = StreamReading::new(StreamAccumulator::new(0.0));
+        let mut reading = BrowserReading::new(StreamAccumulator::new(0.0));
         let stopped = events
             .iter()
             .enumerate()
@@ -389,7 +387,8 @@ pub fn rehearse_reading(content: &[String]) -> Option<StreamResult> {
         if !stopped {
             reading.on_read(None, events.len() as f64);
         }
-        last = std::hint::black_box(reading.accumulator.finish(events.len() as f64).ok());
+        let (accumulator, _) = reading.reading.into_parts();
+        last = std::hint::black_box(accumulator.finish(events.len() as f64).ok());
     }
     last
 }
@@ -414,37 +413,18 @@ fn synthetic_events(content: &[String]) -> Vec<Uint8Array> {
         .collect()
 }
 
-/// How a stream's reading ended.
-enum ReadOutcome {
-    /// `[DONE]` arrived in the read stamped `ended_ms`; the body's end is still to be read.
-    Done { ended_ms: f64 },
-    /// The body ended (without `[DONE]`, or right after it) at the read stamped `ended_ms`.
-    BodyEnded { ended_ms: f64 },
-    /// The bytes were not a valid event stream, or the server sent an error event.
-    Failed(RequestError),
-}
-
-/// The state of one stream being read: the SSE decoder, the core's accumulator, and buffers
-/// reused for every read.
-struct StreamReading {
-    decoder: SseDecoder,
-    accumulator: StreamAccumulator,
-    sse_events: Vec<SseEvent>,
-    chunk_events: Vec<ChunkEvent>,
-    /// One buffer for every read's bytes: a read copies the browser's chunk into it once.
+/// One stream being read in the browser: the core's [`StreamReading`] and one buffer that
+/// every read's bytes are copied into out of the browser's `Uint8Array`.
+struct BrowserReading {
+    reading: StreamReading,
     bytes: Vec<u8>,
-    outcome: Option<ReadOutcome>,
 }
 
-impl StreamReading {
+impl BrowserReading {
     fn new(accumulator: StreamAccumulator) -> Self {
         Self {
-            decoder: SseDecoder::new(),
-            accumulator,
-            sse_events: Vec::new(),
-            chunk_events: Vec::new(),
+            reading: StreamReading::new(accumulator),
             bytes: Vec::new(),
-            outcome: None,
         }
     }
 
@@ -452,42 +432,11 @@ impl StreamReading {
     /// reading should stop (the stream ended, failed, or said `[DONE]`).
     fn on_read(&mut self, chunk: Option<&Uint8Array>, now_ms: f64) -> bool {
         let Some(chunk) = chunk else {
-            let outcome = match self.decoder.finish(&mut self.sse_events) {
-                Ok(()) => {
-                    self.flush(now_ms);
-                    ReadOutcome::BodyEnded { ended_ms: now_ms }
-                }
-                Err(error) => ReadOutcome::Failed(RequestError::from(error)),
-            };
-            self.outcome = Some(outcome);
-            return true;
+            return self.reading.on_body_end(now_ms);
         };
         self.bytes.resize(chunk.length() as usize, 0);
         chunk.copy_to(&mut self.bytes);
-        if let Err(error) = self.decoder.push(&self.bytes, &mut self.sse_events) {
-            self.outcome = Some(ReadOutcome::Failed(RequestError::from(error)));
-            return true;
-        }
-        if self.flush(now_ms) == StreamFlow::Stop {
-            self.outcome = Some(ReadOutcome::Done { ended_ms: now_ms });
-            return true;
-        }
-        false
-    }
-
-    /// Hands the events decoded so far to the accumulator as one read's.
-    fn flush(&mut self, now_ms: f64) -> StreamFlow {
-        if self.sse_events.is_empty() {
-            // A read that carried no complete event still counts as a read for the statistics.
-            return self.accumulator.on_read_events(now_ms, &[]);
-        }
-        self.chunk_events.clear();
-        self.chunk_events.extend(
-            self.sse_events
-                .drain(..)
-                .map(|event| ChunkEvent::from_sse(&event)),
-        );
-        self.accumulator.on_read_events(now_ms, &self.chunk_events)
+        self.reading.on_bytes(&self.bytes, now_ms)
     }
 }
 
