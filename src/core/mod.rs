@@ -5,6 +5,7 @@
 
 pub mod artifact;
 pub mod charts;
+pub mod chunk_json;
 pub mod compare;
 pub mod export;
 pub mod form;

@@ -31,8 +31,12 @@
 //! - A JSON object with an `error` member is surfaced as [`ChunkEvent::ServerError`] (the reference
 //!   ignored it and failed later with a less helpful message).
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use serde_json::Value;
 use thiserror::Error;
+
+use super::chunk_json::{parse_chunk, ChoiceFields, DeltaFields, Shaped};
 
 /// Default bound on one line and on one event's joined data: 8 MiB. A chat-completions chunk is a
 /// few hundred bytes, so anything near this is not a chat stream.
@@ -159,7 +163,11 @@ impl SseDecoder {
             return Err(failure.clone());
         }
         if !self.line.is_empty() {
-            if let Err(error) = self.end_line(out) {
+            let line = std::mem::take(&mut self.line);
+            let result = self.end_line(&line, out);
+            self.line = line;
+            self.line.clear();
+            if let Err(error) = result {
                 self.failure = Some(error.clone());
                 return Err(error);
             }
@@ -194,10 +202,23 @@ impl SseDecoder {
             }
             match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
                 Some(end) => {
-                    self.append_to_line(&rest[..end])?;
                     self.after_cr = rest[end] == b'\r';
+                    if self.line.is_empty() {
+                        // The whole line is in this slice: read it where it is.
+                        if end > self.max_bytes {
+                            return Err(self.line_too_long());
+                        }
+                        self.end_line(&rest[..end], out)?;
+                    } else {
+                        self.append_to_line(&rest[..end])?;
+                        let line = std::mem::take(&mut self.line);
+                        let result = self.end_line(&line, out);
+                        // Reuse the allocation for the next line.
+                        self.line = line;
+                        self.line.clear();
+                        result?;
+                    }
                     rest = &rest[end + 1..];
-                    self.end_line(out)?;
                 }
                 None => {
                     self.append_to_line(rest)?;
@@ -208,30 +229,34 @@ impl SseDecoder {
         Ok(())
     }
 
+    fn line_too_long(&self) -> SseError {
+        SseError::LineTooLong {
+            limit_bytes: self.max_bytes,
+        }
+    }
+
     fn append_to_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
         if self.line.len() + bytes.len() > self.max_bytes {
-            return Err(SseError::LineTooLong {
-                limit_bytes: self.max_bytes,
-            });
+            return Err(self.line_too_long());
         }
         self.line.extend_from_slice(bytes);
         Ok(())
     }
 
-    fn end_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        let raw = std::mem::take(&mut self.line);
-        let decoded = String::from_utf8_lossy(&raw);
+    fn end_line(&mut self, raw: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        // Valid UTF-8 (every line of a well-behaved server) is checked by the fast path and
+        // borrowed; anything else is decoded with replacement characters.
+        let decoded = match std::str::from_utf8(raw) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
         let mut text: &str = &decoded;
         if self.at_stream_start {
             self.at_stream_start = false;
             text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
         }
         self.stats.lines += 1;
-        let result = self.process_line(text, out);
-        // Reuse the allocation for the next line.
-        self.line = raw;
-        self.line.clear();
-        result
+        self.process_line(text, out)
     }
 
     fn process_line(&mut self, line: &str, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
@@ -339,27 +364,28 @@ impl ChunkEvent {
         Self::from_sse_data(&event.data)
     }
 
-    /// Interprets an event's data (ARTIFACT.md §4.2 steps 2-6).
+    /// Interprets an event's data (ARTIFACT.md §4.2 steps 2-6). The JSON is read for only the
+    /// members the measurement uses ([`chunk_json`](super::chunk_json)), with Python's rules.
     pub fn from_sse_data(data: &str) -> Self {
         let payload = data.trim_matches(is_python_space);
         if payload == "[DONE]" {
             return Self::Done;
         }
-        let Ok(parsed) = serde_json::from_str::<Value>(payload) else {
+        let Some(parsed) = parse_chunk(payload) else {
             return Self::Ignored;
         };
-        let Value::Object(chunk) = parsed else {
+        let Shaped::Expected(chunk) = parsed else {
             return Self::malformed("the data payload is JSON but not an object");
         };
-        if let Some(error) = chunk.get("error").filter(|error| is_truthy(error)) {
+        if let Some(error) = chunk.error.filter(is_truthy) {
             return Self::ServerError {
-                message: server_error_message(error),
+                message: server_error_message(&error),
             };
         }
-        let usage = chunk.get("usage").filter(|usage| is_truthy(usage)).cloned();
-        let choices = match chunk.get("choices") {
+        let usage = chunk.usage.filter(is_truthy);
+        let choices = match chunk.choices {
             None => Vec::new(),
-            Some(Value::Array(choices)) => {
+            Some(Shaped::Expected(choices)) => {
                 let mut deltas = Vec::with_capacity(choices.len());
                 for choice in choices {
                     match choice_delta(choice) {
@@ -369,8 +395,8 @@ impl ChunkEvent {
                 }
                 deltas
             }
-            Some(Value::Null) => return Self::malformed("choices is null"),
-            Some(_) => return Self::malformed("choices is not a list"),
+            Some(Shaped::Null) => return Self::malformed("choices is null"),
+            Some(Shaped::Other) => return Self::malformed("choices is not a list"),
         };
         Self::Chunk(ChatChunk { choices, usage })
     }
@@ -382,11 +408,11 @@ impl ChunkEvent {
     }
 }
 
-fn choice_delta(choice: &Value) -> Result<ChoiceDelta, &'static str> {
-    let Value::Object(choice) = choice else {
+fn choice_delta(choice: Shaped<ChoiceFields>) -> Result<ChoiceDelta, &'static str> {
+    let Shaped::Expected(choice) = choice else {
         return Err("a choice is not an object");
     };
-    let finish_reason = match choice.get("finish_reason") {
+    let finish_reason = match &choice.finish_reason {
         None | Some(Value::Null) => None,
         Some(reason) => Some(
             python_str(reason)
@@ -395,21 +421,21 @@ fn choice_delta(choice: &Value) -> Result<ChoiceDelta, &'static str> {
                 .collect(),
         ),
     };
-    let empty = Map::new();
-    let delta = match choice.get("delta") {
-        None => &empty,
-        Some(Value::Object(delta)) => delta,
-        Some(Value::Null) => return Err("delta is null"),
-        Some(_) => return Err("delta is not an object"),
+    let delta = match choice.delta {
+        None => DeltaFields::default(),
+        Some(Shaped::Expected(delta)) => delta,
+        Some(Shaped::Null) => return Err("delta is null"),
+        Some(Shaped::Other) => return Err("delta is not an object"),
     };
-    let reasoning_content = delta.get("reasoning_content").filter(|v| is_truthy(v));
-    let reasoning = reasoning_content
-        .or_else(|| delta.get("reasoning"))
-        .filter(|v| is_truthy(v))
-        .map(python_str);
-    let content = match delta.get("content").filter(|v| is_truthy(v)) {
+    let reasoning = delta
+        .reasoning_content
+        .filter(is_truthy)
+        .or(delta.reasoning)
+        .filter(is_truthy)
+        .map(|reasoning| python_str(&reasoning));
+    let content = match delta.content.filter(is_truthy) {
         None => None,
-        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::String(text)) => Some(text),
         Some(_) => return Err("delta.content is not a string"),
     };
     Ok(ChoiceDelta {
@@ -853,6 +879,18 @@ mod tests {
         assert_eq!(decoder.push(b"\n\n", &mut events), Err(error.clone()));
         assert_eq!(decoder.finish(&mut events), Err(error));
         assert!(events.is_empty());
+
+        // A whole line in one slice is read where it is, under the same bound.
+        let mut decoder = SseDecoder::with_max_bytes(16);
+        decoder
+            .push(b"data: 0123456789\n\n", &mut events)
+            .expect("a 16-byte line fits");
+        assert_eq!(events.len(), 1);
+        assert_eq!(
+            decoder.push(b"data: 0123456789!\n\n", &mut events),
+            Err(SseError::LineTooLong { limit_bytes: 16 })
+        );
+        assert_eq!(events.len(), 1);
     }
 
     #[test]
@@ -1030,6 +1068,249 @@ mod tests {
             (json!({"a": null}), true),
         ] {
             assert_eq!(is_truthy(&value), truthy, "{value}");
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // The chunk reader against the interpretation it replaced, which built a `serde_json::Value`
+    // of the whole payload first: both must read every payload alike.
+    // -----------------------------------------------------------------------------------------
+
+    /// The interpretation over a whole-payload `Value`, as strobe read chunks before
+    /// `chunk_json` (kept as the oracle).
+    fn value_oracle(data: &str) -> ChunkEvent {
+        use serde_json::Map;
+        fn choice(choice: &Value) -> Result<ChoiceDelta, &'static str> {
+            let Value::Object(choice) = choice else {
+                return Err("a choice is not an object");
+            };
+            let finish_reason = match choice.get("finish_reason") {
+                None | Some(Value::Null) => None,
+                Some(reason) => Some(
+                    python_str(reason)
+                        .chars()
+                        .take(FINISH_REASON_MAX_CHARS)
+                        .collect(),
+                ),
+            };
+            let empty = Map::new();
+            let delta = match choice.get("delta") {
+                None => &empty,
+                Some(Value::Object(delta)) => delta,
+                Some(Value::Null) => return Err("delta is null"),
+                Some(_) => return Err("delta is not an object"),
+            };
+            let reasoning = delta
+                .get("reasoning_content")
+                .filter(|v| is_truthy(v))
+                .or_else(|| delta.get("reasoning"))
+                .filter(|v| is_truthy(v))
+                .map(python_str);
+            let content = match delta.get("content").filter(|v| is_truthy(v)) {
+                None => None,
+                Some(Value::String(text)) => Some(text.clone()),
+                Some(_) => return Err("delta.content is not a string"),
+            };
+            Ok(ChoiceDelta {
+                finish_reason,
+                reasoning,
+                content,
+            })
+        }
+        let payload = data.trim_matches(is_python_space);
+        if payload == "[DONE]" {
+            return ChunkEvent::Done;
+        }
+        let Ok(parsed) = serde_json::from_str::<Value>(payload) else {
+            return ChunkEvent::Ignored;
+        };
+        let Value::Object(chunk) = parsed else {
+            return ChunkEvent::malformed("the data payload is JSON but not an object");
+        };
+        if let Some(error) = chunk.get("error").filter(|error| is_truthy(error)) {
+            return ChunkEvent::ServerError {
+                message: server_error_message(error),
+            };
+        }
+        let usage = chunk.get("usage").filter(|usage| is_truthy(usage)).cloned();
+        let choices = match chunk.get("choices") {
+            None => Vec::new(),
+            Some(Value::Array(choices)) => {
+                let mut deltas = Vec::new();
+                for item in choices {
+                    match choice(item) {
+                        Ok(delta) => deltas.push(delta),
+                        Err(reason) => return ChunkEvent::malformed(reason),
+                    }
+                }
+                deltas
+            }
+            Some(Value::Null) => return ChunkEvent::malformed("choices is null"),
+            Some(_) => return ChunkEvent::malformed("choices is not a list"),
+        };
+        ChunkEvent::Chunk(ChatChunk { choices, usage })
+    }
+
+    /// Every fixture's event payloads.
+    fn fixture_payloads() -> Vec<String> {
+        [
+            VLLM,
+            LLAMA_CPP,
+            REASONING_FIELD,
+            CRLF_KEEPALIVE,
+            UTF8,
+            SERVER_ERROR,
+        ]
+        .iter()
+        .flat_map(|bytes| decode_whole(bytes))
+        .map(|event| event.data)
+        .collect()
+    }
+
+    /// JSON values of every shape (and truthiness) a member could take.
+    const SHAPES: &[&str] = &[
+        "null",
+        "true",
+        "false",
+        "0",
+        "1",
+        "-2.5",
+        "1e3",
+        "\"\"",
+        "\"x\"",
+        "\"stop\"",
+        "[]",
+        "[1]",
+        "[{}]",
+        "{}",
+        "{\"a\":1}",
+        "{\"message\":\"m\",\"type\":\"t\",\"code\":3}",
+        "18446744073709551616",
+    ];
+
+    /// Variants of a chunk payload: each member the reader reads (at every level) given every
+    /// shape, given twice (first or last wins), spelled with an escape, and the payload cut at
+    /// every byte.
+    fn payload_variants(payload: &str) -> Vec<String> {
+        let mut variants = vec![payload.to_owned()];
+        for name in [
+            "error",
+            "usage",
+            "choices",
+            "finish_reason",
+            "delta",
+            "reasoning_content",
+            "reasoning",
+            "content",
+            "role",
+            "id",
+        ] {
+            let key = format!("\"{name}\":");
+            let Some(at) = payload.find(&key) else {
+                // Add the member at the top level.
+                for shape in SHAPES {
+                    variants.push(format!("{{{key}{shape},{}", &payload[1..]));
+                }
+                continue;
+            };
+            let value_start = at + key.len();
+            for shape in SHAPES {
+                // Insert a member of this shape just before the real one: the real one wins.
+                variants.push(format!("{}{key}{shape},{}", &payload[..at], &payload[at..]));
+                // And right after its name, pushing the real value into a skipped position.
+                variants.push(format!(
+                    "{}{shape},\"skipped\":{}",
+                    &payload[..value_start],
+                    &payload[value_start..]
+                ));
+            }
+            // The name spelled with an escape.
+            let escaped = format!("\"\\u{:04x}{}\":", name.as_bytes()[0], &name[1..]);
+            variants.push(payload.replacen(&key, &escaped, 1));
+        }
+        variants.extend((0..payload.len()).filter_map(|cut| payload.get(..cut).map(str::to_owned)));
+        variants
+    }
+
+    #[test]
+    fn the_chunk_reader_reads_every_payload_as_the_value_interpretation_did() {
+        let mut payloads = fixture_payloads();
+        payloads.extend(
+            [
+                "[DONE]",
+                " [DONE] ",
+                "[1,2]",
+                "\"text\"",
+                "3",
+                "null",
+                "true",
+                "{}",
+                "{ }",
+                "{\"choices\":[null]}",
+                "{\"choices\":[1]}",
+                "{\"choices\":[[]]}",
+                "{\"choices\":[{\"delta\":[]}]}",
+                "{\"choices\":[{\"delta\":\"x\"}]}",
+                "{\"choices\":[{\"delta\":{\"content\":5}}]}",
+                "{\"choices\":[{\"delta\":{\"content\":0}}]}",
+                "{\"choices\":[{\"delta\":{\"reasoning\":{\"a\":1}}}]}",
+                "{\"choices\":[{\"finish_reason\":false}]}",
+                "{\"choices\":[{\"finish_reason\":1.0}]}",
+                "{\"choices\":{}}",
+                "{\"error\":\"\",\"choices\":[]}",
+                "{\"error\":{},\"usage\":{}}",
+                "{\"a\":{\"b\":[{\"c\":null}]},\"choices\":[]}",
+                "{\"choices\":[]} x",
+                "{\"choices\":[],}",
+                "{'choices':[]}",
+                "{\"choices\":[]}",
+                "{\"choices\":[{\"delta\":{\"content\":\"a\\u00e9\\n\\\"\"}}]}",
+            ]
+            .map(String::from),
+        );
+        let mut checked = 0;
+        for payload in payloads.clone() {
+            for variant in payload_variants(&payload) {
+                assert_eq!(
+                    ChunkEvent::from_sse_data(&variant),
+                    value_oracle(&variant),
+                    "payload {variant}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "only {checked} payloads checked");
+    }
+
+    #[test]
+    fn a_later_duplicate_member_wins_as_in_python() {
+        let event = ChunkEvent::from_sse_data(
+            r#"{"choices":null,"choices":[{"delta":null,"delta":{"content":"a","content":"b"}}]}"#,
+        );
+        let ChunkEvent::Chunk(chunk) = event else {
+            panic!("expected a chunk, got {event:?}");
+        };
+        assert_eq!(chunk.choices[0].content.as_deref(), Some("b"));
+        assert_eq!(
+            ChunkEvent::from_sse_data(r#"{"choices":[],"choices":7}"#),
+            ChunkEvent::malformed("choices is not a list")
+        );
+    }
+
+    #[test]
+    fn skipped_members_python_reads_do_not_hide_the_chunk() {
+        // Python's json.loads reads 1e400 as infinity, keeps lone surrogates and nests deeper
+        // than serde_json's 128 levels; none of these members is read by the measurement.
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for skipped in ["1e400", "\"\\ud800\"", deep.as_str()] {
+            let payload =
+                format!(r#"{{"created":{skipped},"choices":[{{"delta":{{"content":"x"}}}}]}}"#);
+            let event = ChunkEvent::from_sse_data(&payload);
+            assert!(
+                matches!(&event, ChunkEvent::Chunk(chunk) if chunk.choices[0].content.as_deref() == Some("x")),
+                "{skipped}: {event:?}"
+            );
+            assert_eq!(value_oracle(&payload), ChunkEvent::Ignored, "{skipped}");
         }
     }
 }
