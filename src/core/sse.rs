@@ -279,6 +279,8 @@ impl SseDecoder {
                         limit_bytes: self.max_bytes,
                     });
                 }
+                // One allocation per event: the data string is handed out whole at dispatch.
+                self.data.reserve(value.len() + 1);
                 self.data.push_str(value);
                 self.data.push('\n');
             }
@@ -412,7 +414,7 @@ fn choice_delta(choice: Shaped<ChoiceFields>) -> Result<ChoiceDelta, &'static st
     let Shaped::Expected(choice) = choice else {
         return Err("a choice is not an object");
     };
-    let finish_reason = match &choice.finish_reason {
+    let finish_reason = match choice.finish_reason {
         None | Some(Value::Null) => None,
         Some(reason) => Some(
             python_str(reason)
@@ -432,7 +434,7 @@ fn choice_delta(choice: Shaped<ChoiceFields>) -> Result<ChoiceDelta, &'static st
         .filter(is_truthy)
         .or(delta.reasoning)
         .filter(is_truthy)
-        .map(|reasoning| python_str(&reasoning));
+        .map(python_str);
     let content = match delta.content.filter(is_truthy) {
         None => None,
         Some(Value::String(text)) => Some(text),
@@ -556,9 +558,9 @@ pub fn is_python_space(c: char) -> bool {
 /// Python's `str(value)` for the JSON values a server may put in `finish_reason`: strings as
 /// they are, booleans as `True`/`False`, numbers and containers as their JSON text (exact for
 /// integers; other shapes only appear from broken servers).
-fn python_str(value: &Value) -> String {
+fn python_str(value: Value) -> String {
     match value {
-        Value::String(text) => text.clone(),
+        Value::String(text) => text,
         Value::Bool(true) => "True".to_owned(),
         Value::Bool(false) => "False".to_owned(),
         Value::Null => "None".to_owned(),
@@ -1087,7 +1089,7 @@ mod tests {
             let finish_reason = match choice.get("finish_reason") {
                 None | Some(Value::Null) => None,
                 Some(reason) => Some(
-                    python_str(reason)
+                    python_str(reason.clone())
                         .chars()
                         .take(FINISH_REASON_MAX_CHARS)
                         .collect(),
@@ -1105,6 +1107,7 @@ mod tests {
                 .filter(|v| is_truthy(v))
                 .or_else(|| delta.get("reasoning"))
                 .filter(|v| is_truthy(v))
+                .cloned()
                 .map(python_str);
             let content = match delta.get("content").filter(|v| is_truthy(v)) {
                 None => None,

@@ -11,6 +11,7 @@ mod live_charts;
 mod measure_worker;
 mod measurement;
 mod preflight;
+mod read_bench;
 mod results;
 mod run_view;
 mod runner;

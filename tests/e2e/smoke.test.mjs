@@ -36,3 +36,35 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
     }
   });
 }
+
+// The read-path benchmark's hook (tests/e2e/bench/read-path.mjs): the app's own reading path
+// over streams made in the page reads them to [DONE], and says why when a stream is not one.
+test('the exported read path reads streams made in the page, and refuses broken ones', async () => {
+  const site = await serveStatic({ root: DIST });
+  const page = await browser.newPage();
+  const errors = collectPageErrors(page);
+  try {
+    await page.goto(site.url);
+    await page.getByTestId('app-ready').waitFor({ timeout: 20_000 });
+    const read = (events) => page.evaluate(async (texts) => {
+      const chunks = texts.map((text) => new TextEncoder().encode(text));
+      try {
+        return { ms: await window.wasmBindings.bench_read_path(chunks, 12, 4) };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    }, events);
+    const chunk = (delta) => `data: {"choices":[{"index":0,"delta":${delta},"finish_reason":null}]}\n\n`;
+    const complete = await read([chunk('{"content":"MARK"}'), chunk('{"content":" code"}'), 'data: [DONE]\n\n']);
+    assert.equal(typeof complete.ms, 'number', JSON.stringify(complete));
+    assert.ok(complete.ms > 0, `took ${complete.ms} ms`);
+    const noDone = await read([chunk('{"content":"MARK"}')]);
+    assert.match(noDone.error ?? '', /did not read to \[DONE\]/);
+    const serverError = await read([chunk('{"content":"MARK"}'), 'data: {"error":{"message":"overloaded"}}\n\n']);
+    assert.match(serverError.error ?? '', /overloaded/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    await site.close();
+  }
+});

@@ -38,6 +38,7 @@ import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim } from '../sim.mjs';
 import { parseRepeat, summarize, percentile, environment, watchHost, stealText } from './common.mjs';
 import { momentErrors, artifactErrors } from '../truth.mjs';
+import { floorClient } from './floor.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIST = process.env.STROBE_DIST ?? 'dist';
@@ -143,95 +144,6 @@ function strobeSettings(testCase, baseUrls, measurement, seed) {
     thinking_mode: 'enabled',
     measurement,
   };
-}
-
-/**
- * The floor: a minimal streaming client in plain JavaScript, run in the page's main thread.
- * fetch() with a streaming body reader, one performance.now() per read, a line-level SSE parse.
- * Slot k sends to endpoint k mod n, like strobe. Returns one entry per request.
- */
-async function floorClient({ urls, requests, concurrency, maxTokens, words, contextChars, tag }) {
-  // As long as strobe's context (its prompt is three characters per planned token), so the
-  // server's prefill takes as long for both and their streams overlap alike.
-  const filler = 'lorem ipsum dolor sit amet consectetur '.repeat(Math.ceil(contextChars / 39)).slice(0, contextChars);
-  const body = (marker, max, tail) => JSON.stringify({
-    model: 'strobe-sim-1',
-    messages: [{ role: 'user', content: `${filler}\n${tail}` }],
-    stream: true,
-    stream_options: { include_usage: true },
-    max_tokens: max,
-    temperature: 0,
-    chat_template_kwargs: { enable_thinking: true },
-  });
-  const headers = { 'Content-Type': 'application/json', Accept: 'text/event-stream' };
-  const slotsOf = (endpoint) => Math.floor(concurrency / urls.length) + (endpoint < concurrency % urls.length ? 1 : 0);
-  // Warm-up as strobe does it: a priming round of two per connection each endpoint's slots
-  // use (max_tokens 1), then one check round of one per connection (max_tokens 8), each all at
-  // once and read to the end (strobe also reads the check round's Resource Timing and repeats
-  // it while a connection was still opening; against strobe-sim one round is enough).
-  const round = (perConnection, maxTokens) => Promise.all(urls.flatMap((url, endpoint) => Array.from(
-    { length: perConnection * Math.min(slotsOf(endpoint), 6) },
-    () => fetch(url, { method: 'POST', headers, body: body(null, maxTokens, 'Reply with one word.') }).then((r) => r.text()),
-  )));
-  await round(2, 1);
-  await round(1, 8);
-
-  const decoder = () => new TextDecoder();
-  const rows = [];
-  let next = 0;
-  async function one(url, index) {
-    const marker = `FLOOR_${tag}_${String(index).padStart(5, '0')}`;
-    const text = body(marker, maxTokens,
-      `Begin with the exact marker ${marker} then emit exactly ${words} repetitions of the lowercase word code.`);
-    const utf8 = decoder();
-    const startedUnixMs = performance.timeOrigin + performance.now();
-    const t0 = performance.now();
-    const response = await fetch(url, { method: 'POST', headers, body: text });
-    const reader = response.body.getReader();
-    let buffer = '';
-    let firstOutput = null;
-    let firstContent = null;
-    let end = null;
-    for (;;) {
-      const { done, value } = await reader.read();
-      const now = performance.now();
-      if (done) {
-        end ??= now;
-        break;
-      }
-      buffer += utf8.decode(value, { stream: true });
-      let cut;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const event = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        for (const line of event.split('\n')) {
-          if (!line.startsWith('data:')) continue;
-          const payload = line.slice(5).trim();
-          if (payload === '[DONE]') {
-            end ??= now;
-            continue;
-          }
-          const delta = JSON.parse(payload).choices?.[0]?.delta;
-          if (delta?.reasoning_content || delta?.reasoning) firstOutput ??= now;
-          if (delta?.content) {
-            firstOutput ??= now;
-            firstContent ??= now;
-          }
-        }
-      }
-    }
-    rows.push({ marker, started_unix_ms: startedUnixMs, ttfo: firstOutput - t0, ttft: firstContent - t0, e2e: end - t0 });
-  }
-  async function slot(k) {
-    const url = urls[k % urls.length];
-    while (next < requests) {
-      const index = next;
-      next += 1;
-      await one(url, index);
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, (_, k) => slot(k)));
-  return rows;
 }
 
 async function runFloor(browser, siteUrl, testCase, baseUrls, tag, inWorker) {
