@@ -553,7 +553,13 @@ fn write_policy(faults: &FaultSet) -> WritePolicy {
 enum StreamEnd {
     Completed,
     Reset,
-    Hung { client_closed: bool },
+    Hung {
+        client_closed: bool,
+    },
+    /// `[DONE]` went out and the body was held open (the `hold-after-done` fault).
+    HeldAfterDone {
+        client_closed: bool,
+    },
     Abandoned,
 }
 
@@ -626,6 +632,20 @@ async fn stream_response(
             trace.record.times.last_byte_sent = Some(trace.now());
             trace.finish(Outcome::Completed, None);
             keep_alive
+        }
+        Ok(StreamEnd::HeldAfterDone { client_closed }) => {
+            let closer = if client_closed {
+                "the client closed the connection"
+            } else {
+                "the server closed it after --hang-ms"
+            };
+            trace.finish(
+                Outcome::Completed,
+                Some(format!(
+                    "hold-after-done fault: the body stayed open after [DONE]; {closer}"
+                )),
+            );
+            false
         }
         Ok(StreamEnd::Reset) => {
             out.connection.arm_reset();
@@ -769,6 +789,12 @@ async fn stream_events(
     if !faults.contains(Fault::NoDone) {
         out.data("[DONE]").await?;
         trace.record.done_sent = true;
+    }
+    if faults.contains(Fault::HoldAfterDone) {
+        trace.record.times.last_byte_sent = Some(trace.now());
+        let limit = Duration::from_millis(shared.config.hang_ms);
+        let client_closed = out.connection.drain_until_closed(limit).await;
+        return Ok(StreamEnd::HeldAfterDone { client_closed });
     }
     out.end_body().await?;
     Ok(StreamEnd::Completed)

@@ -42,7 +42,7 @@ pub struct SimConfig {
     pub fault_kinds: Vec<Fault>,
     /// How long the `slow-headers` fault holds the response head back, ms.
     pub slow_headers_ms: u64,
-    /// Longest a `hang` fault keeps a connection open, ms.
+    /// Longest a `hang` or `hold-after-done` fault keeps a connection open, ms.
     pub hang_ms: u64,
     /// Append every truth record to this JSON-lines file.
     pub truth_jsonl: Option<PathBuf>,
@@ -75,7 +75,7 @@ impl Default for SimConfig {
             fault_rate: 0.0,
             fault_kinds: Fault::ALL
                 .into_iter()
-                .filter(|fault| *fault != Fault::Hang)
+                .filter(|fault| !matches!(fault, Fault::Hang | Fault::HoldAfterDone))
                 .collect(),
             slow_headers_ms: 2_000,
             hang_ms: 600_000,
@@ -259,13 +259,13 @@ pub struct Args {
     /// Probability (0..1) that a request gets one random fault from --fault-kinds.
     #[arg(long, default_value_t = 0.0)]
     pub fault_rate: f64,
-    /// Comma-separated faults --fault-rate draws from (default: all but hang).
+    /// Comma-separated faults --fault-rate draws from (default: all but hang and hold-after-done).
     #[arg(long)]
     pub fault_kinds: Option<String>,
     /// How long the slow-headers fault holds the response head back, ms.
     #[arg(long, default_value_t = 2_000)]
     pub slow_headers_ms: u64,
-    /// Longest a hang fault keeps a connection open, ms.
+    /// Longest a hang or hold-after-done fault keeps a connection open, ms.
     #[arg(long, default_value_t = 600_000)]
     pub hang_ms: u64,
     /// Also append every truth record to this JSON-lines file.
@@ -342,6 +342,7 @@ mod tests {
         assert_eq!(config.latency, defaults.latency);
         assert_eq!(config.fault_kinds, defaults.fault_kinds);
         assert!(!config.fault_kinds.contains(&Fault::Hang));
+        assert!(!config.fault_kinds.contains(&Fault::HoldAfterDone));
         assert_eq!(
             (
                 config.reasoning_tokens,

@@ -46,6 +46,9 @@ pub enum Fault {
     SlowHeaders,
     /// Stop sending halfway through the content and keep the connection open.
     Hang,
+    /// Send the whole stream, `data: [DONE]` included, but keep the body open after it (no end
+    /// of the body) until the client closes the connection or `--hang-ms` passes.
+    HoldAfterDone,
     /// Split every write that holds a multibyte UTF-8 character inside that character, and use
     /// multibyte words where the output contract leaves room.
     Utf8Split,
@@ -53,7 +56,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in documentation order.
-    pub const ALL: [Fault; 15] = [
+    pub const ALL: [Fault; 16] = [
         Fault::Http500,
         Fault::Http429,
         Fault::Reset,
@@ -68,6 +71,7 @@ impl Fault {
         Fault::ForeignMarker,
         Fault::SlowHeaders,
         Fault::Hang,
+        Fault::HoldAfterDone,
         Fault::Utf8Split,
     ];
 
@@ -88,6 +92,7 @@ impl Fault {
             Fault::ForeignMarker => "foreign-marker",
             Fault::SlowHeaders => "slow-headers",
             Fault::Hang => "hang",
+            Fault::HoldAfterDone => "hold-after-done",
             Fault::Utf8Split => "utf8-split",
         }
     }

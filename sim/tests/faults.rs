@@ -309,6 +309,62 @@ async fn hang_stops_mid_stream_until_the_client_gives_up() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hold_after_done_sends_everything_then_keeps_the_body_open() {
+    let running = start(fast_config()).await;
+    let client = reqwest::Client::new();
+    let observed = post_stream(
+        &client,
+        &origin(&running),
+        chat_body("sim-fault-hold-after-done", &prompt(0, 4), 64, true, None),
+        &[],
+        Duration::from_millis(400),
+    )
+    .await;
+    assert!(observed.done, "[DONE] went out");
+    assert!(observed.usage.is_some(), "so did the usage chunk");
+    assert_eq!(observed.content, "ANVIL_REQ_42_00000 code code code code");
+    assert_eq!(
+        observed.body_error.as_deref(),
+        Some("idle timeout"),
+        "the body never ended"
+    );
+    drop(observed);
+    drop(client); // closes the pooled connection, which ends the hold on the server
+    let record = {
+        let deadline = Instant::now() + Duration::from_secs(4);
+        loop {
+            let held = running.truth.since(0).into_iter().find(|r| {
+                r.error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("hold-after-done"))
+            });
+            if let Some(record) = held {
+                break record;
+            }
+            assert!(Instant::now() < deadline, "the hold never ended");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    assert_eq!(record.outcome, Outcome::Completed);
+    assert!(record.done_sent);
+    assert!(record
+        .error
+        .as_deref()
+        .is_some_and(|e| e.contains("the client closed")));
+    let times = &record.times;
+    let done_to_close = times
+        .last_byte_sent
+        .expect("stamped at [DONE]")
+        .monotonic_ms
+        - times.headers_sent.expect("sent").monotonic_ms;
+    assert!(
+        done_to_close < 400.0,
+        "last_byte_sent is the [DONE] write, not the close ({done_to_close} ms after the headers)"
+    );
+    running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn utf8_split_cuts_writes_inside_multibyte_characters() {
     let running = start(fast_config()).await;
     // Filler answers carry the multibyte words.

@@ -86,6 +86,11 @@ impl StreamReading {
         true
     }
 
+    /// How reading ended, once it has.
+    pub fn outcome(&self) -> Option<&ReadOutcome> {
+        self.outcome.as_ref()
+    }
+
     /// The accumulator and how reading ended (`None` while it has not).
     pub fn into_parts(self) -> (StreamAccumulator, Option<ReadOutcome>) {
         (self.accumulator, self.outcome)

@@ -12,7 +12,6 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use futures::future::{select, Either};
 use js_sys::Uint8Array;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -27,7 +26,6 @@ use crate::core::observe::{RequestError, StreamAccumulator, StreamResult};
 use crate::core::reading::{ReadOutcome, StreamReading};
 
 use super::clock::Clock;
-use super::timers::sleep_ms;
 
 /// The most bytes of an error body strobe reads (the excerpt it keeps is shorter still).
 const ERROR_BODY_READ_LIMIT: usize = 64 * 1024;
@@ -155,18 +153,32 @@ pub async fn stream_chat(
     let on_read = {
         let reading = reading.clone();
         let control = control.clone();
-        Closure::<dyn FnMut(JsValue, f64) -> bool>::new(move |chunk: JsValue, now_ms: f64| {
+        Closure::<dyn FnMut(JsValue, f64) -> u32>::new(move |chunk: JsValue, now_ms: f64| {
             control.last_activity_ms.set(now_ms);
             if chunk.is_null() {
                 // The response's headers: activity, no bytes of the body yet.
-                return false;
+                return KEEP_READING;
             }
-            reading
-                .borrow_mut()
-                .on_read(chunk.dyn_ref::<Uint8Array>(), now_ms)
+            let mut reading = reading.borrow_mut();
+            if !reading.on_read(chunk.dyn_ref::<Uint8Array>(), now_ms) {
+                return KEEP_READING;
+            }
+            match reading.reading.outcome() {
+                Some(ReadOutcome::Done { .. }) => {
+                    // The measurement ended at this read (§4.2); what follows only frees the
+                    // connection, and no idle timeout may cut it off meanwhile.
+                    control.ended.set(true);
+                    READ_TO_THE_END
+                }
+                _ => STOP_READING,
+            }
         })
     };
-    let pumped = pump_response(&sent.get(1), on_read.as_ref().unchecked_ref());
+    let pumped = pump_response(
+        &sent.get(1),
+        on_read.as_ref().unchecked_ref(),
+        BODY_END_GRACE_MS,
+    );
     let pumped = JsFuture::from(pumped).await;
     drop(on_read);
     let result = match pumped {
@@ -174,7 +186,7 @@ pub async fn stream_chat(
             let ended: js_sys::Array = ended.unchecked_into();
             let value = ended.get(1);
             match ended.get(0).as_f64().map(|kind| kind as u32) {
-                Some(PUMP_READ) => finish_stream(control, reading, value.unchecked_into()).await,
+                Some(PUMP_READ) => conclude_reading(reading),
                 Some(PUMP_NOT_A_STREAM) => match value.dyn_into::<Response>() {
                     Ok(response) => Err(not_a_stream(request, response).await),
                     Err(_) => Err(RequestError::stream(
@@ -247,12 +259,9 @@ async fn not_a_stream(request: &ChatRequest<'_>, response: Response) -> RequestE
     RequestError::stream("the response has no body")
 }
 
-/// The result of a stream read to its end (or to `[DONE]`) by `pump_response`.
-async fn finish_stream(
-    control: &Rc<RequestControl>,
-    reading: Rc<RefCell<BrowserReading>>,
-    reader: ReadableStreamDefaultReader,
-) -> Result<StreamResult, RequestError> {
+/// The result of a stream `pump_response` has read: to the end of its body, or to `[DONE]`
+/// (and then, without timing anything, on to the end of the body).
+fn conclude_reading(reading: Rc<RefCell<BrowserReading>>) -> Result<StreamResult, RequestError> {
     let (accumulator, outcome) = Rc::try_unwrap(reading)
         .map_err(|_| RequestError::stream("the stream reader was still in use"))?
         .into_inner()
@@ -262,26 +271,25 @@ async fn finish_stream(
     // end of the body): one clock reading per read, taken before the connection is released,
     // so the cost of closing it is not counted as server time.
     match outcome {
-        Some(ReadOutcome::Done { ended_ms }) => {
-            // `[DONE]` ends the measurement (§4.2) at that read's arrival; what follows only
-            // frees the connection, and no idle timeout may cut it off meanwhile.
-            control.ended.set(true);
-            finish_body(&reader).await;
+        Some(ReadOutcome::Done { ended_ms } | ReadOutcome::BodyEnded { ended_ms }) => {
             accumulator.finish(ended_ms)
         }
-        Some(ReadOutcome::BodyEnded { ended_ms }) => accumulator.finish(ended_ms),
-        Some(ReadOutcome::Failed(error)) => {
-            // The rest of a stream that broke the decoder is not worth reading.
-            let _ = reader.cancel();
-            Err(error)
-        }
+        Some(ReadOutcome::Failed(error)) => Err(error),
         None => Err(RequestError::stream(
             "the body stream stopped without an end",
         )),
     }
 }
 
-/// What `pump_response` resolves to, first element: the stream was read (second: its reader).
+/// What the per-read callback tells `pump_response`: read on.
+const KEEP_READING: u32 = 0;
+/// The stream has ended (`[DONE]`): read the rest of the body to free the connection, calling
+/// into the module no more.
+const READ_TO_THE_END: u32 = 1;
+/// The stream failed (its bytes broke the decoder): cancel the rest of the body.
+const STOP_READING: u32 = 2;
+
+/// What `pump_response` resolves to, first element: the stream was read.
 const PUMP_READ: u32 = 0;
 /// The response is no event stream (second: the `Response`). Anything else: `fetch()` failed
 /// (second: its error).
@@ -306,7 +314,7 @@ export function send_chat(url, body, headers, signal, synthetic) {
     return [sent, Promise.reject(error)];
   }
 }
-export async function pump_response(responsePromise, onRead) {
+export async function pump_response(responsePromise, onRead, graceMs) {
   let response;
   try {
     response = await responsePromise;
@@ -317,11 +325,40 @@ export async function pump_response(responsePromise, onRead) {
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok || type.startsWith('application/json') || !response.body) return [1, response];
   const reader = response.body.getReader();
+  let verdict;
   for (;;) {
     const read = await reader.read();
     const now = performance.now();
-    if (onRead(read.done ? undefined : read.value, now) || read.done) return [0, reader];
+    if (read.done) {
+      onRead(undefined, now);
+      return [0];
+    }
+    verdict = onRead(read.value, now);
+    if (verdict !== 0) break;
   }
+  if (verdict !== 1) {
+    reader.cancel().catch(() => {});
+    return [0];
+  }
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(resolve, graceMs, null);
+  });
+  try {
+    for (;;) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === null) {
+        reader.cancel().catch(() => {});
+        break;
+      }
+      if (read.done) break;
+    }
+  } catch {
+    // The measurement has ended; a body that breaks after [DONE] only costs its connection.
+  } finally {
+    clearTimeout(timer);
+  }
+  return [0];
 }
 "#)]
 extern "C" {
@@ -345,11 +382,23 @@ extern "C" {
     /// when the headers arrive; then, unless the response is an HTTP error, a JSON document or
     /// bodiless (resolves `[1, response]`), `on_read(chunk, now)` for every read (the chunk,
     /// `undefined` once the body has ended) with `performance.now()` taken the moment the read
-    /// resolved, until `on_read` returns true or the body ends (resolves `[0, reader]`).
-    /// Resolves `[2, error]` when `fetch()` failed; rejects with a read's error. One
-    /// JavaScript function per request, so a read costs one call into the module instead of a
-    /// promise, two closures and an executor turn.
-    fn pump_response(response: &JsValue, on_read: &js_sys::Function) -> js_sys::Promise;
+    /// resolved, while `on_read` returns [`KEEP_READING`]. On [`READ_TO_THE_END`] it reads the
+    /// rest of the body without calling into the module, for at most `grace_ms` (then it
+    /// cancels the body); on [`STOP_READING`] it cancels the body. Resolves `[0]` when done
+    /// with the stream, `[2, error]` when `fetch()` failed; rejects with a read's error before
+    /// the stream ended. One JavaScript function per request, so a read costs one call into
+    /// the module instead of a promise, two closures and an executor turn, and the end of a
+    /// body costs no call at all.
+    ///
+    /// Why read the end: it lets the browser put the HTTP/1.1 connection back in its pool; a
+    /// body cancelled before its end makes the browser close the connection, and the next
+    /// request on that slot would then open a new one inside its TTFO, a warm-up connection
+    /// included.
+    fn pump_response(
+        response: &JsValue,
+        on_read: &js_sys::Function,
+        grace_ms: f64,
+    ) -> js_sys::Promise;
 }
 
 /// About how many events [`rehearse_reading`] reads in all: enough for V8 to recompile every
@@ -449,27 +498,6 @@ fn read_chunk(read: &JsValue) -> Option<Uint8Array> {
         return None;
     }
     result.get_value().dyn_into::<Uint8Array>().ok()
-}
-
-/// Reads the body to its end (the chunked terminator right after `[DONE]`), waiting at most
-/// [`BODY_END_GRACE_MS`], then cancels whatever is left. Reading the end lets the browser put
-/// the HTTP/1.1 connection back in its pool: a body cancelled before its end makes the browser
-/// close the connection, and the next request on that slot would then open a new one inside
-/// its TTFO, a warm-up connection included.
-async fn finish_body(reader: &ReadableStreamDefaultReader) {
-    let to_the_end = async {
-        loop {
-            match JsFuture::from(reader.read()).await {
-                Ok(read) if read_chunk(&read).is_some() => continue,
-                _ => return,
-            }
-        }
-    };
-    let grace = sleep_ms(BODY_END_GRACE_MS);
-    futures::pin_mut!(to_the_end, grace);
-    if let Either::Right(_) = select(to_the_end, grace).await {
-        let _ = reader.cancel();
-    }
 }
 
 fn abort_or(

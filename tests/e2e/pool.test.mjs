@@ -268,6 +268,49 @@ test('no request leaves its body-end timer behind to fire later in the run', asy
   }
 });
 
+test('a server that keeps the body open after [DONE] is timed to its [DONE] and cut off after the grace', async () => {
+  // Every response, warm-up included, sends [DONE] and then never ends its body. The measurement
+  // ends at [DONE]; what follows only frees the connection, read without calling into the
+  // module, and cut off BODY_END_GRACE_MS later. Without the cut the run would wait --hang-ms.
+  const sim = await startSim(['--fault-rate', '1', '--fault-kinds', 'hold-after-done', '--hang-ms', '60000', '--seed', '19']);
+  try {
+    const started = Date.now();
+    const { page, errors } = await runFromPage({
+      base_url: sim.baseUrls[0],
+      requests: '6',
+      concurrency: '2',
+      context_tokens: '512',
+      max_tokens: '16',
+      request_canaries: 'true',
+    });
+    const wallMs = Date.now() - started;
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const { artifact } = await downloadArtifact(page, 'hold-after-done');
+    assert.equal(artifact.completed, 6, JSON.stringify(artifact.failures));
+    assert.ok(wallMs < 30_000, `the run took ${wallMs} ms: the held bodies were not cut off`);
+    const { records } = await sim.truth();
+    const held = records.filter((record) => record.marker);
+    assert.equal(held.length, 6);
+    for (const record of held) {
+      assert.match(record.error ?? '', /hold-after-done fault: .*the client closed the connection/, JSON.stringify(record));
+    }
+    const runStartMs = artifact.started_at_unix_ns / 1e6;
+    for (const row of artifact.request_timings) {
+      const record = held.find((candidate) => candidate.marker === row.request_canary.marker);
+      const doneMs = record.times.last_byte_sent.unix_ns / 1e6;
+      const endMs = runStartMs + row.started_at_ms + row.e2e_ms;
+      assert.ok(
+        Math.abs(endMs - doneMs) < BODY_END_GRACE_MS / 4,
+        `row ${row.request_index} ends ${(endMs - doneMs).toFixed(1)} ms after the server's [DONE]: E2E must stop at [DONE]`,
+      );
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
 test('a measurement worker that cannot load its code stops the run with the reason', async () => {
   const sim = await startSim(['--seed', '15']);
   let page;
