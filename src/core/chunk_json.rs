@@ -101,7 +101,7 @@ impl Members for ChunkFields {
         match which {
             0 => self.error = Some(map.next_value()?),
             1 => self.usage = Some(map.next_value()?),
-            _ => self.choices = Some(map.next_value::<ShapedList<Shaped<ChoiceFields>>>()?.0),
+            _ => self.choices = Some(map.next_value()?),
         }
         Ok(())
     }
@@ -176,24 +176,24 @@ fn skip_object<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
     Ok(())
 }
 
-/// The shape of a value expected to be an object: [`Shaped::Expected`] for an object (its
-/// members read), [`Shaped::Null`] for null, [`Shaped::Other`] for anything else.
-struct ObjectVisitor<T>(PhantomData<T>);
+/// What a value is expected to be, and how it is read when it is: an object's members
+/// ([`Members`]) or a list's elements. A value of any other shape is skipped.
+trait Expected<'de>: Sized {
+    /// The value is an object.
+    fn read_object<A: MapAccess<'de>>(map: A) -> Result<Shaped<Self>, A::Error> {
+        skip_object(map)?;
+        Ok(Shaped::Other)
+    }
 
-impl<'de, T: Members> Deserialize<'de> for Shaped<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ObjectVisitor(PhantomData))
+    /// The value is a list.
+    fn read_list<A: SeqAccess<'de>>(seq: A) -> Result<Shaped<Self>, A::Error> {
+        skip_list(seq)?;
+        Ok(Shaped::Other)
     }
 }
 
-impl<'de, T: Members> Visitor<'de> for ObjectVisitor<T> {
-    type Value = Shaped<T>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+impl<'de, T: Members> Expected<'de> for T {
+    fn read_object<A: MapAccess<'de>>(mut map: A) -> Result<Shaped<Self>, A::Error> {
         let mut fields = T::default();
         while let Some(name) = map.next_key_seed(MemberName(T::NAMES))? {
             match name {
@@ -205,89 +205,64 @@ impl<'de, T: Members> Visitor<'de> for ObjectVisitor<T> {
         }
         Ok(Shaped::Expected(fields))
     }
+}
 
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Shaped::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        skip_list(seq)?;
-        Ok(Shaped::Other)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Shaped::Other)
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Shaped::Other)
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Shaped::Other)
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Shaped::Other)
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Shaped::Other)
+impl<'de, T: Deserialize<'de>> Expected<'de> for Vec<T> {
+    fn read_list<A: SeqAccess<'de>>(mut seq: A) -> Result<Shaped<Self>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(16));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Shaped::Expected(items))
     }
 }
 
-/// The shape of a value expected to be a list of `T`.
-struct ShapedList<T>(Shaped<Vec<T>>);
+/// The shape of a value expected to be a `T`: [`Shaped::Expected`] when it is one (read),
+/// [`Shaped::Null`] for null, [`Shaped::Other`] for anything else.
+struct ShapeVisitor<T>(PhantomData<T>);
 
-struct ListVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for ShapedList<T> {
+impl<'de, T: Expected<'de>> Deserialize<'de> for Shaped<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ListVisitor(PhantomData))
+        deserializer.deserialize_any(ShapeVisitor(PhantomData))
     }
 }
 
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
-    type Value = ShapedList<T>;
+impl<'de, T: Expected<'de>> Visitor<'de> for ShapeVisitor<T> {
+    type Value = Shaped<T>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         formatter.write_str("any JSON value")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(16));
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(ShapedList(Shaped::Expected(items)))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::read_object(map)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        T::read_list(seq)
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(ShapedList(Shaped::Null))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        skip_object(map)?;
-        Ok(ShapedList(Shaped::Other))
+        Ok(Shaped::Null)
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(ShapedList(Shaped::Other))
+        Ok(Shaped::Other)
     }
 
     fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(ShapedList(Shaped::Other))
+        Ok(Shaped::Other)
     }
 
     fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(ShapedList(Shaped::Other))
+        Ok(Shaped::Other)
     }
 
     fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(ShapedList(Shaped::Other))
+        Ok(Shaped::Other)
     }
 
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(ShapedList(Shaped::Other))
+        Ok(Shaped::Other)
     }
 }

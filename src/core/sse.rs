@@ -163,11 +163,7 @@ impl SseDecoder {
             return Err(failure.clone());
         }
         if !self.line.is_empty() {
-            let line = std::mem::take(&mut self.line);
-            let result = self.end_line(&line, out);
-            self.line = line;
-            self.line.clear();
-            if let Err(error) = result {
+            if let Err(error) = self.end_buffered_line(out) {
                 self.failure = Some(error.clone());
                 return Err(error);
             }
@@ -211,12 +207,7 @@ impl SseDecoder {
                         self.end_line(&rest[..end], out)?;
                     } else {
                         self.append_to_line(&rest[..end])?;
-                        let line = std::mem::take(&mut self.line);
-                        let result = self.end_line(&line, out);
-                        // Reuse the allocation for the next line.
-                        self.line = line;
-                        self.line.clear();
-                        result?;
+                        self.end_buffered_line(out)?;
                     }
                     rest = &rest[end + 1..];
                 }
@@ -241,6 +232,15 @@ impl SseDecoder {
         }
         self.line.extend_from_slice(bytes);
         Ok(())
+    }
+
+    /// Ends the line gathered in `self.line` across slices, keeping its allocation for the next.
+    fn end_buffered_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        let line = std::mem::take(&mut self.line);
+        let result = self.end_line(&line, out);
+        self.line = line;
+        self.line.clear();
+        result
     }
 
     fn end_line(&mut self, raw: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
