@@ -285,21 +285,10 @@ async fn hang_stops_mid_stream_until_the_client_gives_up() {
     );
     drop(observed);
     drop(client); // closes the pooled connection, which ends the hang on the server
-    let record = {
-        let deadline = Instant::now() + Duration::from_secs(4);
-        loop {
-            let hung = running
-                .truth
-                .since(0)
-                .into_iter()
-                .find(|r| r.outcome == Outcome::Hung);
-            if let Some(record) = hung {
-                break record;
-            }
-            assert!(Instant::now() < deadline, "the hang never ended");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
+    let record = wait_for_truth(&running, Duration::from_secs(4), "the hang's end", |r| {
+        r.outcome == Outcome::Hung
+    })
+    .await;
     assert!(record
         .error
         .as_deref()
@@ -330,21 +319,12 @@ async fn hold_after_done_sends_everything_then_keeps_the_body_open() {
     );
     drop(observed);
     drop(client); // closes the pooled connection, which ends the hold on the server
-    let record = {
-        let deadline = Instant::now() + Duration::from_secs(4);
-        loop {
-            let held = running.truth.since(0).into_iter().find(|r| {
-                r.error
-                    .as_deref()
-                    .is_some_and(|e| e.contains("hold-after-done"))
-            });
-            if let Some(record) = held {
-                break record;
-            }
-            assert!(Instant::now() < deadline, "the hold never ended");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
+    let record = wait_for_truth(&running, Duration::from_secs(4), "the hold's end", |r| {
+        r.error
+            .as_deref()
+            .is_some_and(|e| e.contains("hold-after-done"))
+    })
+    .await;
     assert_eq!(record.outcome, Outcome::Completed);
     assert!(record.done_sent);
     assert!(record

@@ -342,20 +342,26 @@ pub async fn truth_over_http(
 /// Waits until the truth log holds a record for `request_id` (handlers record after the last
 /// write, which can be a moment after the client saw the end).
 pub async fn wait_for_record(running: &Running, request_id: &str) -> TruthRecord {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    wait_for_truth(running, Duration::from_secs(10), request_id, |record| {
+        record.request_id == request_id
+    })
+    .await
+}
+
+/// Polls the truth log until a record `matches` and returns it; fails the test naming `what`
+/// if none did `within`.
+pub async fn wait_for_truth(
+    running: &Running,
+    within: Duration,
+    what: &str,
+    matches: impl Fn(&TruthRecord) -> bool,
+) -> TruthRecord {
+    let deadline = Instant::now() + within;
     loop {
-        if let Some(record) = running
-            .truth
-            .since(0)
-            .into_iter()
-            .find(|record| record.request_id == request_id)
-        {
+        if let Some(record) = running.truth.since(0).into_iter().find(&matches) {
             return record;
         }
-        assert!(
-            Instant::now() < deadline,
-            "no truth record for {request_id}"
-        );
+        assert!(Instant::now() < deadline, "no truth record for {what}");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
