@@ -54,8 +54,18 @@ export function environment() {
     cpu_count: cpus().length,
     cpu_model: cpus()[0]?.model ?? null,
     load_average_at_start: loadavg(),
-    commit: commandOutput('git', ['rev-parse', '--short', 'HEAD']),
+    commit: measuredCommit(),
   };
+}
+
+/**
+ * HEAD's short hash, with `+changes` when tracked files differ from it (the build measured may
+ * then be neither HEAD nor another run's): `--report` pools only reports of one build.
+ */
+function measuredCommit() {
+  const head = commandOutput('git', ['rev-parse', '--short', 'HEAD']);
+  const changes = commandOutput('git', ['status', '--porcelain', '--untracked-files=no']);
+  return head && changes ? `${head}+changes` : head;
 }
 
 /**

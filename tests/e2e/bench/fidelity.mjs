@@ -24,7 +24,9 @@
 //
 // Usage (needs dist/ and target/release/strobe-sim; see scripts/bench-fidelity.sh):
 //   node tests/e2e/bench/fidelity.mjs [--quick | --cases 1,64] [--repeat N] [--floor-worker] [--out FILE]
-//   node tests/e2e/bench/fidelity.mjs --report FILE   (recompute a saved report's tables)
+//   node tests/e2e/bench/fidelity.mjs --report FILE [--report FILE…]   (recompute saved reports'
+//     tables; several reports of one build are pooled, their rounds kept apart, for a sign test
+//     over more rounds than one report holds)
 // --quick runs c=4 and c=16 only; --cases runs the listed concurrencies of the five;
 // --floor-worker adds a fourth client, the floor in a dedicated worker; --repeat pools N rounds of every case (clients alternate
 // order between rounds).
@@ -36,9 +38,10 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim } from '../sim.mjs';
-import { parseRepeat, summarize, percentile, environment, watchHost, stealText } from './common.mjs';
+import { parseRepeat, summarize, environment, watchHost, stealText } from './common.mjs';
 import { momentErrors, artifactErrors } from '../truth.mjs';
 import { floorClient } from './floor.mjs';
+import { compareP95, poolReports, NOISY_STEAL_PCT } from './verdict.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIST = process.env.STROBE_DIST ?? 'dist';
@@ -84,7 +87,7 @@ function parseOptions(argv) {
       repeat: { type: 'string', default: '1' },
       cases: { type: 'string' },
       out: { type: 'string' },
-      report: { type: 'string' },
+      report: { type: 'string', multiple: true },
       'floor-worker': { type: 'boolean', default: false },
     },
   });
@@ -92,7 +95,7 @@ function parseOptions(argv) {
   const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-fidelity.json');
   const chosen = values.cases ? parseCases(values.cases) : values.quick ? QUICK_CASES : null;
   const cases = chosen ? CASES.filter((c) => chosen.includes(c.concurrency)) : CASES;
-  const report = values.report ? resolve(values.report) : null;
+  const report = values.report ? values.report.map((path) => resolve(path)) : null;
   const clients = values['floor-worker'] ? [...CLIENTS, FLOOR_WORKER] : CLIENTS;
   return { cases, repeat, out, quick: values.quick, report, clients };
 }
@@ -301,78 +304,6 @@ function mostSteal(runs) {
   return steals.length > 0 ? Math.max(...steals) : null;
 }
 
-/** Rounds a comparison needs before it gives a verdict (a sign test over fewer cannot say worse). */
-const MIN_ROUNDS_FOR_VERDICT = 5;
-/**
- * A run during which the hypervisor gave at least this share of the host's CPU time to other
- * guests (`host_cpu.steal_pct`) is noisy. Pairing by round cancels what hits both runs, but a
- * burst of steal lands in one run and not the other: in a report of 2026-11-30 the worker's
- * c = 16 runs had 5.9–15.1 % steal in four rounds of five, the floor's 0.7–1.2 % in three of
- * them, and the worker's E2E p95 came out higher in all five. Runs without a reading (older
- * reports) count as quiet.
- */
-const NOISY_STEAL_PCT = 2;
-const isNoisy = (run) => (run.host_cpu?.steal_pct ?? 0) >= NOISY_STEAL_PCT;
-/** How unlikely "higher in this many rounds" must be, were neither client worse, to say worse. */
-const SIGNIFICANCE = 0.05;
-
-/** P(at least `k` of `n` fair coin flips come up heads): the one-sided sign test's p-value. */
-function binomialTail(n, k) {
-  let choose = 1;
-  let tail = 0;
-  for (let i = 0; i <= n; i += 1) {
-    if (i >= k) tail += choose;
-    choose = (choose * (n - i)) / (i + 1);
-  }
-  return tail / 2 ** n;
-}
-
-const p95Of = (values) => percentile([...values].sort((x, y) => x - y), 95);
-
-const medianOf = (values) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
-/**
- * One client's p95 |error| against another's for one metric, with how sure the difference is.
- * On this shared machine a noisy moment lands in one run and not the next: one client's p95
- * over five runs of the same case went 1.0, 1.8, 1.9, 2.5 and 10.9 ms. So a run is the unit,
- * and the two clients' runs are paired by round (they run one after the other, so a busy
- * period tends to hit both): per round, a's p95 minus b's. The verdict is a one-sided sign
- * test over the rounds: `no_worse` when the median difference is ≤ 0; `worse` when a was
- * higher in so many rounds that, were neither client worse, it would happen with probability
- * under 5 % (with five rounds: all five); `within_noise` otherwise; `too_few_runs` below five
- * paired rounds. A round in which either run was noisy (`NOISY_STEAL_PCT`) is set aside and
- * listed. No distribution is assumed, and nothing random is drawn.
- */
-function compareP95(runsA, runsB, metric) {
-  const p95ByRound = (runs) => new Map(runs.map((run) => [run.round, p95Of(run.errors.map((row) => Math.abs(row[metric])))]));
-  const noisyRounds = new Set([...runsA, ...runsB].filter(isNoisy).map((run) => run.round));
-  const [a, b] = [p95ByRound(runsA), p95ByRound(runsB)];
-  const paired = [...a.keys()].filter((round) => b.has(round)).sort((x, y) => x - y);
-  const rounds = paired.filter((round) => !noisyRounds.has(round));
-  const differences = rounds.map((round) => a.get(round) - b.get(round));
-  const higher = differences.filter((difference) => difference > 0).length;
-  const pValue = binomialTail(rounds.length, higher);
-  const median = rounds.length > 0 ? medianOf(differences) : null;
-  let verdict;
-  if (rounds.length < MIN_ROUNDS_FOR_VERDICT) verdict = 'too_few_runs';
-  else if (median <= 0) verdict = 'no_worse';
-  else if (pValue < SIGNIFICANCE) verdict = 'worse';
-  else verdict = 'within_noise';
-  return {
-    median_p95_ms: rounds.length > 0 ? [medianOf(rounds.map((round) => a.get(round))), medianOf(rounds.map((round) => b.get(round)))] : [null, null],
-    p95_per_round_ms: rounds.map((round) => [round, a.get(round), b.get(round)]),
-    rounds_set_aside: paired.filter((round) => noisyRounds.has(round)),
-    median_difference_ms: median,
-    rounds_higher: [higher, rounds.length],
-    sign_test_p: pValue,
-    verdict,
-  };
-}
-
 function markdownTable(summaries) {
   const lines = [
     '| c | ports | client | TTFO \\|err\\| p50 / p95 / max | TTFT \\|err\\| p50 / p95 / max | E2E \\|err\\| p50 / p95 / max | bias TTFO / TTFT / E2E | new-connection rows | host steal, worst run |',
@@ -396,7 +327,7 @@ function markdownTable(summaries) {
 
 function comparisonLines(summaries) {
   const lines = [];
-  const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE', too_few_runs: `too few quiet rounds for a verdict (five needed; --repeat up to ${MAX_REPEAT})` };
+  const words = { no_worse: 'no worse', within_noise: 'higher, within noise', worse: 'WORSE', too_few_runs: `too few quiet rounds for a verdict (five needed: --repeat up to ${MAX_REPEAT}, or pool saved reports of the build with --report A --report B)` };
   for (const summary of summaries) {
     const pairs = [
       ['worker vs main', summary.p95_worker_vs_main],
@@ -420,12 +351,35 @@ function comparisonLines(summaries) {
   return lines.join('\n');
 }
 
-/** The tables and comparisons of a saved report, recomputed from its runs (nothing is measured). */
-function reprint(path) {
-  const saved = JSON.parse(readFileSync(path, 'utf8'));
-  const summaries = CASES.filter((testCase) => saved.runs[String(testCase.concurrency)])
-    .map((testCase) => caseSummary(testCase, saved.runs[String(testCase.concurrency)]));
-  console.log(`### Timing error against the server's truth (ms), from ${path}\n`);
+/** A saved report, or an error that says which file and what is wrong with it. */
+function readReport(path) {
+  let saved;
+  try {
+    saved = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`--report ${path}: not a readable JSON file (${error.message})`);
+  }
+  if (typeof saved?.runs !== 'object' || saved.runs === null) {
+    throw new Error(`--report ${path}: not a fidelity report (no "runs"); give a file the benchmark wrote with --out`);
+  }
+  return saved;
+}
+
+/** The tables and comparisons of saved reports, recomputed from their runs (nothing is measured). */
+function reprint(paths) {
+  let pooled;
+  try {
+    pooled = poolReports(paths.map((path) => ({ path, saved: readReport(path) })));
+  } catch (error) {
+    console.error(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  const { runs, commit } = pooled;
+  const summaries = CASES.filter((testCase) => runs[String(testCase.concurrency)])
+    .map((testCase) => caseSummary(testCase, runs[String(testCase.concurrency)]));
+  const from = paths.length === 1 ? paths[0] : `${paths.length} reports of ${commit}, pooled (${paths.join(', ')})`;
+  console.log(`### Timing error against the server's truth (ms), from ${from}\n`);
   console.log(markdownTable(summaries));
   console.log('\n### p95 comparisons\n');
   console.log(comparisonLines(summaries));

@@ -1,0 +1,73 @@
+// The fidelity benchmark's verdicts (tests/e2e/bench/verdict.mjs): the sign test's tail, the
+// verdict rules over paired rounds, noisy rounds set aside, and saved reports pooled. Pure
+// JavaScript: no browser, no server.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { binomialTail, compareP95, poolReports, NOISY_STEAL_PCT } from './bench/verdict.mjs';
+
+/** One run of `round` whose every row has `e2e` error `ms` (so its p95 is `ms`). */
+const run = (round, ms, steal = 0) => ({
+  round,
+  errors: Array.from({ length: 20 }, () => ({ ttfo: ms, ttft: ms, e2e: ms })),
+  host_cpu: { steal_pct: steal },
+});
+const runs = (p95s) => p95s.map((ms, i) => run(i + 1, ms));
+
+test('the sign test tail is the binomial tail of a fair coin', () => {
+  assert.equal(binomialTail(5, 5), 1 / 32);
+  assert.equal(binomialTail(5, 0), 1);
+  assert.equal(binomialTail(10, 8), (45 + 10 + 1) / 1024);
+  assert.ok(Math.abs(binomialTail(20, 15) - 0.020694732666015625) < 1e-15);
+});
+
+test('higher in every one of five rounds is worse; in four, within noise; median ≤ 0, no worse', () => {
+  const floor = runs([1, 1, 1, 1, 1]);
+  const worse = compareP95(runs([1.2, 1.1, 1.3, 1.1, 1.4]), floor, 'e2e');
+  assert.equal(worse.verdict, 'worse');
+  assert.deepEqual(worse.rounds_higher, [5, 5]);
+  assert.equal(worse.sign_test_p, 1 / 32);
+  assert.ok(Math.abs(worse.median_difference_ms - 0.2) < 1e-12);
+
+  const noisy = compareP95(runs([1.2, 1.1, 1.3, 1.1, 0.9]), floor, 'e2e');
+  assert.equal(noisy.verdict, 'within_noise');
+  assert.deepEqual(noisy.rounds_higher, [4, 5]);
+
+  const fine = compareP95(runs([0.9, 1.1, 0.8, 1.2, 1.0]), floor, 'e2e');
+  assert.equal(fine.verdict, 'no_worse');
+  assert.equal(fine.median_difference_ms, 0);
+  assert.deepEqual(fine.median_p95_ms, [1, 1]);
+});
+
+test('under five paired quiet rounds there is no verdict; a noisy round is set aside', () => {
+  assert.equal(compareP95(runs([2, 2, 2, 2]), runs([1, 1, 1, 1]), 'e2e').verdict, 'too_few_runs');
+  const a = runs([2, 2, 2, 2, 2, 2]);
+  a[2] = run(3, 9, NOISY_STEAL_PCT);
+  const result = compareP95(a, runs([1, 1, 1, 1, 1, 1]), 'e2e');
+  assert.deepEqual(result.rounds_set_aside, [3]);
+  assert.deepEqual(result.rounds_higher, [5, 5]);
+  assert.deepEqual(result.p95_per_round_ms.map(([round]) => round), [1, 2, 4, 5, 6]);
+  assert.equal(result.verdict, 'worse');
+  // Rounds pair by number: a round one client lacks is not compared.
+  assert.equal(compareP95(runs([2, 2, 2, 2, 2]).slice(1), runs([1, 1, 1, 1, 1]), 'e2e').verdict, 'too_few_runs');
+});
+
+test('reports of one build pool into more rounds, each report\'s rounds kept apart', () => {
+  const report = (commit, p95s) => ({ environment: { commit }, runs: { 64: { worker: runs(p95s), floor: runs(p95s.map(() => 1)) } } });
+  const first = report('abc1234', [1.2, 1.1, 0.9]);
+  const second = report('abc1234', [1.3, 1.1, 1.2]);
+  const { runs: pooled, commit } = poolReports([{ path: 'a', saved: first }, { path: 'b', saved: second }]);
+  assert.equal(commit, 'abc1234');
+  assert.deepEqual(pooled['64'].worker.map((r) => r.round), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(pooled['64'].floor.map((r) => r.round), [1, 2, 3, 4, 5, 6]);
+  // Neither report alone has the five rounds a verdict needs; pooled, 5 of 6 higher.
+  const result = compareP95(pooled['64'].worker, pooled['64'].floor, 'e2e');
+  assert.deepEqual(result.rounds_higher, [5, 6]);
+  assert.equal(result.verdict, 'within_noise');
+  // The saved reports are not changed.
+  assert.deepEqual(first.runs['64'].worker.map((r) => r.round), [1, 2, 3]);
+
+  assert.throws(
+    () => poolReports([{ path: 'a', saved: first }, { path: 'b', saved: report('def5678', [1]) }]),
+    /one build only; these are of 2 commits \(a: abc1234; b: def5678\)/,
+  );
+});
