@@ -12,12 +12,19 @@
  * benchmark (read-path.mjs) times the floor's reading that way.
  */
 export async function floorClient({ urls, requests, concurrency, maxTokens, words, contextChars, tag, synthetic }) {
-  // As long as strobe's context (its prompt is three characters per planned token), so the
-  // server's prefill takes as long for both and their streams overlap alike.
-  const filler = 'lorem ipsum dolor sit amet consectetur '.repeat(Math.ceil(contextChars / 39)).slice(0, contextChars);
-  const body = (marker, max, tail) => JSON.stringify({
+  // Prompts exactly as long as strobe's (`contextChars` characters, its instruction included:
+  // strobe's prompt is three characters per planned token), so the server's prefill takes as
+  // long for both and their streams line up alike. With the filler alone that long and the
+  // instruction after it, the floor's prompts were 3,175 characters to strobe's 3,072 (c = 64:
+  // 1,008 prompt tokens to 976, a prefill of 10.08 ms to 9.76 on the serial prefill lane), which
+  // shifted every stream's token times against the others' differently for the two clients:
+  // strobe's first-wave E2E median error read 0.38–0.60 ms to the floor's 0.33–0.45 in the
+  // probes of 2026-11-30 (same rounds), and 0.44 to 0.45 once the prompts were equal.
+  const filler = 'lorem ipsum dolor sit amet consectetur '.repeat(Math.ceil(contextChars / 39) + 1);
+  const prompt = (tail) => `${filler.slice(0, Math.max(0, contextChars - tail.length - 1))}\n${tail}`;
+  const body = (max, content) => JSON.stringify({
     model: 'strobe-sim-1',
-    messages: [{ role: 'user', content: `${filler}\n${tail}` }],
+    messages: [{ role: 'user', content }],
     stream: true,
     stream_options: { include_usage: true },
     max_tokens: max,
@@ -32,7 +39,7 @@ export async function floorClient({ urls, requests, concurrency, maxTokens, word
   // it while a connection was still opening; against strobe-sim one round is enough).
   const round = (perConnection, maxTokens) => Promise.all(urls.flatMap((url, endpoint) => Array.from(
     { length: perConnection * Math.min(slotsOf(endpoint), 6) },
-    () => fetch(url, { method: 'POST', headers, body: body(null, maxTokens, 'Reply with one word.') }).then((r) => r.text()),
+    () => fetch(url, { method: 'POST', headers, body: body(maxTokens, 'Reply with one word.') }).then((r) => r.text()),
   )));
   const chunks = synthetic?.map((text) => new TextEncoder().encode(text));
   const send = chunks
@@ -53,8 +60,8 @@ export async function floorClient({ urls, requests, concurrency, maxTokens, word
   let next = 0;
   async function one(url, index) {
     const marker = `FLOOR_${tag}_${String(index).padStart(5, '0')}`;
-    const text = body(marker, maxTokens,
-      `Begin with the exact marker ${marker} then emit exactly ${words} repetitions of the lowercase word code.`);
+    const text = body(maxTokens,
+      prompt(`Begin with the exact marker ${marker} then emit exactly ${words} repetitions of the lowercase word code.`));
     const utf8 = decoder();
     const startedUnixMs = performance.timeOrigin + performance.now();
     const t0 = performance.now();
