@@ -240,13 +240,13 @@ async function openApp(protocol, downloadsDir, siteUrl, settings) {
           return null;
         });
         if (refusal) throw new Error(refusal);
-        const until = Date.now() + timeoutMs;
-        let state;
-        for (;;) {
-          state = await evaluate(() => document.querySelector('[data-testid=status]')?.dataset.state);
-          if (state === 'finished' || state === 'error') break;
-          if (Date.now() > until) throw new Error(`the run did not end within ${timeoutMs / 1000} s (state ${state})`);
-          await sleep(POLL_MS * 4);
+        // One call that the page answers when the run has ended, not a poll: every DevTools
+        // call is work in the browser and the page while strobe measures, work the floor's
+        // runs (one awaited call) never had.
+        const state = await evaluate(waitForRunEnd, timeoutMs);
+        if (state === null) {
+          const now = await evaluate(() => document.querySelector('[data-testid=status]')?.dataset.state);
+          throw new Error(`the run did not end within ${timeoutMs / 1000} s (state ${now})`);
         }
         if (state !== 'finished') {
           const status = await evaluate(() => document.querySelector('[data-testid=status]')?.textContent);
@@ -261,6 +261,34 @@ async function openApp(protocol, downloadsDir, siteUrl, settings) {
     await closeTab();
     throw err;
   }
+}
+
+/**
+ * In the page: resolves to the run's final state (`finished` or `error`) as soon as the status
+ * says so, or to null after `timeoutMs`. It watches the status's `data-state` with a
+ * MutationObserver, so nothing runs while the state stays as it is.
+ */
+function waitForRunEnd(timeoutMs) {
+  return new Promise((resolve) => {
+    const ended = () => {
+      const state = document.querySelector('[data-testid=status]')?.dataset.state;
+      return state === 'finished' || state === 'error' ? state : null;
+    };
+    let timer;
+    const observer = new MutationObserver(() => {
+      const state = ended();
+      if (state) finish(state);
+    });
+    const finish = (state) => {
+      observer.disconnect();
+      clearTimeout(timer);
+      resolve(state);
+    };
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+    timer = setTimeout(() => finish(null), timeoutMs);
+    const state = ended();
+    if (state) finish(state);
+  });
 }
 
 /** Runs `start` (which clicks a download link) and returns the path of the finished download. */
