@@ -55,8 +55,8 @@ test('reports of one build pool into more rounds, each report\'s rounds kept apa
   const report = (commit, p95s) => ({ environment: { commit }, runs: { 64: { worker: runs(p95s), floor: runs(p95s.map(() => 1)) } } });
   const first = report('abc1234', [1.2, 1.1, 0.9]);
   const second = report('abc1234', [1.3, 1.1, 1.2]);
-  const { runs: pooled, commit } = poolReports([{ path: 'a', saved: first }, { path: 'b', saved: second }]);
-  assert.equal(commit, 'abc1234');
+  const { runs: pooled, build } = poolReports([{ path: 'a', saved: first }, { path: 'b', saved: second }]);
+  assert.equal(build, 'commit abc1234');
   assert.deepEqual(pooled['64'].worker.map((r) => r.round), [1, 2, 3, 4, 5, 6]);
   assert.deepEqual(pooled['64'].floor.map((r) => r.round), [1, 2, 3, 4, 5, 6]);
   // Neither report alone has the five rounds a verdict needs; pooled, 5 of 6 higher.
@@ -68,6 +68,34 @@ test('reports of one build pool into more rounds, each report\'s rounds kept apa
 
   assert.throws(
     () => poolReports([{ path: 'a', saved: first }, { path: 'b', saved: report('def5678', [1]) }]),
-    /one build only; these are of 2 commits \(a: abc1234; b: def5678\)/,
+    /one build only; these are of 2 builds \(a: commit abc1234; b: commit def5678\)/,
+  );
+});
+
+test('reports pool by what they measured: the same wasm and simulator at two commits, not two builds at one', () => {
+  const report = (commit, app, sim) => ({
+    environment: { commit, build: { app_wasm_sha256: app, sim_sha256: sim } },
+    runs: { 16: { worker: runs([1, 1]), main: runs([1, 1]) } },
+  });
+  const readmeOnly = poolReports([
+    { path: 'a', saved: report('abc1234', 'aaaa', 'ssss') },
+    { path: 'b', saved: report('fed4321', 'aaaa', 'ssss') },
+  ]);
+  assert.equal(readmeOnly.build, 'app aaaa, sim ssss');
+  assert.equal(readmeOnly.runs['16'].worker.length, 4);
+  assert.throws(
+    () => poolReports([
+      { path: 'a', saved: report('abc1234', 'aaaa', 'ssss') },
+      { path: 'b', saved: report('abc1234+changes', 'bbbb', 'ssss') },
+    ]),
+    /these are of 2 builds \(a: app aaaa, sim ssss; b: app bbbb, sim ssss\)/,
+  );
+  // A report with hashes and one without cannot be shown to be of one build.
+  assert.throws(
+    () => poolReports([
+      { path: 'a', saved: report('abc1234', 'aaaa', 'ssss') },
+      { path: 'b', saved: { environment: { commit: 'abc1234' }, runs: {} } },
+    ]),
+    /2 builds/,
   );
 });

@@ -4,7 +4,9 @@
 // instrumentation runs inside what is measured; rows are joined to strobe-sim's truth log by
 // ../truth.mjs.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { CHROMIUM } from '../browser.mjs';
 
@@ -56,6 +58,29 @@ export function environment() {
     load_average_at_start: loadavg(),
     commit: measuredCommit(),
   };
+}
+
+/**
+ * What was measured, by content: the SHA-256 (first 16 hex digits) of the app's wasm in `dist`
+ * and of the simulator binary, null where either is missing. Two reports with the same
+ * identity measured the same code whatever commit (a README change) they were taken at.
+ */
+export function buildIdentity(dist, simBinary) {
+  const digest = (path) => {
+    try {
+      return createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16);
+    } catch {
+      return null;
+    }
+  };
+  let wasm = null;
+  try {
+    const name = readdirSync(dist).find((file) => file.endsWith('_bg.wasm'));
+    wasm = name ? digest(join(dist, name)) : null;
+  } catch {
+    wasm = null;
+  }
+  return { app_wasm_sha256: wasm, sim_sha256: digest(simBinary) };
 }
 
 /**

@@ -37,8 +37,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
-import { startSim } from '../sim.mjs';
-import { parseRepeat, summarize, environment, watchHost, stealText } from './common.mjs';
+import { startSim, SIM_BINARY } from '../sim.mjs';
+import { parseRepeat, summarize, environment, buildIdentity, watchHost, stealText } from './common.mjs';
 import { momentErrors, artifactErrors } from '../truth.mjs';
 import { floorClient } from './floor.mjs';
 import { compareP95, poolReports, NOISY_STEAL_PCT } from './verdict.mjs';
@@ -375,10 +375,10 @@ function reprint(paths) {
     process.exitCode = 2;
     return;
   }
-  const { runs, commit } = pooled;
+  const { runs, build } = pooled;
   const summaries = CASES.filter((testCase) => runs[String(testCase.concurrency)])
     .map((testCase) => caseSummary(testCase, runs[String(testCase.concurrency)]));
-  const from = paths.length === 1 ? paths[0] : `${paths.length} reports of ${commit}, pooled (${paths.join(', ')})`;
+  const from = paths.length === 1 ? paths[0] : `${paths.length} reports of one build (${build}), pooled (${paths.join(', ')})`;
   console.log(`### Timing error against the server's truth (ms), from ${from}\n`);
   console.log(markdownTable(summaries));
   console.log('\n### p95 comparisons\n');
@@ -392,7 +392,7 @@ async function main() {
     reprint(options.report);
     return;
   }
-  const env = environment();
+  const env = { ...environment(), build: buildIdentity(DIST, SIM_BINARY) };
   const browser = await launchBareBrowser();
   const site = await serveStatic({ root: DIST });
   let outcome;

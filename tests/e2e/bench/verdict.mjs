@@ -76,16 +76,29 @@ export function compareP95(runsA, runsB, metric) {
 }
 
 /**
+ * What a saved report measured: its build's content identity (`environment.build`, the app's
+ * wasm and the simulator by hash) where it has one, else its commit (reports before builds
+ * were recorded).
+ */
+function measured(saved) {
+  const build = saved.environment?.build;
+  if (build?.app_wasm_sha256 && build?.sim_sha256) return `app ${build.app_wasm_sha256}, sim ${build.sim_sha256}`;
+  return `commit ${saved.environment?.commit ?? 'unknown'}`;
+}
+
+/**
  * The runs of several saved reports as one: per case and client, every report's runs, each
  * report's rounds renumbered after the previous report's so a round still pairs only the runs
- * that ran one after the other. Reports of different commits are refused: pooling two builds
- * would compare neither.
+ * that ran one after the other. Reports of different builds are refused: pooling two builds
+ * would compare neither. Two reports are of one build when the app's wasm and the simulator
+ * binary hash the same (a commit that changed only the README changes neither), or, for reports
+ * without those hashes, when their commits are the same.
  */
 export function poolReports(reports) {
-  const commits = [...new Set(reports.map(({ saved }) => saved.environment?.commit ?? 'unknown'))];
-  if (commits.length > 1) {
-    const which = reports.map(({ path, saved }) => `${path}: ${saved.environment?.commit ?? 'unknown'}`).join('; ');
-    throw new Error(`--report pools reports of one build only; these are of ${commits.length} commits (${which})`);
+  const builds = [...new Set(reports.map(({ saved }) => measured(saved)))];
+  if (builds.length > 1) {
+    const which = reports.map(({ path, saved }) => `${path}: ${measured(saved)}`).join('; ');
+    throw new Error(`--report pools reports of one build only; these are of ${builds.length} builds (${which})`);
   }
   const pooled = {};
   let offset = 0;
@@ -103,6 +116,6 @@ export function poolReports(reports) {
     }
     offset += last;
   }
-  return { runs: pooled, commit: commits[0] };
+  return { runs: pooled, build: builds[0] };
 }
 
