@@ -275,19 +275,19 @@ function waitForRunEnd(timeoutMs) {
       return state === 'finished' || state === 'error' ? state : null;
     };
     let timer;
-    const observer = new MutationObserver(() => {
-      const state = ended();
-      if (state) finish(state);
-    });
     const finish = (state) => {
       observer.disconnect();
       clearTimeout(timer);
       resolve(state);
     };
+    const finishIfEnded = () => {
+      const state = ended();
+      if (state) finish(state);
+    };
+    const observer = new MutationObserver(finishIfEnded);
     observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
     timer = setTimeout(() => finish(null), timeoutMs);
-    const state = ended();
-    if (state) finish(state);
+    finishIfEnded();
   });
 }
 

@@ -76,16 +76,17 @@ export function buildIdentity(dist, simBinary) {
   let wasm = null;
   try {
     const name = readdirSync(dist).find((file) => file.endsWith('_bg.wasm'));
-    wasm = name ? digest(join(dist, name)) : null;
+    if (name) wasm = digest(join(dist, name));
   } catch {
-    wasm = null;
+    // No dist directory: nothing to name.
   }
   return { app_wasm_sha256: wasm, sim_sha256: digest(simBinary) };
 }
 
 /**
  * HEAD's short hash, with `+changes` when tracked files differ from it (the build measured may
- * then be neither HEAD nor another run's): `--report` pools only reports of one build.
+ * then be neither HEAD nor another run's). `--report` pools by `buildIdentity` and falls back
+ * to this only for reports that have no build hashes.
  */
 function measuredCommit() {
   const head = commandOutput('git', ['rev-parse', '--short', 'HEAD']);
