@@ -1,9 +1,10 @@
-// The fidelity benchmark's verdicts (tests/e2e/bench/verdict.mjs): the sign test's tail, the
-// verdict rules over paired rounds, noisy rounds set aside, and saved reports pooled. Pure
+// The fidelity benchmark's rounds and verdicts (tests/e2e/bench/verdict.mjs): the clients' order
+// round by round, the sign test's tail, the verdict rules over paired rounds, noisy rounds set
+// aside, and saved reports pooled. Pure
 // JavaScript: no browser, no server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { binomialTail, compareP95, poolReports, NOISY_STEAL_PCT } from './bench/verdict.mjs';
+import { binomialTail, compareP95, poolReports, roundOrder, NOISY_STEAL_PCT } from './bench/verdict.mjs';
 
 /** One run of `round` whose every row has `e2e` error `ms` (so its p95 is `ms`). */
 const run = (round, ms, steal = 0) => ({
@@ -98,4 +99,29 @@ test('reports pool by what they measured: the same wasm and simulator at two com
     ]),
     /2 builds/,
   );
+});
+
+test('over a cycle of rounds every client runs in every position alike and after every other alike', () => {
+  for (const n of [2, 3, 4, 5]) {
+    const clients = ['worker', 'main', 'floor', 'floor-worker', 'fifth'].slice(0, n);
+    const cycle = n % 2 === 0 ? n : 2 * n;
+    const rounds = Array.from({ length: cycle }, (_, i) => roundOrder(clients, i + 1));
+    for (const order of rounds) assert.deepEqual([...order].sort(), [...clients].sort(), `${order} is an order of all ${n}`);
+    for (let position = 0; position < n; position += 1) {
+      const counts = new Map(clients.map((client) => [client, 0]));
+      for (const order of rounds) counts.set(order[position], counts.get(order[position]) + 1);
+      assert.deepEqual(new Set(counts.values()), new Set([cycle / n]), `n=${n}, position ${position}`);
+    }
+    const follows = new Map();
+    for (const order of rounds) {
+      for (let i = 1; i < n; i += 1) follows.set(`${order[i - 1]}>${order[i]}`, (follows.get(`${order[i - 1]}>${order[i]}`) ?? 0) + 1);
+    }
+    assert.equal(follows.size, n * (n - 1), `n=${n}: every ordered pair of clients is adjacent somewhere`);
+    assert.equal(new Set(follows.values()).size, 1, `n=${n}: and equally often`);
+    // The cycle repeats: the round after a full cycle starts it again.
+    assert.deepEqual(roundOrder(clients, cycle + 1), rounds[0]);
+  }
+  // The benchmark's three clients: the main-thread mode is not always in the middle.
+  const middles = Array.from({ length: 6 }, (_, i) => roundOrder(['worker', 'main', 'floor'], i + 1)[1]);
+  assert.deepEqual(middles.filter((client) => client === 'main').length, 2);
 });

@@ -135,6 +135,40 @@ export function watchHost() {
   return () => ({ load_1m: [loadBefore, loadavg()[0]], host_cpu: hostCpuShare(cpuBefore, hostCpuCounters()) });
 }
 
+/** A 100 ms stretch in which the host spent less than this share of its CPU time busy is quiet. */
+const QUIET_BUSY_PCT = 15;
+const QUIET_WINDOW_MS = 100;
+/** The longest {@link settleHost} waits. */
+const MOST_SETTLE_MS = 3000;
+
+/**
+ * Waits until the host is quiet (a {@link QUIET_WINDOW_MS} stretch under {@link QUIET_BUSY_PCT} %
+ * busy) or {@link MOST_SETTLE_MS} have passed, and resolves to the milliseconds it waited. Run
+ * before a measured run, so what the last run left behind (a closed page's renderer going away,
+ * a simulator starting) is not inside this one. Without /proc/stat it resolves at once.
+ */
+export async function settleHost() {
+  const started = performance.now();
+  let before = hostCpuCounters();
+  while (before && performance.now() - started < MOST_SETTLE_MS) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    const after = hostCpuCounters();
+    const share = hostCpuShare(before, after);
+    if (!share || share.busy_pct < QUIET_BUSY_PCT) break;
+    before = after;
+  }
+  return Math.round(performance.now() - started);
+}
+
+/**
+ * " (host over the run: steal 3.1 %, busy 64.2 %)" from a {@link watchHost} reading, for a timing
+ * test's output and failure message: a bar missed while the hypervisor took CPU time from this
+ * machine reads differently from one missed on a quiet host. Nothing without a reading.
+ */
+export function hostDuring({ host_cpu: host }) {
+  return host ? ` (host over the run: steal ${host.steal_pct.toFixed(1)} %, busy ${host.busy_pct.toFixed(1)} %)` : '';
+}
+
 /** ", steal 1.2 %" for a progress line, or nothing without a reading. */
 export function stealText(host) {
   return host ? `, steal ${host.steal_pct.toFixed(1)} %` : '';

@@ -28,8 +28,9 @@
 //     tables; several reports of one build are pooled, their rounds kept apart, for a sign test
 //     over more rounds than one report holds)
 // --quick runs c=4 and c=16 only; --cases runs the listed concurrencies of the five;
-// --floor-worker adds a fourth client, the floor in a dedicated worker; --repeat pools N rounds of every case (clients alternate
-// order between rounds).
+// --floor-worker adds a fourth client, the floor in a dedicated worker; --repeat pools N rounds of every case (the clients'
+// order changes from round to round so each runs in each position alike, see roundOrder; before
+// each run the benchmark waits, up to 3 s, for the host to go quiet after the last one).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -38,17 +39,18 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim, SIM_BINARY } from '../sim.mjs';
-import { parseRepeat, summarize, environment, buildIdentity, watchHost, stealText } from './common.mjs';
+import { parseRepeat, summarize, environment, buildIdentity, watchHost, stealText, settleHost } from './common.mjs';
 import { momentErrors, artifactErrors } from '../truth.mjs';
 import { floorClient } from './floor.mjs';
-import { compareP95, poolReports, NOISY_STEAL_PCT } from './verdict.mjs';
+import { compareP95, poolReports, roundOrder, NOISY_STEAL_PCT } from './verdict.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const DIST = process.env.STROBE_DIST ?? 'dist';
 const METRICS = ['ttfo', 'ttft', 'e2e'];
 const CONNECTIONS_PER_ORIGIN = 6;
-/** Enough rounds to find five quiet ones (see `NOISY_STEAL_PCT`) in a noisy hour. */
-const MAX_REPEAT = 10;
+/** Enough rounds to find five quiet ones (see `NOISY_STEAL_PCT`) in a noisy hour, and two whole
+ * cycles of the three clients' orders (`roundOrder`: six rounds). */
+const MAX_REPEAT = 12;
 
 /** The cases: concurrency and requests per run. Ports follow from concurrency. */
 const CASES = [
@@ -241,17 +243,18 @@ async function runCases(browser, siteUrl, { cases, repeat, clients }) {
   for (let round = 1; round <= repeat; round += 1) {
     for (const testCase of cases) {
       const ports = portsFor(testCase.concurrency);
-      // Alternate the order between rounds so no client always runs first.
-      const order = round % 2 === 1 ? clients : [...clients].reverse();
-      for (const client of order) {
+      // A balanced order (verdict.mjs, roundOrder): every client in every position alike.
+      const order = roundOrder(clients, round);
+      for (const [position, client] of order.entries()) {
         // A fresh simulator (fresh ports, so fresh origins in the browser) for every client's
         // run: nothing one run leaves behind on the server or in the browser's connection
         // pools can favour or handicap the next.
         const sim = await startSim(simArgs(testCase.concurrency, round), { ports });
         process.stderr.write(`round ${round}/${repeat}, c=${testCase.concurrency} (${ports} port(s)), ${client}… `);
         try {
+          const settle_ms = await settleHost();
           const run = await runClient(browser, siteUrl, testCase, sim, client, 1000 * round + testCase.concurrency);
-          results.get(testCase.concurrency)[client].push({ round, ...run });
+          results.get(testCase.concurrency)[client].push({ round, position, settle_ms, ...run });
           const p95 = summarize(run.errors.map((row) => row.ttfo)).p95_abs_ms;
           process.stderr.write(`TTFO p95 ${p95.toFixed(2)} ms, load ${run.load_1m[1].toFixed(2)}${stealText(run.host_cpu)}\n`);
         } catch (err) {

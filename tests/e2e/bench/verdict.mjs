@@ -1,6 +1,7 @@
-// The fidelity benchmark's verdicts: one client's p95 error against another's over paired
-// rounds (a sign test, noisy rounds set aside), and several saved reports of one build pooled
-// into one set of rounds. Pure: no browser, no clock; tested by tests/e2e/verdict.test.mjs.
+// The fidelity benchmark's paired rounds and verdicts: the order the clients run in round by
+// round, one client's p95 error against another's over paired rounds (a sign test, noisy rounds
+// set aside), and several saved reports of one build pooled into one set of rounds. Pure: no
+// browser, no clock; tested by tests/e2e/verdict.test.mjs.
 import { percentile } from './common.mjs';
 
 /** Rounds a comparison needs before it gives a verdict (a sign test over fewer cannot say worse). */
@@ -17,6 +18,30 @@ export const NOISY_STEAL_PCT = 2;
 const isNoisy = (run) => (run.host_cpu?.steal_pct ?? 0) >= NOISY_STEAL_PCT;
 /** How unlikely "higher in this many rounds" must be, were neither client worse, to say worse. */
 const SIGNIFICANCE = 0.05;
+
+/**
+ * The order the clients run in, round by round (`round` from 1): the rows of a Williams design,
+ * one per round in turn. Over a full cycle of rows (n rounds for an even number n of clients,
+ * 2n for an odd number) every client runs in every position equally often and follows every
+ * other client equally often.
+ *
+ * Why: on this machine the position in a round moves a client's p95 by a few hundredths of a
+ * ms, as much as the differences the verdicts weigh. The order used before (the clients' order,
+ * reversed every other round) put the middle client, the main-thread mode, in the middle of
+ * every round and the others first or last. Measured over fifteen reports of the same app and
+ * simulator at c = 16 (96 quiet rounds): the worker's TTFO p95 minus the floor's, median +0.065 ms (31 of 47
+ * rounds higher) when the worker ran last and −0.014 ms (23 of 49) when it ran first; the main
+ * mode's E2E minus the floor's, +0.014 ms with the floor first, −0.031 ms with the floor last.
+ * A fixed position is a handicap or a head start that a sign test over rounds reads as a
+ * difference between the clients.
+ */
+export function roundOrder(clients, round) {
+  const n = clients.length;
+  const base = Array.from({ length: n }, (_, j) => (j % 2 === 1 ? (j + 1) / 2 : (n - j / 2) % n));
+  const rows = Array.from({ length: n }, (_, i) => base.map((treatment) => (treatment + i) % n));
+  if (n % 2 === 1) rows.push(...rows.map((row) => [...row].reverse()));
+  return rows[(round - 1) % rows.length].map((index) => clients[index]);
+}
 
 /** P(at least `k` of `n` fair coin flips come up heads): the one-sided sign test's p-value. */
 export function binomialTail(n, k) {
