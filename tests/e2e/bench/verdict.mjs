@@ -29,9 +29,10 @@ const SIGNIFICANCE = 0.05;
  * ms, as much as the differences the verdicts weigh. The order used before (the clients' order,
  * reversed every other round) put the middle client, the main-thread mode, in the middle of
  * every round and the others first or last. Measured over fifteen reports of the same app and
- * simulator at c = 16 (96 quiet rounds): the worker's TTFO p95 minus the floor's, median +0.065 ms (31 of 47
- * rounds higher) when the worker ran last and −0.014 ms (23 of 49) when it ran first; the main
- * mode's E2E minus the floor's, +0.014 ms with the floor first, −0.031 ms with the floor last.
+ * simulator at c = 16 (96 quiet rounds): the worker's TTFO p95 minus the floor's, median
+ * +0.065 ms (31 of 47 rounds higher) when the worker ran last and −0.014 ms (23 of 49) when it
+ * ran first; the main mode's E2E minus the floor's, +0.014 ms with the floor first, −0.031 ms
+ * with the floor last.
  * A fixed position is a handicap or a head start that a sign test over rounds reads as a
  * difference between the clients.
  */
