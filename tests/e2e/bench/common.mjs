@@ -9,6 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { CHROMIUM } from '../browser.mjs';
+import { percentile } from './stats.mjs';
 
 /** The `--repeat` option: a whole number from 1 to `max`, or an error that says so. */
 export function parseRepeat(text, max) {
@@ -17,11 +18,6 @@ export function parseRepeat(text, max) {
     throw new Error(`--repeat must be a whole number from 1 to ${max}, got ${text}`);
   }
   return repeat;
-}
-
-/** Nearest-rank percentile of an ascending list. */
-export function percentile(sorted, p) {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 /** p50, p95, max of |error| and the signed median, for one metric's errors. */

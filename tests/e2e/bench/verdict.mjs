@@ -2,7 +2,7 @@
 // round, one client's p95 error against another's over paired rounds (a sign test, noisy rounds
 // set aside), and several saved reports of one build pooled into one set of rounds. Pure: no
 // browser, no clock; tested by tests/e2e/verdict.test.mjs.
-import { percentile } from './common.mjs';
+import { percentile } from './stats.mjs';
 
 /** Rounds a comparison needs before it gives a verdict (a sign test over fewer cannot say worse). */
 export const MIN_ROUNDS_FOR_VERDICT = 5;
