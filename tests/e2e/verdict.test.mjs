@@ -113,7 +113,10 @@ test('over a cycle of rounds every client runs in every position alike and after
     }
     const follows = new Map();
     for (const order of rounds) {
-      for (let i = 1; i < n; i += 1) follows.set(`${order[i - 1]}>${order[i]}`, (follows.get(`${order[i - 1]}>${order[i]}`) ?? 0) + 1);
+      for (let i = 1; i < n; i += 1) {
+        const pair = `${order[i - 1]}>${order[i]}`;
+        follows.set(pair, (follows.get(pair) ?? 0) + 1);
+      }
     }
     assert.equal(follows.size, n * (n - 1), `n=${n}: every ordered pair of clients is adjacent somewhere`);
     assert.equal(new Set(follows.values()).size, 1, `n=${n}: and equally often`);

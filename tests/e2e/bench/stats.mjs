@@ -1,5 +1,6 @@
-// The nearest-rank percentile every benchmark summary and verdict uses. A module of its own, with
-// no imports, so the browserless verdict rules (verdict.mjs) load nothing of the browser side.
+// The nearest-rank percentile every benchmark summary, verdict and timing test uses. A module of
+// its own, with no imports, so the browserless verdict rules (verdict.mjs) load nothing of the
+// browser side.
 
 /** Nearest-rank percentile of an ascending list. */
 export function percentile(sorted, p) {
