@@ -28,9 +28,10 @@
 //     tables; several reports of one build are pooled, their rounds kept apart, for a sign test
 //     over more rounds than one report holds)
 // --quick runs c=4 and c=16 only; --cases runs the listed concurrencies of the five;
-// --floor-worker adds a fourth client, the floor in a dedicated worker; --repeat pools N rounds of every case (the clients'
-// order changes from round to round so each runs in each position alike, see roundOrder; before
-// each run the benchmark waits, up to 3 s, for the host to go quiet after the last one).
+// --floor-worker adds a fourth client, the floor in a dedicated worker; --repeat pools N rounds
+// of every case (the clients' order changes from round to round so each runs in each position
+// alike, see roundOrder; before each run the benchmark waits, up to 3 s, for the host to go
+// quiet after the last one).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
