@@ -18,7 +18,7 @@ use strobe::core::observe::{
     OutputTokenSource, ReadStats, RequestCanary, RequestError, RequestOutcome, RequestPlanFacts,
     RequestTiming, ResourceTimingEntry, RowInputs, StreamAccumulator, TransportFacts,
 };
-use strobe::core::plan::{MeasurementThread, PromptCacheMode, RunConfig, RunPlan};
+use strobe::core::plan::{LiveView, MeasurementThread, PromptCacheMode, RunConfig, RunPlan};
 use strobe::core::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 use strobe::core::validate::{validate_artifact, validate_artifact_text, Generation};
 
@@ -950,6 +950,7 @@ fn the_transport_block_says_where_requests_went_and_whether_the_browser_queued_t
 
     let client = browser_client()
         .with_measurement_thread(MeasurementThread::Worker)
+        .with_live_view(LiveView::End)
         .with_dry_run(384);
     let client = ClientBlock {
         transport: pooled,
@@ -959,6 +960,7 @@ fn the_transport_block_says_where_requests_went_and_whether_the_browser_queued_t
     let value = assert_valid(&artifact);
     assert_eq!(value["client"]["measurement_thread"], json!("worker"));
     assert_eq!(value["client"]["dry_run_requests"], json!(384));
+    assert_eq!(value["client"]["live_view"], json!("end"));
     assert_eq!(
         value["client"]["transport"],
         json!({
@@ -976,5 +978,6 @@ fn the_transport_block_says_where_requests_went_and_whether_the_browser_queued_t
     assert!(browser_client().dry_run_requests.is_none());
     let written = serde_json::to_value(browser_client()).expect("serializes");
     assert!(written.get("dry_run_requests").is_none());
+    assert!(written.get("live_view").is_none());
     assert_eq!(browser_client().transport.endpoints, None);
 }

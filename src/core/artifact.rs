@@ -21,7 +21,7 @@ use crate::core::observe::{
     RequestTiming, ResourceTimingEntry,
 };
 use crate::core::plan::{
-    ControlledOutputPolicy, MeasurementThread, PromptCacheMode, RunConfig, RunPlan,
+    ControlledOutputPolicy, LiveView, MeasurementThread, PromptCacheMode, RunConfig, RunPlan,
     BROWSER_HTTP1_CONNECTIONS_PER_HOST,
 };
 use crate::core::pyjson::{dumps_artifact, python_float_repr, PyJsonError};
@@ -263,6 +263,10 @@ pub struct ClientBlock {
     /// that had only the page's thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement_thread: Option<MeasurementThread>,
+    /// Whether the page showed progress while the run went on (`during`) or drew nothing new
+    /// until it ended (`end`); omitted by strobe versions that always showed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_view: Option<LiveView>,
     /// Requests of the plan run dry before the warm-up: through the measuring code, answered by
     /// synthetic streams in the browser, nothing sent (so that the browser had optimized that
     /// code before the first timestamp). Omitted by strobe versions without a dry run.
@@ -290,6 +294,7 @@ impl ClientBlock {
             sse,
             warmup: None,
             measurement_thread: None,
+            live_view: None,
             dry_run_requests: None,
         }
     }
@@ -306,6 +311,14 @@ impl ClientBlock {
     pub fn with_measurement_thread(self, thread: MeasurementThread) -> Self {
         Self {
             measurement_thread: Some(thread),
+            ..self
+        }
+    }
+
+    /// This block saying whether the page showed progress during the run.
+    pub fn with_live_view(self, live_view: LiveView) -> Self {
+        Self {
+            live_view: Some(live_view),
             ..self
         }
     }

@@ -193,7 +193,7 @@ fn number_of<T: ToString>(number: Option<T>) -> Option<String> {
     number.map(|number| number.to_string())
 }
 
-const WORKLOAD_FIELDS: [WorkloadField; 18] = [
+const WORKLOAD_FIELDS: [WorkloadField; 19] = [
     WorkloadField {
         field: "measurement_protocol",
         read: |run| text_of(&run.identity.measurement_protocol),
@@ -306,6 +306,17 @@ const WORKLOAD_FIELDS: [WorkloadField; 18] = [
         },
         explanation: "measured on the page's main thread, reads can be stamped late by the \
                       page's own work; the measurement worker avoids that",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "client.live_view",
+        read: |run| {
+            run.client
+                .as_ref()
+                .and_then(|client| text_of(&client.live_view))
+        },
+        explanation: "one run's page drew live progress while it measured: on the page's main \
+                      thread that drawing can stamp reads late",
         absent_differs: false,
     },
     WorkloadField {
@@ -475,13 +486,13 @@ mod tests {
 
     #[test]
     fn how_runs_were_measured_is_compared_only_between_runs_that_say() {
-        let client = |thread: &str, queued: bool| {
+        let client = |thread: &str, live_view: &str, queued: bool| {
             format!(
-                r#"{{"client": {{"measurement_thread": "{thread}", "transport": {{"connection_limit_suspected": {queued}}}}}}}"#
+                r#"{{"client": {{"measurement_thread": "{thread}", "live_view": "{live_view}", "transport": {{"connection_limit_suspected": {queued}}}}}}}"#
             )
         };
-        let worker = LoadedArtifact::from_text("w.json", &client("worker", false));
-        let main = LoadedArtifact::from_text("m.json", &client("main", true));
+        let worker = LoadedArtifact::from_text("w.json", &client("worker", "during", false));
+        let main = LoadedArtifact::from_text("m.json", &client("main", "end", true));
         let other_tool = LoadedArtifact::from_text("r.json", "{}");
         let fields: Vec<&str> = compare(&[&worker, &main])
             .mismatches
@@ -492,6 +503,7 @@ mod tests {
             fields,
             [
                 "client.measurement_thread",
+                "client.live_view",
                 "client.transport.connection_limit_suspected"
             ]
         );

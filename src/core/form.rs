@@ -3,9 +3,9 @@
 //! shareable link that carries the whole form in the page URL's query string.
 //!
 //! Query keys are the artifact's field names (ARTIFACT.md §1.1), so a link reads like the
-//! artifact it reproduces; the exceptions, `pool`, `warmup`, `traces` and `measurement`, are
-//! strobe's own [`ClientOptions`], which say how the browser measures rather than what it
-//! requests. A link only ever fills the form: it never starts a run and never
+//! artifact it reproduces; the exceptions, `pool`, `warmup`, `traces`, `measurement` and
+//! `live_view`, are strobe's own [`ClientOptions`], which say how the browser measures rather
+//! than what it requests. A link only ever fills the form: it never starts a run and never
 //! carries an API key (keys found in a link are ignored and reported).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,9 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
 use super::plan::{
-    ClientOptions, ConfigError, ControlledOutputPolicy, MeasurementThread, PromptCacheMode,
-    RunConfig, ThinkingMode, MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING,
-    MAX_REQUESTS, MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
+    ClientOptions, ConfigError, ControlledOutputPolicy, LiveView, MeasurementThread,
+    PromptCacheMode, RunConfig, ThinkingMode, MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS,
+    MAX_OUTPUT_SETTING, MAX_REQUESTS, MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
 };
 
 /// Longest value, in characters after decoding, that a link may set; longer ones are dropped.
@@ -132,6 +132,8 @@ const THINKING_MODES: &[&str] = &["default", "enabled", "disabled", "unsupported
 const REASONING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "max", "xhigh"];
 /// The spellings of [`MeasurementThread`], in its `ALL` order.
 const MEASUREMENT_THREADS: &[&str] = &["worker", "main"];
+/// The spellings of [`LiveView`], in its `ALL` order.
+const LIVE_VIEWS: &[&str] = &["during", "end"];
 
 /// `u64` bounds as `i64` for [`FieldKind::Integer`]; every bound in plan.rs is far below
 /// `i64::MAX`, and a larger one saturates instead of wrapping.
@@ -228,6 +230,16 @@ const MEASUREMENT: FieldSpec = FieldSpec {
     help: "worker: a dedicated Web Worker sends the requests and timestamps every read, so \
            drawing the page cannot delay a timestamp. main: the page's own thread, for \
            comparison.",
+    group: FieldGroup::Load,
+};
+const LIVE_VIEW: FieldSpec = FieldSpec {
+    key: "live_view",
+    label: "Live view",
+    kind: FieldKind::Choice(LIVE_VIEWS),
+    help: "during: the page shows counters and running medians four times a second while the \
+           run goes on. end: it shows nothing new until the run ends, so no page work competes \
+           with the measurement; worth it with Measure in: main, where drawing shares the \
+           thread that stamps the reads.",
     group: FieldGroup::Load,
 };
 const CONTEXT_TOKENS: FieldSpec = FieldSpec {
@@ -396,6 +408,7 @@ pub const FIELDS: &[FieldSpec] = &[
     WARMUP,
     TRACES,
     MEASUREMENT,
+    LIVE_VIEW,
     CONTEXT_TOKENS,
     CONTEXT_SEED,
     PROMPT_CACHE_MODE,
@@ -501,6 +514,7 @@ impl RunForm {
                 MEASUREMENT.key,
                 MeasurementThread::Worker.as_str().to_owned(),
             ),
+            (LIVE_VIEW.key, LiveView::During.as_str().to_owned()),
             (CONTEXT_TOKENS.key, "4096".to_owned()),
             (CONTEXT_SEED.key, "0".to_owned()),
             (
@@ -539,6 +553,7 @@ impl RunForm {
             (WARMUP.key, config.client.warmup.to_string()),
             (TRACES.key, config.client.chunk_traces.to_string()),
             (MEASUREMENT.key, config.client.measurement.to_string()),
+            (LIVE_VIEW.key, config.client.live_view.to_string()),
             (CONTEXT_TOKENS.key, config.context_tokens.to_string()),
             (CONTEXT_SEED.key, config.context_seed.to_string()),
             (PROMPT_CACHE_MODE.key, config.prompt_cache_mode.to_string()),
@@ -657,6 +672,9 @@ impl RunForm {
                 measurement: parser
                     .choice(&MEASUREMENT)
                     .unwrap_or(defaults.client.measurement),
+                live_view: parser
+                    .choice(&LIVE_VIEW)
+                    .unwrap_or(defaults.client.live_view),
                 endpoint_pool: parser.url_list(&POOL),
             },
             ..defaults
@@ -1191,6 +1209,7 @@ mod tests {
             "warmup",
             "traces",
             "measurement",
+            "live_view",
             "context_tokens",
             "context_seed",
             "max_tokens",
@@ -1264,6 +1283,10 @@ mod tests {
                 .iter()
                 .map(|v| v.as_str())
                 .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            LIVE_VIEWS,
+            LiveView::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
         );
     }
 
@@ -1388,6 +1411,7 @@ mod tests {
         configs.push(RunConfig {
             client: ClientOptions {
                 measurement: MeasurementThread::Main,
+                live_view: LiveView::End,
                 endpoint_pool: vec![
                     "http://127.0.0.1:8001/v1".to_owned(),
                     "http://127.0.0.1:8002/v1".to_owned(),
@@ -1434,6 +1458,42 @@ mod tests {
         );
         let spec = field_spec("pool").map(|spec| (spec.kind, spec.group));
         assert_eq!(spec, Some((FieldKind::Text, FieldGroup::Endpoint)));
+    }
+
+    #[test]
+    fn the_live_view_travels_in_the_link() {
+        let (form, notices) = RunForm::from_query("measurement=main&live_view=END");
+        assert!(notices.is_empty(), "{notices:?}");
+        let mut filled = form.clone();
+        assert_eq!(filled.set("model", "sim-model"), Ok(()));
+        assert_eq!(filled.set("engine", "strobe-sim"), Ok(()));
+        assert_eq!(
+            filled.to_config().map(|config| config.client),
+            Ok(ClientOptions {
+                measurement: MeasurementThread::Main,
+                live_view: LiveView::End,
+                ..ClientOptions::default()
+            })
+        );
+        // Only a change from the default reaches the link.
+        let quiet = form_with(&[("live_view", "end")]);
+        assert_eq!(
+            quiet.to_query(),
+            "model=sim-model&engine=strobe-sim&live_view=end"
+        );
+        let errors = errors_of(&form_with(&[("live_view", "never")]));
+        assert_eq!(
+            errors,
+            [(
+                "live_view",
+                "live_view must be one of during, end (got \"never\")".to_owned()
+            )]
+        );
+        let spec = field_spec("live_view").map(|spec| (spec.kind, spec.group));
+        assert_eq!(
+            spec,
+            Some((FieldKind::Choice(LIVE_VIEWS), FieldGroup::Load))
+        );
     }
 
     #[test]

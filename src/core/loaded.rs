@@ -704,6 +704,8 @@ pub struct ClientView {
     pub connection_limit_suspected: Option<bool>,
     /// `client.measurement_thread`: `worker` or `main`.
     pub measurement_thread: Option<CappedText>,
+    /// `client.live_view`: `during` (the page showed progress meanwhile) or `end`.
+    pub live_view: Option<CappedText>,
     /// `client.transport.endpoints`: base URLs the run used.
     pub endpoints: Option<u64>,
     /// `client.transport.max_in_flight_per_origin`.
@@ -732,6 +734,7 @@ impl ClientView {
             connection_limit_suspected: transport("connection_limit_suspected")
                 .and_then(Value::as_bool),
             measurement_thread: capped_string(client.get("measurement_thread")),
+            live_view: capped_string(client.get("live_view")),
             endpoints: transport("endpoints").and_then(Value::as_u64),
             max_in_flight_per_origin: transport("max_in_flight_per_origin").and_then(Value::as_u64),
             warmup_requests: warmup("requests").and_then(Value::as_u64),
@@ -766,6 +769,14 @@ impl ClientView {
             Some("main") => " on the page's main thread",
             _ => "",
         };
+        let page = match self.live_view.as_ref().map(|view| view.as_str()) {
+            Some("during") if thread == " on the page's main thread" => {
+                ", which also drew the live progress (reads arriving meanwhile could be \
+                 stamped late)"
+            }
+            Some("end") => ", the page drawing nothing until the run ended",
+            _ => "",
+        };
         let timer = self
             .timer_resolution_ms
             .map(|ms| format!("; timer resolution {ms} ms"))
@@ -775,7 +786,9 @@ impl ClientView {
             Some(false) => "; not cross-origin isolated (coarser timer)",
             None => "",
         };
-        notes.push(format!("Measured by {who}{thread}{timer}{isolation}."));
+        notes.push(format!(
+            "Measured by {who}{thread}{page}{timer}{isolation}."
+        ));
         if let (Some(endpoints), Some(most)) = (self.endpoints, self.max_in_flight_per_origin) {
             notes.push(format!(
                 "{endpoints} endpoint(s); at most {most} request(s) in flight to one origin."
@@ -1364,6 +1377,33 @@ mod tests {
         assert_eq!(
             warmup_note(json!("<b>maybe</b>")),
             "Warm-up: 8 unmeasured request(s) before the run."
+        );
+        // Where the page drew while it measured.
+        let measured_by = |thread: &str, live_view: &str| {
+            let text = json!({"client": {"name": "strobe", "measurement_thread": thread,
+                                         "live_view": live_view}});
+            LoadedArtifact::from_text("t.json", &text.to_string())
+                .client
+                .map(|client| client.notes()[0].clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            measured_by("main", "end"),
+            "Measured by strobe on the page's main thread, the page drawing nothing until the \
+             run ended."
+        );
+        assert_eq!(
+            measured_by("main", "during"),
+            "Measured by strobe on the page's main thread, which also drew the live progress \
+             (reads arriving meanwhile could be stamped late)."
+        );
+        assert_eq!(
+            measured_by("worker", "during"),
+            "Measured by strobe in a dedicated worker."
+        );
+        assert_eq!(
+            measured_by("worker", "<i>x</i>"),
+            "Measured by strobe in a dedicated worker."
         );
         // An older strobe file: no thread, no pool, nothing suspected.
         let old = json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});

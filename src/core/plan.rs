@@ -201,6 +201,19 @@ choice_enum! {
     }
 }
 
+choice_enum! {
+    /// When the page shows a run's progress (the `live_view` link key).
+    #[derive(Default)]
+    LiveView for "live_view" {
+        /// Counters and running medians four times a second, charts too when asked for.
+        #[default]
+        During => "during",
+        /// Nothing new until the run ends: no page work competes with the measurement (on
+        /// the page's own thread, drawing shares the thread that stamps the reads).
+        End => "end",
+    }
+}
+
 /// Every setting of a benchmark run that makes sense in a browser, named like the artifact
 /// fields (ARTIFACT.md §1.1). `Default` gives the CLI defaults (plus strobe's own
 /// [`ClientOptions`] defaults); missing keys deserialize to them.
@@ -269,7 +282,8 @@ pub struct RunConfig {
 /// ([`RunForm::to_config`](super::form::RunForm::to_config)), so a link that says `warmup=false`
 /// reaches the runner without a second path. The artifact records what they caused, not the
 /// choices themselves: the warm-up that ran in `client.warmup`, traces as the rows'
-/// `chunk_arrivals_ms`.
+/// `chunk_arrivals_ms`, the thread that measured in `client.measurement_thread`, whether the page
+/// drew meanwhile in `client.live_view`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClientOptions {
@@ -283,6 +297,8 @@ pub struct ClientOptions {
     pub chunk_traces: bool,
     /// Which thread measures (default: a dedicated worker).
     pub measurement: MeasurementThread,
+    /// Whether the page shows progress while the run goes on (default) or only at its end.
+    pub live_view: LiveView,
     /// More base URLs of the same server (other ports or host names), each its own origin.
     /// Concurrency slot `k` sends to endpoint `k mod n` of `[base_url, pool…]`
     /// ([`RunPlan::endpoint_of_slot`]), so a browser's six HTTP/1.1 connections per origin
@@ -296,6 +312,7 @@ impl Default for ClientOptions {
             warmup: true,
             chunk_traces: false,
             measurement: MeasurementThread::Worker,
+            live_view: LiveView::During,
             endpoint_pool: Vec::new(),
         }
     }
@@ -1241,6 +1258,14 @@ mod tests {
         assert_eq!(MeasurementThread::Worker.as_str(), "worker");
     }
 
+    #[test]
+    fn the_page_shows_progress_during_the_run_unless_asked_not_to() {
+        assert_eq!(ClientOptions::default().live_view, LiveView::During);
+        assert_eq!("end".parse(), Ok(LiveView::End));
+        assert_eq!(LiveView::End.as_str(), "end");
+        assert!("later".parse::<LiveView>().is_err());
+    }
+
     fn rejected_fields(config: &RunConfig) -> Vec<&'static str> {
         match config.validate() {
             Ok(()) => Vec::new(),
@@ -1356,7 +1381,13 @@ mod tests {
         assert_eq!(value["thinking_mode"], json!("default"));
         assert_eq!(
             value["client"],
-            json!({"warmup": true, "chunk_traces": false, "measurement": "worker", "endpoint_pool": []})
+            json!({
+                "warmup": true,
+                "chunk_traces": false,
+                "measurement": "worker",
+                "live_view": "during",
+                "endpoint_pool": []
+            })
         );
         let back: Option<RunConfig> = serde_json::from_value(value).ok();
         assert_eq!(back, Some(config));

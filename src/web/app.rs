@@ -28,6 +28,7 @@ pub fn App() -> impl IntoView {
         snapshot: RwSignal::new(Default::default()),
         live_rows: RwSignal::new(Default::default()),
         live_charts: RwSignal::new(false),
+        quiet_run: RwSignal::new(false),
         finished: RwSignal::new_local(None),
     };
     provide_context(state);

@@ -64,7 +64,9 @@ pub fn LiveCharts() -> impl IntoView {
             " Draw charts during the run (each redraw takes main-thread time and can delay the \
              timestamps of reads arriving meanwhile; off gives the truest numbers)"
         </label>
-        <Show when=move || state.phase.get() == RunPhase::Running && state.live_charts.get()>
+        <Show when=move || {
+            state.phase.get() == RunPhase::Running && state.live_charts.get() && !state.quiet_run.get()
+        }>
             <div class="chart-grid" data-testid="live-charts">
                 <EChart option=cdf(MetricKind::Ttft) title="TTFT (live)" test_id="live-chart-ttft" height="260px" />
                 <EChart option=cdf(MetricKind::Ttfo) title="Time to first output (live)" test_id="live-chart-ttfo" height="260px" />

@@ -9,7 +9,9 @@ use leptos::task::spawn_local;
 use crate::core::form::RunForm;
 use crate::core::form::{engine_hint, list_entries, FieldGroup, FieldKind, FieldSpec, FIELDS};
 use crate::core::loaded::LoadedArtifact;
-use crate::core::plan::{ConfigError, RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIONS_PER_HOST};
+use crate::core::plan::{
+    ConfigError, LiveView, RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIONS_PER_HOST,
+};
 
 use super::clock::Clock;
 use super::library::Library;
@@ -123,6 +125,11 @@ pub fn RunView() -> impl IntoView {
                         on:click=move |_| {
                             if let Some(live) = state.live.get_value() {
                                 live.cancel();
+                                // A quiet run draws once here, so the page says what it does.
+                                if state.quiet_run.get_untracked() {
+                                    live.refresh();
+                                    state.snapshot.set(live.snapshot());
+                                }
                             }
                         }
                     >
@@ -396,7 +403,8 @@ fn PreflightStatus() -> impl IntoView {
     }
 }
 
-/// Progress and running medians, refreshed once per animation frame.
+/// Progress and running medians, refreshed a few times a second (or, for a quiet run, when it
+/// ends).
 #[component]
 fn LivePanel() -> impl IntoView {
     let state = AppState::expect();
@@ -406,9 +414,12 @@ fn LivePanel() -> impl IntoView {
     view! {
         <div class="live" data-testid="status" data-state=move || state.phase.get().as_str()>
             <p class="status-line">
-                {move || status_text(&state.phase.get(), &snapshot.get())}
+                {move || status_text(&state.phase.get(), &snapshot.get(), state.quiet_run.get())}
             </p>
-            <Show when=move || { snapshot.with(|s| s.requests > 0) }>
+            <Show when=move || {
+                snapshot.with(|s| s.requests > 0)
+                    && !(state.quiet_run.get() && state.phase.get() == RunPhase::Running)
+            }>
                 <progress
                     max=move || snapshot.with(|s| s.requests as f64)
                     value=move || snapshot.with(|s| (s.completed + s.failed) as f64)
@@ -439,11 +450,16 @@ fn LivePanel() -> impl IntoView {
     }
 }
 
-fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot) -> String {
+fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String {
     match phase {
         RunPhase::Idle => "Ready. Check the endpoint, then press Run.".to_string(),
         RunPhase::Preflight => "Checking the endpoint…".to_string(),
         RunPhase::Running if snapshot.cancelled => "Cancelling…".to_string(),
+        RunPhase::Running if quiet => format!(
+            "Running {} requests. Live view: end, so the page shows nothing new until the run \
+             ends (nothing drawn can delay a timestamp).",
+            snapshot.requests
+        ),
         RunPhase::Running => format!(
             "Running: {} of {} done.",
             snapshot.completed + snapshot.failed,
@@ -572,6 +588,7 @@ fn start_run(state: AppState, library: Library) {
             api_key: (!key.is_empty()).then_some(key),
         };
         state.finished.set(None);
+        let quiet = setup.config.client.live_view == LiveView::End;
         let (live, result) = match Measurement::start(clock, setup, discovered) {
             Ok(started) => started,
             Err(reason) => {
@@ -581,8 +598,11 @@ fn start_run(state: AppState, library: Library) {
         };
         state.live.set_value(Some(live.clone()));
         state.snapshot.set(live.snapshot());
+        state.quiet_run.set(quiet);
         state.phase.set(RunPhase::Running);
-        poll_live(live.clone(), state);
+        if !quiet {
+            poll_live(live.clone(), state);
+        }
         let result = result.await;
         live.refresh();
         state.snapshot.set(live.snapshot());

@@ -277,6 +277,7 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     )
     .with_warmup(warmup)
     .with_measurement_thread(thread)
+    .with_live_view(setup.config.client.live_view)
     .with_dry_run(dry_run_requests);
     let timing = RunTiming {
         started_at_unix_ns: started_unix_ns,

@@ -64,13 +64,16 @@ pub struct AppState {
     pub preflight_error: RwSignal<Option<(String, bool)>>,
     /// Where the run view is.
     pub phase: RwSignal<RunPhase>,
-    /// The run in progress (not reactive: polled on animation frames, a few times a second).
+    /// The run in progress (not reactive: polled by a timer a few times a second).
     pub live: StoredValue<Option<Rc<Measurement>>, LocalStorage>,
     /// The latest numbers of the run in progress.
     pub snapshot: RwSignal<LiveSnapshot>,
     /// Whether charts are drawn while a run goes on (off by default: every redraw is
     /// main-thread time that can delay the timestamp of a read arriving meanwhile).
     pub live_charts: RwSignal<bool>,
+    /// Whether the run in progress shows nothing until it ends (its `live_view` is `end`): no
+    /// counters, medians or charts are drawn meanwhile.
+    pub quiet_run: RwSignal<bool>,
     /// The finished requests of the run in progress, for the live charts.
     pub live_rows: RwSignal<LiveRows>,
     /// The last finished run.

@@ -2,7 +2,7 @@
 // ports of one strobe-sim) carries 16 concurrent streams with no queueing inside the browser;
 // without a pool, concurrency 8 to one origin is detected and reported as queued, in the UI,
 // the artifact and the rows. Also: the main-thread measurement mode, kept for comparison, runs
-// and says so.
+// and says so, and the quiet live view (`live_view=end`) draws nothing until its run ends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
@@ -194,6 +194,84 @@ test('the main-thread mode measures too and says so', async () => {
     assert.ok(artifact.request_timings.every((row) => typeof row.client_queue_ms === 'number'));
     assert.deepEqual(errors, []);
     await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+/**
+ * Opens the app with `settings`, watches what the run panel shows while the run is running (its
+ * text each time it changes) and presses Run; `cancelAfterMs`: press Cancel that long after Run.
+ */
+async function watchedRun(settings, { cancelAfterMs = null } = {}) {
+  const { page, errors } = await env.open(settings);
+  await page.evaluate(() => {
+    const status = document.querySelector('[data-testid=status]');
+    window.__whileRunning = { texts: [], liveCounts: false };
+    new MutationObserver(() => {
+      if (status.dataset.state !== 'running') return;
+      window.__whileRunning.texts.push(status.textContent);
+      window.__whileRunning.liveCounts ||= status.querySelector('[data-testid=live-counts]') !== null;
+    }).observe(status, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+  await page.getByTestId('run').click();
+  if (cancelAfterMs !== null) {
+    await page.waitForTimeout(cancelAfterMs);
+    await page.getByTestId('cancel').click();
+  }
+  await waitForRunEnd(page, 60_000);
+  const seen = await page.evaluate(() => window.__whileRunning);
+  return { page, errors, distinctTexts: [...new Set(seen.texts)], liveCounts: seen.liveCounts };
+}
+
+test('live view "end" draws nothing while the run goes on, records it, and still cancels', async () => {
+  // 40 ms per token: 8 requests at concurrency 2 take a few seconds, a dozen live refreshes.
+  const sim = await startSim(['--seed', '23', '--decode-interval-ms', '40']);
+  try {
+    const settings = {
+      base_url: sim.baseUrls[0],
+      requests: '8',
+      concurrency: '2',
+      context_tokens: '1024',
+      max_tokens: '32',
+      request_canaries: 'true',
+      measurement: 'main',
+    };
+    // The default, for contrast: the panel counts requests as they finish.
+    const during = await watchedRun(settings);
+    assert.ok(during.liveCounts, 'a live run shows its counters');
+    assert.ok(during.distinctTexts.length > 2, `a live run refreshes: ${JSON.stringify(during.distinctTexts)}`);
+    assert.equal((await downloadArtifact(during.page, 'run-live-during')).artifact.client.live_view, 'during');
+    await during.page.close();
+
+    const quiet = await watchedRun({ ...settings, live_view: 'end' });
+    assert.equal(await quiet.page.getByTestId('status').getAttribute('data-state'), 'finished');
+    assert.equal(quiet.liveCounts, false, 'no counters while a quiet run goes on');
+    assert.equal(quiet.distinctTexts.length, 1, `one text for the whole run: ${JSON.stringify(quiet.distinctTexts)}`);
+    assert.match(quiet.distinctTexts[0], /Running 8 requests\. Live view: end/);
+    // At the end everything is shown, as after any run.
+    assert.equal(await quiet.page.getByTestId('live-counts').textContent(), '8 / 0 / 0');
+    assert.match(
+      await quiet.page.getByTestId('run-summary').textContent(),
+      /on the page's main thread, the page drawing nothing until the run ended/,
+    );
+    const { path, artifact } = await downloadArtifact(quiet.page, 'run-live-end');
+    assertValid(path);
+    assert.equal(artifact.completed, 8, JSON.stringify(artifact.failures));
+    assert.equal(artifact.client.live_view, 'end');
+    assert.equal(artifact.client.measurement_thread, 'main');
+    assert.deepEqual(quiet.errors, []);
+    await quiet.page.close();
+
+    // Cancel works without any live view: the run ends at once with its rows accounted for.
+    const cancelled = await watchedRun({ ...settings, requests: '40', live_view: 'end' }, { cancelAfterMs: 1_500 });
+    assert.equal(await cancelled.page.getByTestId('status').getAttribute('data-state'), 'finished');
+    assert.match(await cancelled.page.getByTestId('status').textContent(), /cancelled/);
+    const stopped = (await downloadArtifact(cancelled.page, 'run-live-end-cancelled')).artifact;
+    assert.ok(stopped.completed < 40, `completed ${stopped.completed}`);
+    assert.equal(stopped.completed + stopped.failed, 40);
+    assert.deepEqual(cancelled.errors, []);
+    await cancelled.page.close();
   } finally {
     await sim.stop();
   }
