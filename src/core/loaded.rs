@@ -760,21 +760,24 @@ impl ClientView {
             (Some(name), None) => name.to_string(),
             _ => "an unnamed client".to_owned(),
         };
-        let thread = match self
+        let thread_name = self
             .measurement_thread
             .as_ref()
-            .map(|thread| thread.as_str())
-        {
+            .map(|thread| thread.as_str());
+        let thread = match thread_name {
             Some("worker") => " in a dedicated worker",
             Some("main") => " on the page's main thread",
             _ => "",
         };
-        let page = match self.live_view.as_ref().map(|view| view.as_str()) {
-            Some("during") if thread == " on the page's main thread" => {
+        let page = match (
+            thread_name,
+            self.live_view.as_ref().map(|view| view.as_str()),
+        ) {
+            (Some("main"), Some("during")) => {
                 ", which also drew the live progress (reads arriving meanwhile could be \
                  stamped late)"
             }
-            Some("end") => ", the page drawing nothing until the run ended",
+            (_, Some("end")) => ", the page drawing nothing until the run ended",
             _ => "",
         };
         let timer = self

@@ -125,10 +125,13 @@ pub fn RunView() -> impl IntoView {
                         on:click=move |_| {
                             if let Some(live) = state.live.get_value() {
                                 live.cancel();
-                                // A quiet run draws once here, so the page says what it does.
+                                // A quiet run draws once here, so the page says it is
+                                // cancelling (a worker's own report of it comes later).
                                 if state.quiet_run.get_untracked() {
                                     live.refresh();
-                                    state.snapshot.set(live.snapshot());
+                                    let mut snapshot = live.snapshot();
+                                    snapshot.cancelled = true;
+                                    state.snapshot.set(snapshot);
                                 }
                             }
                         }

@@ -263,13 +263,20 @@ test('live view "end" draws nothing while the run goes on, records it, and still
     assert.deepEqual(quiet.errors, []);
     await quiet.page.close();
 
-    // Cancel works without any live view: the run ends at once with its rows accounted for.
-    const cancelled = await watchedRun({ ...settings, requests: '40', live_view: 'end' }, { cancelAfterMs: 1_500 });
+    // Cancel works without any live view, in the worker too: the page says it is cancelling,
+    // and the run ends at once with its rows accounted for.
+    const cancelled = await watchedRun(
+      { ...settings, requests: '40', live_view: 'end', measurement: 'worker' },
+      { cancelAfterMs: 1_500 },
+    );
     assert.equal(await cancelled.page.getByTestId('status').getAttribute('data-state'), 'finished');
+    assert.deepEqual(cancelled.distinctTexts.map((text) => text.replace(/\..*/, '.')), ['Running 40 requests.', 'Cancelling…']);
     assert.match(await cancelled.page.getByTestId('status').textContent(), /cancelled/);
     const stopped = (await downloadArtifact(cancelled.page, 'run-live-end-cancelled')).artifact;
     assert.ok(stopped.completed < 40, `completed ${stopped.completed}`);
     assert.equal(stopped.completed + stopped.failed, 40);
+    assert.equal(stopped.client.live_view, 'end');
+    assert.equal(stopped.client.measurement_thread, 'worker');
     assert.deepEqual(cancelled.errors, []);
     await cancelled.page.close();
   } finally {
