@@ -1187,6 +1187,16 @@ mod tests {
         }
     }
 
+    /// The client options a link gives, once the endpoint check has filled model and engine;
+    /// the link itself must read without notices.
+    fn client_options_of_link(query: &str) -> Result<ClientOptions, Vec<ConfigError>> {
+        let (mut form, notices) = RunForm::from_query(query);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(form.set("model", "sim-model"), Ok(()));
+        assert_eq!(form.set("engine", "strobe-sim"), Ok(()));
+        form.to_config().map(|config| config.client)
+    }
+
     fn form_with(changes: &[(&str, &str)]) -> RunForm {
         let mut form = defaults_with_model();
         for (key, text) in changes {
@@ -1425,14 +1435,9 @@ mod tests {
 
     #[test]
     fn pool_and_measurement_thread_travel_in_the_link() {
-        let (form, notices) = RunForm::from_query(
+        let client = client_options_of_link(
             "pool=http%3A%2F%2F127.0.0.1%3A8012%2Fv1%2C%20http%3A%2F%2F127.0.0.1%3A8013%2Fv1&measurement=main",
         );
-        assert!(notices.is_empty(), "{notices:?}");
-        let mut filled = form.clone();
-        assert_eq!(filled.set("model", "sim-model"), Ok(()));
-        assert_eq!(filled.set("engine", "strobe-sim"), Ok(()));
-        let client = filled.to_config().map(|config| config.client);
         assert_eq!(
             client,
             Ok(ClientOptions {
@@ -1462,13 +1467,8 @@ mod tests {
 
     #[test]
     fn the_live_view_travels_in_the_link() {
-        let (form, notices) = RunForm::from_query("measurement=main&live_view=END");
-        assert!(notices.is_empty(), "{notices:?}");
-        let mut filled = form.clone();
-        assert_eq!(filled.set("model", "sim-model"), Ok(()));
-        assert_eq!(filled.set("engine", "strobe-sim"), Ok(()));
         assert_eq!(
-            filled.to_config().map(|config| config.client),
+            client_options_of_link("measurement=main&live_view=END"),
             Ok(ClientOptions {
                 measurement: MeasurementThread::Main,
                 live_view: LiveView::End,
@@ -1503,15 +1503,11 @@ mod tests {
             .map(|config| config.client);
         assert_eq!(defaults, Ok(ClientOptions::default()));
 
-        let (form, notices) = RunForm::from_query("warmup=false&traces=on");
-        assert!(notices.is_empty(), "{notices:?}");
+        let (form, _) = RunForm::from_query("warmup=false&traces=on");
         assert_eq!(form.get("warmup"), Some("false"));
         assert_eq!(form.get("traces"), Some("on"));
-        let mut filled = form.clone();
-        assert_eq!(filled.set("model", "sim-model"), Ok(()));
-        assert_eq!(filled.set("engine", "strobe-sim"), Ok(()));
         assert_eq!(
-            filled.to_config().map(|config| config.client),
+            client_options_of_link("warmup=false&traces=on"),
             Ok(ClientOptions {
                 warmup: false,
                 chunk_traces: true,

@@ -172,18 +172,20 @@ test('a dead pool endpoint stops the run in the warm-up and is named', async () 
   }
 });
 
+/** A small run measured on the page's own thread (8 requests, two at a time, with canaries). */
+const SMALL_MAIN_THREAD_RUN = {
+  requests: '8',
+  concurrency: '2',
+  context_tokens: '1024',
+  max_tokens: '32',
+  request_canaries: 'true',
+  measurement: 'main',
+};
+
 test('the main-thread mode measures too and says so', async () => {
   const sim = await startSim(['--seed', '13']);
   try {
-    const { page, errors } = await runFromPage({
-      base_url: sim.baseUrls[0],
-      requests: '8',
-      concurrency: '2',
-      context_tokens: '1024',
-      max_tokens: '32',
-      request_canaries: 'true',
-      measurement: 'main',
-    });
+    const { page, errors } = await runFromPage({ base_url: sim.baseUrls[0], ...SMALL_MAIN_THREAD_RUN });
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
     assert.match(await page.getByTestId('run-summary').textContent(), /Measured by strobe [0-9.]+ on the page's main thread/);
     const { path, artifact } = await downloadArtifact(page, 'run-main-thread');
@@ -228,15 +230,7 @@ test('live view "end" draws nothing while the run goes on, records it, and still
   // 40 ms per token: 8 requests at concurrency 2 take a few seconds, a dozen live refreshes.
   const sim = await startSim(['--seed', '23', '--decode-interval-ms', '40']);
   try {
-    const settings = {
-      base_url: sim.baseUrls[0],
-      requests: '8',
-      concurrency: '2',
-      context_tokens: '1024',
-      max_tokens: '32',
-      request_canaries: 'true',
-      measurement: 'main',
-    };
+    const settings = { base_url: sim.baseUrls[0], ...SMALL_MAIN_THREAD_RUN };
     // The default, for contrast: the panel counts requests as they finish.
     const during = await watchedRun(settings);
     assert.ok(during.liveCounts, 'a live run shows its counters');
