@@ -126,12 +126,10 @@ pub fn RunView() -> impl IntoView {
                             if let Some(live) = state.live.get_value() {
                                 live.cancel();
                                 // A quiet run draws once here, so the page says it is
-                                // cancelling (a worker's own report of it comes later).
+                                // cancelling (a worker's own report of it comes later); its
+                                // counters stay hidden, so nothing else needs copying.
                                 if state.quiet_run.get_untracked() {
-                                    live.refresh();
-                                    let mut snapshot = live.snapshot();
-                                    snapshot.cancelled = true;
-                                    state.snapshot.set(snapshot);
+                                    state.snapshot.update(|snapshot| snapshot.cancelled = true);
                                 }
                             }
                         }
