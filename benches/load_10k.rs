@@ -14,18 +14,23 @@ use std::time::Instant;
 
 use noise::Noise;
 use serde_json::{json, Value};
-use strobe::core::artifact::{build_artifact, RunTiming};
-use strobe::core::charts::{
-    artifact_charts, comparison_charts, context_scatter, distribution_cdf, distribution_histogram,
-    throughput_over_time, timeline, ChartTheme, DISTRIBUTION_CHART_METRICS,
-};
-use strobe::core::compare::compare;
-use strobe::core::export::{rows_csv, summary_markdown};
-use strobe::core::loaded::LoadedArtifact;
-use strobe::core::observe::{conclude_request, RequestError, RequestPlanFacts, StreamAccumulator};
-use strobe::core::plan::{RunConfig, RunPlan};
-use strobe::core::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
-use strobe::core::validate::{validate_artifact, Verdict};
+use strobe::core::artifact::build::{build_artifact, RunTiming};
+use strobe::core::config::settings::RunConfig;
+use strobe::core::observe::accumulate::StreamAccumulator;
+use strobe::core::observe::conclude::{conclude_request, RequestPlanFacts};
+use strobe::core::observe::failure::RequestError;
+use strobe::core::plan::RunPlan;
+use strobe::core::present::charts::throughput_over_time;
+use strobe::core::present::charts::{artifact_charts, comparison_charts};
+use strobe::core::present::charts::{context_scatter, timeline};
+use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
+use strobe::core::present::charts::{ChartTheme, DISTRIBUTION_CHART_METRICS};
+use strobe::core::present::compare::compare;
+use strobe::core::present::export::{rows_csv, summary_markdown};
+use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::validate::report::Verdict;
+use strobe::core::read::validate::validate_artifact;
+use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 
 const REQUESTS: u64 = 10_000;
 const CONCURRENCY: u64 = 64;
@@ -149,6 +154,8 @@ fn time<T>(mut work: impl FnMut() -> T) -> (f64, f64, T) {
     let mut samples = Vec::with_capacity(REPEATS);
     let mut last = None;
     for _ in 0..REPEATS {
+        // A native benchmark times itself; nothing in the app reads this clock.
+        #[allow(clippy::disallowed_methods)]
         let started = Instant::now();
         let result = work();
         samples.push(started.elapsed().as_secs_f64() * 1000.0);

@@ -8,19 +8,30 @@ mod noise;
 
 use noise::Noise;
 use serde_json::{json, Value};
-use strobe::core::artifact::{
-    build_artifact, recompute_from_rows, ArtifactError, ArtifactV1, ClientBlock, ClientSseCounts,
-    ClientTransport, ClientWarmup, MeasurementProtocol, RunTiming, WarmupConnections,
-    REDACTED_BASE_URL,
+use strobe::core::artifact::build::{build_artifact, RunTiming};
+use strobe::core::artifact::recompute::recompute_from_rows;
+use strobe::core::artifact::schema::client::{
+    ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup, WarmupConnections,
 };
-use strobe::core::observe::{
-    conclude_request, CompletedRequest, ControlledOutputPolicy, FailureClass, FailureRecord,
-    OutputTokenSource, ReadStats, RequestCanary, RequestError, RequestOutcome, RequestPlanFacts,
-    RequestTiming, ResourceTimingEntry, RowInputs, StreamAccumulator, TransportFacts,
+use strobe::core::artifact::schema::rows::{
+    FailureClass, FailureRecord, OutputTokenSource, RequestCanary, RequestTiming,
 };
-use strobe::core::plan::{LiveView, MeasurementThread, PromptCacheMode, RunConfig, RunPlan};
-use strobe::core::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
-use strobe::core::validate::{validate_artifact, validate_artifact_text, Generation};
+use strobe::core::artifact::schema::{ArtifactV1, MeasurementProtocol};
+use strobe::core::artifact::{ArtifactError, REDACTED_BASE_URL};
+use strobe::core::config::choices::ControlledOutputPolicy;
+use strobe::core::config::choices::{LiveView, MeasurementThread, PromptCacheMode};
+use strobe::core::config::settings::RunConfig;
+use strobe::core::observe::accumulate::{ReadStats, StreamAccumulator};
+use strobe::core::observe::conclude::{
+    conclude_request, CompletedRequest, RequestOutcome, RequestPlanFacts,
+};
+use strobe::core::observe::failure::RequestError;
+use strobe::core::observe::row::RowInputs;
+use strobe::core::observe::transport::{ResourceTimingEntry, TransportFacts};
+use strobe::core::plan::RunPlan;
+use strobe::core::read::validate::report::Generation;
+use strobe::core::read::validate::{validate_artifact, validate_artifact_text};
+use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 
 const REFERENCE: &str = include_str!("fixtures/reference-artifact.json");
 const ALL_FAILED_STRICT: &str = include_str!("fixtures/generations/modern-all-failed-strict.json");
@@ -626,7 +637,7 @@ fn mixed_run_excludes_failures_and_stays_valid() {
     let fractions = [0.0, 1024.0 / 3901.0, 5120.0 / 3905.0];
     assert_eq!(
         metrics["prefix_cache_hit_avg"],
-        json!(strobe::core::stats::exact_mean(&fractions).expect("values"))
+        json!(strobe::core::python::stats::exact_mean(&fractions).expect("values"))
     );
     let population = &artifact.metric_population;
     assert_eq!(

@@ -12,11 +12,14 @@ use std::fs;
 use common::{fixture_paths, repo_path};
 
 use serde_json::{Map, Value};
-use strobe::core::charts::{
-    artifact_charts, comparison_charts, distribution_cdf, distribution_histogram,
-    legacy_percentiles_bar, timeline, ChartTheme, MetricKind, NamedChart,
-};
-use strobe::core::loaded::{FailureView, LoadedArtifact};
+use strobe::core::present::charts::legacy_percentiles_bar;
+use strobe::core::present::charts::timeline;
+use strobe::core::present::charts::{artifact_charts, comparison_charts};
+use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
+use strobe::core::present::charts::{ChartTheme, NamedChart};
+use strobe::core::read::loaded::metrics::MetricKind;
+use strobe::core::read::loaded::views::FailureView;
+use strobe::core::read::loaded::LoadedArtifact;
 
 const REFERENCE: &str = "tests/fixtures/reference-artifact.json";
 const LEGACY_G1: &str =
@@ -161,8 +164,8 @@ fn empty_inputs_give_no_data_options_instead_of_panicking() {
         ),
         distribution_cdf(&[], MetricKind::Decode, theme),
         timeline(&[], &[], theme),
-        strobe::core::charts::context_scatter(&[], theme),
-        strobe::core::charts::throughput_over_time(&[], theme),
+        strobe::core::present::charts::context_scatter(&[], theme),
+        strobe::core::present::charts::throughput_over_time(&[], theme),
         legacy_percentiles_bar(&[], theme),
     ];
     for option in &options {
@@ -181,7 +184,7 @@ fn hostile_text_reaches_charts_only_as_canvas_data() {
     let hostile = "<img src=x onerror=alert(1)>";
     let failure = FailureView {
         request_index: Some(0),
-        failure_class: Some(strobe::core::loaded::CappedText::new(hostile)),
+        failure_class: Some(strobe::core::read::loaded::text::CappedText::new(hostile)),
         elapsed_ms: Some(12.5),
         ..FailureView::default()
     };

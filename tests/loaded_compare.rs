@@ -13,12 +13,14 @@ use std::path::Path;
 use common::{fixture_paths, repo_path};
 
 use serde_json::{json, Value};
-use strobe::core::compare::{compare, ComparedMetric, MetricDelta};
-use strobe::core::export::{rows_csv, summary_markdown, CSV_COLUMNS};
-use strobe::core::loaded::{
-    LoadNotice, LoadRefusal, LoadedArtifact, MetricKind, MetricStat, MAX_ARTIFACT_TEXT_BYTES,
-};
-use strobe::core::validate::{validate_artifact_text, Generation, RuleId, Verdict};
+use strobe::core::present::compare::compare;
+use strobe::core::present::compare::{ComparedMetric, MetricDelta};
+use strobe::core::present::export::{rows_csv, summary_markdown, CSV_COLUMNS};
+use strobe::core::read::loaded::metrics::{MetricKind, MetricStat};
+use strobe::core::read::loaded::text::LoadNotice;
+use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+use strobe::core::read::validate::report::{Generation, RuleId, Verdict};
+use strobe::core::read::validate::validate_artifact_text;
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 
@@ -284,7 +286,7 @@ fn a_ten_megabyte_model_name_is_capped_for_display() {
     assert_eq!(model.original_chars, 10 * 1024 * 1024);
     assert_eq!(
         model.text.chars().count(),
-        strobe::core::loaded::DISPLAY_TEXT_MAX_CHARS
+        strobe::core::read::loaded::text::DISPLAY_TEXT_MAX_CHARS
     );
     assert!(model.to_string().ends_with('…'));
 }
@@ -530,8 +532,8 @@ fn a_zero_baseline_gives_a_delta_but_no_ratio() {
 
 #[test]
 fn files_refused_before_reading_say_why() {
-    use strobe::core::loaded::{LoadRefusal, LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
-    use strobe::core::validate::Verdict;
+    use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+    use strobe::core::read::validate::report::Verdict;
 
     let huge = LoadedArtifact::too_large("huge.json", 300 * 1024 * 1024);
     assert_eq!(huge.verdict(), Verdict::Invalid);
@@ -554,14 +556,15 @@ fn files_refused_before_reading_say_why() {
 
 #[test]
 fn live_rows_and_failures_read_like_loaded_ones() {
-    use strobe::core::loaded::{FailureView, LoadedArtifact, RowView};
-    use strobe::core::observe::RequestTiming;
+    use strobe::core::artifact::schema::rows::RequestTiming;
+    use strobe::core::read::loaded::views::{FailureView, RowView};
+    use strobe::core::read::loaded::LoadedArtifact;
 
     // Every row of the reference artifact, taken as the typed row strobe measures, gives the
     // same view as the tolerant reader of the file.
-    let text = std::fs::read_to_string("tests/fixtures/reference-artifact.json").unwrap();
+    let text = fs::read_to_string("tests/fixtures/reference-artifact.json").unwrap();
     let loaded = LoadedArtifact::from_text("reference.json", &text);
-    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
     let rows = value["request_timings"].as_array().unwrap();
     for (position, row) in rows.iter().enumerate() {
         let timing: RequestTiming = serde_json::from_value(row.clone()).unwrap();
@@ -572,10 +575,10 @@ fn live_rows_and_failures_read_like_loaded_ones() {
     }
 
     let swift =
-        std::fs::read_to_string("tests/fixtures/real/2026-10-05-swift__swift-capacity-8k-c1.json")
+        fs::read_to_string("tests/fixtures/real/2026-10-05-swift__swift-capacity-8k-c1.json")
             .unwrap();
     let loaded = LoadedArtifact::from_text("swift.json", &swift);
-    let value: serde_json::Value = serde_json::from_str(&swift).unwrap();
+    let value: Value = serde_json::from_str(&swift).unwrap();
     let failures = value["failures"].as_array().unwrap();
     assert!(!failures.is_empty());
     for (position, failure) in failures.iter().enumerate() {

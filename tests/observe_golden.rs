@@ -4,12 +4,13 @@
 //! disposition into the row the reference producer would have written.
 
 use serde_json::Value;
-use strobe::core::observe::{
-    conclude_request, seconds_from_ms, ControlledOutputPolicy, FailureRecord, OutputTokenSource,
-    RequestError, RequestOutcome, RequestPlanFacts, RequestTiming, RowInputs, StreamAccumulator,
-    StreamFlow,
-};
-use strobe::core::sse::{ChunkEvent, SseDecoder};
+use strobe::core::artifact::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
+use strobe::core::config::choices::ControlledOutputPolicy;
+use strobe::core::observe::accumulate::{StreamAccumulator, StreamFlow};
+use strobe::core::observe::conclude::{conclude_request, RequestOutcome, RequestPlanFacts};
+use strobe::core::observe::failure::RequestError;
+use strobe::core::observe::row::{seconds_from_ms, RowInputs};
+use strobe::core::stream::sse::{ChunkEvent, SseDecoder};
 
 const REFERENCE: &str = include_str!("fixtures/reference-artifact.json");
 const SWIFT_WITH_FAILURES: &str =

@@ -4,7 +4,9 @@
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use strobe::core::plan::{PromptCacheMode, ReasoningEffort, RunConfig, RunPlan, ThinkingMode};
+use strobe::core::config::choices::{PromptCacheMode, ReasoningEffort, ThinkingMode};
+use strobe::core::config::settings::RunConfig;
+use strobe::core::plan::RunPlan;
 use strobe::core::prompt::{fill, request_body, PromptError, PromptSpec};
 
 /// SHA-256 of requests 0-5 of the reference artifact, as its publisher recorded them.

@@ -3,10 +3,9 @@
 //! `request_timings`, every float compared bit for bit.
 
 use serde_json::{Map, Value};
-use strobe::core::pyjson::{dumps_artifact, dumps_sorted};
-use strobe::core::stats::{
-    exact_mean, write_distribution_family, Distribution, DISTRIBUTION_FAMILIES, DISTRIBUTION_STATS,
-};
+use strobe::core::artifact::metrics::{write_distribution_family, DISTRIBUTION_FAMILIES};
+use strobe::core::python::json::{dumps_artifact, dumps_sorted};
+use strobe::core::python::stats::{exact_mean, Distribution, DISTRIBUTION_STATS};
 
 /// The reference artifact exactly as published: Python's output without its trailing newline.
 const REFERENCE: &str = include_str!("fixtures/reference-artifact.json");

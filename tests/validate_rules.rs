@@ -8,9 +8,11 @@
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use strobe::core::validate::{
-    combiner_admission, combiner_field_mismatches, detect_generation, validate_artifact,
-    validate_artifact_text, Generation, Report, RuleId, Verdict,
+use strobe::core::read::validate::report::{
+    detect_generation, Generation, Report, RuleId, Verdict,
+};
+use strobe::core::read::validate::{
+    combiner_admission, combiner_field_mismatches, validate_artifact, validate_artifact_text,
 };
 
 fn fixture_path(relative: &str) -> PathBuf {

@@ -13,8 +13,9 @@ use crate::contract::{plan_output, read_contract, MarkerFault, OutputPlan, Outpu
 use crate::engine::{Abandoned, AdmissionSlot, Engine};
 use crate::faults::{faults_in_model_id, parse_fault_list, Fault, FaultSet, FAULT_HEADER};
 use crate::http::{response_head, Connection, HttpRequest};
+use crate::reply::{check_api_key, cors_headers, send, Reply};
 use crate::rng::{fnv1a64, SimRng, FNV_OFFSET};
-use crate::server::{check_api_key, cors_headers, send, Reply, Shared};
+use crate::shared::Shared;
 use crate::truth::{Outcome, SimClock, Stamp, TruthLog, TruthRecord, CONTENT_CAPTURE_CHARS};
 use crate::wire::{
     chunk_frame, completion_body, content_chunk, finish_chunk, malformed_payload, reasoning_chunk,

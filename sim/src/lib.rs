@@ -8,8 +8,8 @@
 //!
 //! Module map: pure parts first — [`model`] (latency model on a virtual clock),
 //! [`prefix_cache`], [`contract`] (what the model says), [`faults`], [`wire`] (bytes on the
-//! wire), [`rng`] — then the runtime: [`engine`], [`http`], [`truth`], and the private server
-//! and chat handler.
+//! wire), [`rng`] — then the runtime: [`engine`], [`http`], [`truth`], and the private parts:
+//! the shared state, replies (with CORS), the chat handler and the server that routes to it.
 
 pub mod config;
 pub mod contract;
@@ -23,7 +23,9 @@ pub mod truth;
 pub mod wire;
 
 mod chat;
+mod reply;
 mod server;
+mod shared;
 
 pub use config::{Args, ConfigError, SimConfig};
 pub use faults::Fault;

@@ -11,17 +11,18 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::loaded::{FailureView, RowView};
-use super::observe::{FailureRecord, RequestOutcome, RequestTiming};
-use super::plan::RunConfig;
-use super::stats::nearest_rank;
+use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
+use crate::core::config::settings::RunConfig;
+use crate::core::observe::conclude::RequestOutcome;
+use crate::core::python::stats::nearest_rank;
+use crate::core::read::loaded::views::{FailureView, RowView};
 
 /// A finished request, reduced to what the live numbers and charts read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum FinishedRequest {
     /// A result: its output tokens, and its row (`None` when the clock gave an impossible order
-    /// and the result has no row, see [`CompletedRequest`](super::observe::CompletedRequest)).
+    /// and the result has no row, see [`CompletedRequest`](crate::core::observe::conclude::CompletedRequest)).
     Completed {
         /// Output tokens of the result.
         out_toks: u64,
@@ -263,7 +264,7 @@ pub enum FromMeasurement {
         progress: LiveProgress,
         /// Requests that ended since the last message.
         finished: Vec<FinishedRequest>,
-        /// [`ArtifactV1::to_json_text`](super::artifact::ArtifactV1::to_json_text).
+        /// [`ArtifactV1::to_json_text`](crate::core::artifact::schema::ArtifactV1::to_json_text).
         artifact_text: String,
     },
     /// The run could not start, its warm-up failed, or its artifact could not be built.
@@ -289,10 +290,25 @@ pub fn decode_message<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, Str
     })
 }
 
+/// The finished requests of the run in progress, as the page's live charts read them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveRows {
+    /// Successful requests.
+    pub rows: Vec<RowView>,
+    /// Failed requests.
+    pub failures: Vec<FailureView>,
+}
+
+impl From<(Vec<RowView>, Vec<FailureView>)> for LiveRows {
+    fn from((rows, failures): (Vec<RowView>, Vec<FailureView>)) -> Self {
+        Self { rows, failures }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::observe::RequestError;
+    use crate::core::observe::failure::RequestError;
 
     fn row(index: u64, ttfo_ms: f64, ttft_ms: f64, decode: Option<f64>) -> Box<RequestTiming> {
         let text = format!(

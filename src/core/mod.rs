@@ -1,22 +1,35 @@
 //! The pure core of strobe: everything that can be decided without a clock, a network or a DOM.
 //!
 //! Timestamps enter as `f64` milliseconds from the caller, so the same code is exact in native
-//! tests and in the browser.
+//! tests and in the browser. The modules follow the pipeline, and each imports only from those
+//! above it (`artifact::schema` holds the artifact's types for the stages that fill them):
+//!
+//! - [`format`](mod@format): leaf text helpers (numbers, counts, previews, file stems);
+//! - [`python`]: bit-exact ports of the reference producer's Python (random, stats, JSON, time);
+//! - [`config`]: the settings, their bounds, the form's fields, the form, the link, `/models`;
+//! - [`plan`]: everything fixed before the first request; [`prompt`]: the prompts and bodies;
+//! - [`stream`]: bytes to SSE events to the chunk fields the measurement reads;
+//! - [`observe`]: timestamped events to a row or a failure record, per request;
+//! - [`artifact`]: the artifact's types, its metrics, building it, recomputing a file;
+//! - [`read`]: validating a file (§9) and reading it for the results pages;
+//! - [`live`]: the messages between the page and the measuring thread, and the running tally;
+//! - [`present`]: chart options, comparison and exports.
 
-pub mod artifact;
-pub mod charts;
-pub mod chunk_json;
-pub mod compare;
-pub mod export;
-pub mod form;
-pub mod live;
-pub mod loaded;
-pub mod observe;
+pub mod format;
+pub mod python;
+
+pub mod config;
 pub mod plan;
 pub mod prompt;
-pub mod pyjson;
-pub mod pyrandom;
-pub mod reading;
-pub mod sse;
-pub mod stats;
-pub mod validate;
+
+pub mod stream;
+
+pub mod observe;
+
+pub mod artifact;
+
+pub mod read;
+
+pub mod live;
+
+pub mod present;

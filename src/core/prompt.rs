@@ -15,9 +15,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use thiserror::Error;
 
-use super::plan::{
-    canary_marker, PromptCacheMode, ReasoningEffort, RunConfig, RunPlan, ThinkingMode,
-};
+use crate::core::config::choices::{PromptCacheMode, ReasoningEffort, ThinkingMode};
+use crate::core::config::settings::RunConfig;
+use crate::core::plan::{canary_marker, RunPlan};
 
 /// Characters per estimated token, the rule that turns token budgets into prompt lengths.
 /// Budgets are integers far below 2^51, so `int(tokens × 3.0)` is exactly `tokens × 3`.

@@ -5,10 +5,13 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::core::charts::{artifact_charts, comparison_charts, ChartTheme, NamedChart};
-use crate::core::compare::{compare, format_delta, ComparedMetric};
-use crate::core::export::{rows_csv, summary_markdown};
-use crate::core::loaded::{LoadedArtifact, MetricStat};
+use crate::core::present::charts::{artifact_charts, comparison_charts};
+use crate::core::present::charts::{ChartTheme, NamedChart};
+use crate::core::present::compare::compare;
+use crate::core::present::compare::{format_delta, ComparedMetric};
+use crate::core::present::export::{rows_csv, summary_markdown};
+use crate::core::read::loaded::metrics::MetricStat;
+use crate::core::read::loaded::LoadedArtifact;
 
 use super::clock::measured;
 use super::echart::{prefers_dark, EChart};
@@ -239,5 +242,5 @@ fn CompareRuns(
 fn file_stem(run: &LoadedArtifact) -> String {
     let label = run.label();
     let stem = label.strip_suffix(".json").unwrap_or(&label);
-    crate::core::export::file_stem(stem, "strobe-run")
+    crate::core::format::file_stem(stem, "strobe-run")
 }

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::core::form::RunForm;
+use crate::core::config::form::RunForm;
 
 use super::library::Library;
 use super::results::ResultsView;

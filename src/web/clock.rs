@@ -7,7 +7,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Performance, PerformanceResourceTiming};
 
-use crate::core::observe::ResourceTimingEntry;
+use crate::core::observe::transport::ResourceTimingEntry;
 
 use super::scope;
 
@@ -88,7 +88,7 @@ pub fn protocols_seen(url_prefix: &str) -> Vec<String> {
     let entries = performance.get_entries_by_type("resource");
     let mut protocols: Vec<String> = entries
         .iter()
-        .filter_map(|entry| entry.dyn_into::<web_sys::PerformanceResourceTiming>().ok())
+        .filter_map(|entry| entry.dyn_into::<PerformanceResourceTiming>().ok())
         .filter(|entry| entry.name().starts_with(url_prefix))
         .map(|entry| entry.next_hop_protocol())
         .filter(|protocol| !protocol.is_empty())

@@ -296,7 +296,7 @@ pub fn EChart(
         });
     });
 
-    let file_stem = crate::core::export::file_stem(&title, "strobe-chart");
+    let file_stem = crate::core::format::file_stem(&title, "strobe-chart");
     let save_png = move |_| {
         let result = instance.with_value(|chart| match chart {
             Some(chart) => chart.png_data_url(prefers_dark()),

@@ -11,8 +11,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::core::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
-use crate::core::validate::Verdict;
+use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+use crate::core::read::validate::report::Verdict;
 
 use super::clock::measured;
 use super::transport::js_text;

@@ -9,29 +9,17 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::core::charts::{distribution_cdf, throughput_over_time, timeline, ChartTheme};
-use crate::core::loaded::{FailureView, MetricKind, RowView};
+use crate::core::present::charts::distribution_cdf;
+use crate::core::present::charts::throughput_over_time;
+use crate::core::present::charts::timeline;
+use crate::core::present::charts::ChartTheme;
+use crate::core::read::loaded::metrics::MetricKind;
 
 use super::echart::{prefers_dark, EChart};
 use super::state::{AppState, RunPhase};
 
 /// How often the live charts are rebuilt.
 pub const LIVE_CHART_REFRESH_MS: f64 = 1_000.0;
-
-/// The finished requests of the run in progress, as the charts read them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LiveRows {
-    /// Successful requests.
-    pub rows: Vec<RowView>,
-    /// Failed requests.
-    pub failures: Vec<FailureView>,
-}
-
-impl From<(Vec<RowView>, Vec<FailureView>)> for LiveRows {
-    fn from((rows, failures): (Vec<RowView>, Vec<FailureView>)) -> Self {
-        Self { rows, failures }
-    }
-}
 
 /// The live charts; shown only while a run is in progress.
 #[component]

@@ -12,10 +12,11 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::core::config::settings::RunConfig;
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveProgress, ToMeasurement,
 };
-use crate::core::plan::{RunConfig, RunPlan};
+use crate::core::plan::RunPlan;
 
 use super::clock::Clock;
 use super::runner::{self, LiveRun, RunSetup};

@@ -17,12 +17,12 @@ use web_sys::{
     Blob, BlobPropertyBag, ErrorEvent, Event, MessageEvent, Url, Worker, WorkerOptions, WorkerType,
 };
 
-use crate::core::artifact::ArtifactV1;
+use crate::core::artifact::schema::ArtifactV1;
+use crate::core::config::choices::MeasurementThread;
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveSnapshot, LiveTally, ToMeasurement,
 };
-use crate::core::loaded::{FailureView, RowView};
-use crate::core::plan::MeasurementThread;
+use crate::core::read::loaded::views::{FailureView, RowView};
 
 use super::clock::Clock;
 use super::runner::{self, LiveRun, RunSetup};

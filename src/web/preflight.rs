@@ -4,7 +4,7 @@
 use gloo_net::http::Request;
 use serde_json::Value;
 
-use crate::core::plan::{list_model_ids, parse_models_response};
+use crate::core::config::models::{list_model_ids, parse_models_response};
 
 /// What `GET {base}/models` told us.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::core::artifact::ArtifactV1;
-use crate::core::loaded::ClientView;
+use crate::core::artifact::schema::ArtifactV1;
+use crate::core::read::loaded::views::ClientView;
 
 use super::analysis::SelectionView;
 use super::files::download_text;

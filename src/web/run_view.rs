@@ -6,12 +6,14 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::core::form::RunForm;
-use crate::core::form::{engine_hint, list_entries, FieldGroup, FieldKind, FieldSpec, FIELDS};
-use crate::core::loaded::LoadedArtifact;
-use crate::core::plan::{
-    ConfigError, LiveView, RunConfig, RunPlan, BROWSER_HTTP1_CONNECTIONS_PER_HOST,
-};
+use crate::core::config::choices::LiveView;
+use crate::core::config::fields::{FieldGroup, FieldKind, FieldSpec, FIELDS};
+use crate::core::config::form::list_entries;
+use crate::core::config::form::RunForm;
+use crate::core::config::models::engine_hint;
+use crate::core::config::settings::{ConfigError, RunConfig, BROWSER_HTTP1_CONNECTIONS_PER_HOST};
+use crate::core::plan::RunPlan;
+use crate::core::read::loaded::LoadedArtifact;
 
 use super::clock::Clock;
 use super::library::Library;

@@ -18,18 +18,24 @@ use futures::future::join_all;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::core::artifact::{
-    build_artifact, ArtifactV1, ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup,
-    RunTiming, WarmupConnections, WarmupError,
+use crate::core::artifact::build::{build_artifact, RunTiming};
+use crate::core::artifact::schema::client::{
+    ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup, WarmupConnections, WarmupError,
 };
+use crate::core::artifact::schema::rows::FailureRecord;
+use crate::core::artifact::schema::ArtifactV1;
+use crate::core::config::choices::MeasurementThread;
+use crate::core::config::settings::{RunConfig, WARMUP_CHECK_ROUNDS};
 use crate::core::live::{
     decode_message, encode_message, FinishedRequest, FromMeasurement, LiveProgress, LiveTally,
 };
-use crate::core::observe::{
-    conclude_request, match_resource_timings, FailureRecord, RequestError, RequestOutcome,
-    RequestPlanFacts, ResourceTimingEntry, StreamResult, TransportFacts,
+use crate::core::observe::accumulate::StreamResult;
+use crate::core::observe::conclude::{conclude_request, RequestOutcome, RequestPlanFacts};
+use crate::core::observe::failure::RequestError;
+use crate::core::observe::transport::{
+    match_resource_timings, ResourceTimingEntry, TransportFacts,
 };
-use crate::core::plan::{MeasurementThread, RunConfig, RunPlan, WARMUP_CHECK_ROUNDS};
+use crate::core::plan::RunPlan;
 use crate::core::prompt::{
     request_body, warmup_check_request_body, warmup_request_body, PromptSpec,
 };

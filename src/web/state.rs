@@ -4,12 +4,13 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::core::artifact::ArtifactV1;
-use crate::core::form::{QueryNotice, RunForm};
+use crate::core::artifact::schema::ArtifactV1;
+use crate::core::config::form::RunForm;
+use crate::core::config::link::QueryNotice;
 
-use super::live_charts::LiveRows;
 use super::measurement::Measurement;
 use super::preflight::ModelsInfo;
+use crate::core::live::LiveRows;
 use crate::core::live::LiveSnapshot;
 
 /// Where the run view is.

@@ -22,8 +22,9 @@ use web_sys::{
     Response,
 };
 
-use crate::core::observe::{RequestError, StreamAccumulator, StreamResult};
-use crate::core::reading::{ReadOutcome, StreamReading};
+use crate::core::observe::accumulate::{StreamAccumulator, StreamResult};
+use crate::core::observe::failure::RequestError;
+use crate::core::observe::reading::{ReadOutcome, StreamReading};
 
 use super::clock::Clock;
 
@@ -253,7 +254,7 @@ async fn not_a_stream(request: &ChatRequest<'_>, response: Response) -> RequestE
         return RequestError::stream(format!(
             "the server answered with a JSON document, not an event stream; it may not support \
              \"stream\": true on this route. It said: {}",
-            crate::core::sse::sanitize_excerpt(&body, 512)
+            crate::core::stream::sse::sanitize_excerpt(&body, 512)
         ));
     }
     RequestError::stream("the response has no body")
@@ -456,7 +457,7 @@ pub fn synthetic_stream(content: &[String]) -> js_sys::Array {
 /// [`REHEARSAL_REASONING_TOKENS`] reasoning tokens, one byte chunk each: what the rehearsal
 /// reads and a dry run's requests are answered with.
 fn synthetic_events(content: &[String]) -> Vec<Uint8Array> {
-    crate::core::sse::sample_stream_events(REHEARSAL_REASONING_TOKENS, content)
+    crate::core::stream::sse::sample_stream_events(REHEARSAL_REASONING_TOKENS, content)
         .iter()
         .map(|event| Uint8Array::from(event.as_bytes()))
         .collect()

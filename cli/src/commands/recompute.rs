@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use serde_json::{json, Value};
-use strobe::core::artifact::{recompute_from_rows, Recomputation};
-use strobe::core::pyjson::dumps_sorted;
+use strobe::core::artifact::recompute::{recompute_from_rows, Recomputation};
+use strobe::core::python::json::dumps_sorted;
 
 use super::{parse_args, Command, Outcome};
 use crate::input::read_text;

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use strobe::core::validate::{validate_artifact_text, Report, Verdict};
+use strobe::core::read::validate::report::{Report, Verdict};
+use strobe::core::read::validate::validate_artifact_text;
 
 use super::{parse_args, Command, Outcome};
 use crate::input::read_text;
@@ -268,7 +269,7 @@ fn field_text(value: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-    use strobe::core::validate::validate_artifact;
+    use strobe::core::read::validate::validate_artifact;
 
     #[test]
     fn legacy_tpot_falls_back_to_the_mean_inter_token_latency_key() {

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use serde_json::{json, Value};
-use strobe::core::validate::{validate_artifact_text, Report};
+use strobe::core::read::validate::report::Report;
+use strobe::core::read::validate::validate_artifact_text;
 
 use super::{parse_args, Command, Outcome};
 use crate::input::read_text;

@@ -1,0 +1,603 @@
+//! Tests of building, writing and recomputing artifacts.
+
+use super::*;
+use crate::core::artifact::build::build_artifact;
+use crate::core::artifact::build::RunTiming;
+use crate::core::artifact::metrics::row_field_value;
+use crate::core::artifact::metrics::DISTRIBUTION_FAMILIES;
+use crate::core::artifact::recompute::missing_row_input;
+use crate::core::artifact::recompute::parse_row;
+use crate::core::artifact::recompute::rate_over_wall;
+use crate::core::artifact::recompute::recompute_from_rows;
+use crate::core::artifact::recompute::values_identical;
+use crate::core::artifact::recompute::wall_seconds_candidates;
+use crate::core::artifact::schema::browser_clock;
+use crate::core::artifact::schema::client::ClientSseCounts;
+use crate::core::artifact::schema::client::ClientWarmup;
+use crate::core::artifact::schema::client::WarmupConnections;
+use crate::core::artifact::schema::client::WarmupError;
+use crate::core::artifact::schema::p99_interpretation;
+use crate::core::artifact::schema::rows::FailureRecord;
+use crate::core::artifact::schema::rows::OutputTokenSource;
+use crate::core::artifact::schema::rows::RequestTiming;
+use crate::core::artifact::schema::MetricPopulation;
+use crate::core::config::settings::RunConfig;
+use crate::core::observe::accumulate::ReadStats;
+use crate::core::observe::conclude::CompletedRequest;
+use crate::core::observe::conclude::RequestOutcome;
+use crate::core::observe::failure::RequestError;
+use crate::core::observe::row::RowInputs;
+use crate::core::observe::transport::ResourceTimingEntry;
+use crate::core::plan::RunPlan;
+use crate::core::read::validate::SCHEMA;
+use serde_json::json;
+use serde_json::Map;
+use std::collections::BTreeSet;
+
+fn small_config(requests: u64) -> RunConfig {
+    RunConfig {
+        base_url: "http://127.0.0.1:8000/v1".to_owned(),
+        model: "test-model".to_owned(),
+        requests,
+        concurrency: 1,
+        context_tokens: 1024,
+        ..RunConfig::default()
+    }
+}
+
+fn small_plan(requests: u64) -> (RunConfig, RunPlan) {
+    let config = small_config(requests);
+    let plan = RunPlan::new(&config, None).expect("a valid plan");
+    (config, plan)
+}
+
+fn timing() -> RunTiming {
+    RunTiming {
+        started_at_unix_ns: 1_700_000_000_000_000_000,
+        finished_at_unix_ns: 1_700_000_002_000_000_000,
+        wall_seconds: 2.0,
+    }
+}
+
+/// A usage-counted result of request `index` with the given times (seconds).
+fn completed(index: u64, ttft_s: f64, e2e_s: f64, out: u64) -> RequestOutcome {
+    let row = RequestTiming::from_seconds(RowInputs {
+        request_index: index,
+        planned_context_tokens: 1024,
+        ttfo_s: None,
+        ttft_s: Some(ttft_s),
+        e2e_s,
+        prompt_tokens: Some(1000),
+        out_toks: Some(out),
+        output_token_source: Some(OutputTokenSource::Usage),
+        reasoning_chunks: 0,
+        content_chunks: out,
+        request_canary: None,
+        controlled_output: None,
+        visible_content_truncated: false,
+        cached_tokens: None,
+        started_at_ms: None,
+        chunk_arrivals_ms: None,
+    });
+    RequestOutcome::Completed(CompletedRequest {
+        request_index: index,
+        row,
+        out_toks: out,
+        output_token_source: OutputTokenSource::Usage,
+        content_chunks: out,
+        reasoning_chunks: 0,
+        prompt_tokens: Some(1000),
+        cached_tokens: None,
+        cached_fraction: None,
+        read_stats: ReadStats::default(),
+    })
+}
+
+fn cancelled(index: u64) -> RequestOutcome {
+    RequestOutcome::Failed(FailureRecord::request_error(
+        index,
+        1024,
+        &RequestError::cancelled(),
+        0.0,
+    ))
+}
+
+#[test]
+fn file_names_keep_only_safe_characters() {
+    let (config, plan) = small_plan(1);
+    let mut artifact = build_artifact(
+        &config,
+        &plan,
+        vec![completed(0, 0.5, 1.0, 10)],
+        timing(),
+        None,
+    )
+    .expect("builds");
+    assert_eq!(artifact.file_name(), "benchmark-20231114T221320Z.json");
+    artifact.run_id = "run/../é id:1".to_owned();
+    assert_eq!(artifact.file_name(), "run_..___id_1.json");
+    artifact.run_id = "..".to_owned();
+    assert_eq!(artifact.file_name(), "benchmark...json");
+    artifact.run_id = String::new();
+    assert_eq!(artifact.file_name(), "benchmark.json");
+}
+
+#[test]
+fn browser_clock_uses_python_float_repr() {
+    assert_eq!(
+        browser_clock(0.005, true).ok().as_deref(),
+        Some("browser performance.now(); resolution 0.005 ms; cross-origin isolated: true")
+    );
+    assert_eq!(
+        browser_clock(0.00001, false).ok().as_deref(),
+        Some("browser performance.now(); resolution 1e-05 ms; cross-origin isolated: false")
+    );
+    assert_eq!(
+        browser_clock(100.0, false).ok().as_deref(),
+        Some("browser performance.now(); resolution 100.0 ms; cross-origin isolated: false")
+    );
+    assert!(matches!(
+        browser_clock(f64::NAN, true),
+        Err(ArtifactError::NonFiniteValue { .. })
+    ));
+}
+
+#[test]
+fn p99_is_a_tail_estimate_from_100_samples() {
+    assert_eq!(p99_interpretation(99), P99_DESCRIPTIVE_ONLY);
+    assert_eq!(p99_interpretation(100), P99_TAIL_ESTIMATE);
+    let mut metrics = Map::new();
+    metrics.insert("ttft_samples".to_owned(), json!(100));
+    metrics.insert("e2e_samples".to_owned(), json!(99));
+    metrics.insert("throughput_performance_eligible".to_owned(), json!(true));
+    let population = MetricPopulation::from_metrics(120, 100, 20, &metrics);
+    assert_eq!(population.p99_interpretation, P99_TAIL_ESTIMATE);
+    assert_eq!(
+        population.p99_interpretation_by_metric["ttft"],
+        P99_TAIL_ESTIMATE
+    );
+    assert_eq!(
+        population.p99_interpretation_by_metric["e2e"],
+        P99_DESCRIPTIVE_ONLY
+    );
+    assert_eq!(population.p99_samples_by_metric["tpot"], 0);
+    assert_eq!(population.performance_eligible_requests, 100);
+    assert!(population.aggregate_throughput_eligible);
+}
+
+#[test]
+fn identical_means_same_type_and_bits() {
+    assert!(values_identical(&json!(1), &json!(1)));
+    assert!(!values_identical(&json!(1), &json!(1.0)));
+    assert!(!values_identical(&json!(0.0), &json!(-0.0)));
+    assert!(values_identical(
+        &json!({"a": [1.5, null]}),
+        &json!({"a": [1.5, null]})
+    ));
+    assert!(!values_identical(
+        &json!({"a": 1}),
+        &json!({"a": 1, "b": 2})
+    ));
+    assert!(!values_identical(&json!([1.0]), &json!([1.0, 2.0])));
+}
+
+#[test]
+fn every_family_reads_a_row_field() {
+    let RequestOutcome::Completed(result) = completed(0, 0.5, 1.0, 10) else {
+        panic!("a completed outcome")
+    };
+    let row = result.row.expect("a row");
+    for family in DISTRIBUTION_FAMILIES {
+        assert!(
+            row_field_value(&row, family.row_field).is_some(),
+            "{}",
+            family.row_field
+        );
+    }
+}
+
+#[test]
+fn every_planned_request_needs_exactly_one_outcome() {
+    let (config, plan) = small_plan(3);
+    let build = |outcomes| build_artifact(&config, &plan, outcomes, timing(), None);
+    assert_eq!(
+        build(vec![completed(0, 0.5, 1.0, 10), cancelled(2)]).err(),
+        Some(ArtifactError::MissingOutcomes {
+            missing: 1,
+            first: vec![1]
+        })
+    );
+    assert_eq!(
+        build(vec![completed(0, 0.5, 1.0, 10), cancelled(0), cancelled(1)]).err(),
+        Some(ArtifactError::DuplicateOutcome { request_index: 0 })
+    );
+    assert_eq!(
+        build(vec![cancelled(0), cancelled(1), cancelled(2), cancelled(3)]).err(),
+        Some(ArtifactError::OutcomeOutsidePlan {
+            request_index: 3,
+            requests: 3
+        })
+    );
+    let all = build(vec![cancelled(2), completed(1, 0.5, 1.0, 10), cancelled(0)])
+        .expect("one outcome each");
+    let failed: Vec<u64> = all.failures.iter().map(|f| f.request_index).collect();
+    assert_eq!(failed, vec![0, 2]);
+    assert_eq!((all.completed, all.failed), (1, 2));
+}
+
+#[test]
+fn outcomes_must_agree_with_the_plan() {
+    let (config, plan) = small_plan(1);
+    let mut other = config.clone();
+    other.model = "another-model".to_owned();
+    assert_eq!(
+        build_artifact(&other, &plan, vec![cancelled(0)], timing(), None).err(),
+        Some(ArtifactError::ConfigDoesNotMatchPlan)
+    );
+    let RequestOutcome::Completed(mut result) = completed(0, 0.5, 1.0, 10) else {
+        panic!("a completed outcome")
+    };
+    if let Some(row) = result.row.as_mut() {
+        row.planned_context_tokens = 2048;
+    }
+    assert_eq!(
+        build_artifact(
+            &config,
+            &plan,
+            vec![RequestOutcome::Completed(result.clone())],
+            timing(),
+            None
+        )
+        .err(),
+        Some(ArtifactError::PlannedContextMismatch {
+            request_index: 0,
+            planned: 1024,
+            recorded: 2048
+        })
+    );
+    if let Some(row) = result.row.as_mut() {
+        row.planned_context_tokens = 1024;
+        row.request_index = 7;
+    }
+    assert_eq!(
+        build_artifact(
+            &config,
+            &plan,
+            vec![RequestOutcome::Completed(result)],
+            timing(),
+            None
+        )
+        .err(),
+        Some(ArtifactError::RowIndexMismatch {
+            request_index: 0,
+            row_index: 7
+        })
+    );
+}
+
+#[test]
+fn impossible_times_are_errors_not_nulls() {
+    let (config, plan) = small_plan(1);
+    let build = |outcome, timing| build_artifact(&config, &plan, vec![outcome], timing, None);
+    let nan_wall = RunTiming {
+        wall_seconds: f64::NAN,
+        ..timing()
+    };
+    assert!(matches!(
+        build(cancelled(0), nan_wall),
+        Err(ArtifactError::NonFiniteValue { .. })
+    ));
+    let negative_wall = RunTiming {
+        wall_seconds: -1.0,
+        ..timing()
+    };
+    assert!(matches!(
+        build(cancelled(0), negative_wall),
+        Err(ArtifactError::NegativeWallTime { .. })
+    ));
+    let backwards = RunTiming {
+        finished_at_unix_ns: timing().started_at_unix_ns - 1,
+        ..timing()
+    };
+    assert!(matches!(
+        build(cancelled(0), backwards),
+        Err(ArtifactError::FinishedBeforeStarted { .. })
+    ));
+    let RequestOutcome::Completed(mut result) = completed(0, 0.5, 1.0, 10) else {
+        panic!("a completed outcome")
+    };
+    if let Some(row) = result.row.as_mut() {
+        row.started_at_ms = Some(f64::INFINITY);
+    }
+    let error = build(RequestOutcome::Completed(result), timing()).err();
+    assert_eq!(
+        error,
+        Some(ArtifactError::NonFiniteValue {
+            field: "request 0.started_at_ms".to_owned(),
+            value: f64::INFINITY
+        })
+    );
+}
+
+#[test]
+fn writing_refuses_a_non_finite_field_set_after_building() {
+    let (config, plan) = small_plan(1);
+    let mut artifact = build_artifact(
+        &config,
+        &plan,
+        vec![completed(0, 0.5, 1.0, 10)],
+        timing(),
+        None,
+    )
+    .expect("builds");
+    assert!(artifact.to_json_text().is_ok());
+    artifact.request_timings[0].e2e_ms = f64::NAN;
+    assert!(matches!(
+        artifact.to_json_text(),
+        Err(ArtifactError::NonFiniteValue { field, .. }) if field == "request_timings[0].e2e_ms"
+    ));
+}
+
+#[test]
+fn redaction_replaces_only_the_base_url() {
+    let (config, plan) = small_plan(1);
+    let mut artifact = build_artifact(
+        &config,
+        &plan,
+        vec![completed(0, 0.5, 1.0, 10)],
+        timing(),
+        None,
+    )
+    .expect("builds");
+    let before = artifact.clone();
+    artifact.redact_base_url();
+    assert_eq!(artifact.base_url, REDACTED_BASE_URL);
+    artifact.base_url = before.base_url.clone();
+    assert_eq!(artifact, before);
+}
+
+#[test]
+fn a_check_round_is_ready_only_when_its_requests_overlapped_on_open_connections() {
+    use WarmupConnections::*;
+    // Values shaped like Chromium 156 entries: a reused connection has every connection
+    // time equal to fetchStart.
+    let entry = |start: f64, sent: f64, end: f64, opened: bool| ResourceTimingEntry {
+        start_time_ms: start,
+        fetch_start_ms: start,
+        connect_start_ms: start,
+        connect_end_ms: if opened { start + 0.4 } else { start },
+        request_start_ms: sent,
+        next_hop_protocol: "http/1.1".to_owned(),
+        response_end_ms: end,
+    };
+    let a = entry(100.0, 100.3, 160.0, false);
+    let b = entry(100.5, 100.9, 161.0, false);
+    let c = entry(100.9, 101.2, 162.0, false);
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&a), Some(&b), Some(&c)]]),
+        Ready
+    );
+    // Each endpoint is judged on its own requests.
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&a), Some(&b)], vec![Some(&c)]]),
+        Ready
+    );
+    // A request sent after another's answer had ended may have used that connection.
+    let late = entry(101.0, 170.0, 230.0, false);
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&a), Some(&late)]]),
+        NotShown
+    );
+    // One opened connection decides it, whatever else the round saw.
+    let opened = entry(101.0, 102.0, 170.0, true);
+    let withheld = ResourceTimingEntry {
+        start_time_ms: 101.0,
+        fetch_start_ms: 101.0,
+        response_end_ms: 150.0,
+        ..ResourceTimingEntry::default()
+    };
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&a), None], vec![Some(&withheld), Some(&opened)]]),
+        StillOpening
+    );
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&a), None]]),
+        Unknown
+    );
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&a), Some(&withheld)]]),
+        Unknown
+    );
+    // HTTP/2 multiplexes every slot over one connection: nothing to overlap.
+    let h2 = ResourceTimingEntry {
+        next_hop_protocol: "h2".to_owned(),
+        ..late.clone()
+    };
+    let h2_first = ResourceTimingEntry {
+        next_hop_protocol: "h2".to_owned(),
+        ..a.clone()
+    };
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&h2_first), Some(&h2)]]),
+        Ready
+    );
+    // An endpoint with no slot sends nothing and has nothing to open.
+    assert_eq!(
+        WarmupConnections::of_round(&[vec![Some(&a)], vec![]]),
+        Ready
+    );
+    assert!(StillOpening.worth_another_round());
+    assert!(NotShown.worth_another_round());
+    assert!(!Ready.worth_another_round());
+    assert!(!Unknown.worth_another_round());
+}
+
+#[test]
+fn a_warmup_either_records_itself_or_says_what_failed() {
+    assert_eq!(
+        WarmupError::check(4, 38.5, []),
+        Ok(ClientWarmup {
+            requests: 4,
+            duration_ms: 38.5,
+            failures: 0,
+            check_rounds: None,
+            connections: None,
+        })
+    );
+    let refused = RequestError::fetch_failed("Failed to fetch");
+    let result = WarmupError::check(
+        4,
+        2.0,
+        [refused.clone(), RequestError::http_status(500, "", "", &[])],
+    );
+    assert_eq!(
+        result,
+        Err(WarmupError::Failed {
+            failed: 2,
+            requests: 4,
+            first: refused
+        })
+    );
+    let message = result
+        .err()
+        .map(|error| error.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.starts_with(
+            "the warm-up failed, so no request was measured: 2 of 4 warm-up requests \
+             failed, the first with TypeError: Failed to fetch (the server is unreachable"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("fix what the error names"), "{message}");
+    assert_eq!(
+        WarmupError::Cancelled.to_string(),
+        "the run was cancelled during the warm-up, before any request was measured"
+    );
+}
+
+#[test]
+fn sse_counts_sum_completed_requests() {
+    let RequestOutcome::Completed(mut first) = completed(0, 0.5, 1.0, 10) else {
+        panic!("a completed outcome")
+    };
+    first.read_stats = ReadStats {
+        reads: 3,
+        events: 7,
+        events_sharing_a_read: 5,
+        ignored_payloads: 1,
+    };
+    let mut second = first.clone();
+    second.request_index = 1;
+    let outcomes = vec![
+        RequestOutcome::Completed(first),
+        cancelled(2),
+        RequestOutcome::Completed(second),
+    ];
+    assert_eq!(
+        ClientSseCounts::of_outcomes(&outcomes),
+        ClientSseCounts {
+            reads: 6,
+            events: 14,
+            events_sharing_a_read: 10
+        }
+    );
+}
+
+#[test]
+fn wall_time_candidates_are_every_consistent_inverse() {
+    // A real G3 wall time whose producer held the float just below 612139.659200002 / 1000.
+    let wall_ms = 612_139.659_200_002;
+    let candidates = wall_seconds_candidates(wall_ms);
+    assert_eq!(candidates.len(), 2);
+    assert_eq!(candidates[0], wall_ms / 1000.0);
+    assert!(candidates.iter().all(|seconds| seconds * 1000.0 == wall_ms));
+    let stored = json!(7.59630572878913);
+    assert_eq!(rate_over_wall(4650, &candidates, &stored), stored);
+    // Without a match the primary inverse is reported.
+    assert_eq!(
+        rate_over_wall(4650, &candidates, &json!(1.0)),
+        json!(4650.0 / (wall_ms / 1000.0))
+    );
+    assert_eq!(wall_seconds_candidates(0.0), vec![0.0]);
+}
+
+#[test]
+fn the_oldest_g3_rows_get_stand_ins_and_their_metrics_are_skipped() {
+    let row = json!({"request_index": 0, "planned_context_tokens": 32000,
+        "prompt_tokens": 30000, "output_tokens": 101, "output_token_source": "usage",
+        "ttft_ms": 2000.0, "e2e_ms": 3000.0, "generation_ms": 1000.0,
+        "effective_prefill_tok_s": 15000.0, "decode_tok_s": 100.0,
+        "mean_inter_token_latency_ms": 10.0});
+    let mut filled = BTreeSet::new();
+    let parsed = parse_row(0, &row, &mut filled).expect("parses");
+    assert_eq!(parsed.time_to_first_output_ms, 2000.0);
+    let expected: BTreeSet<&str> = [
+        "time_to_first_output_ms",
+        "reasoning_chunks",
+        "content_chunks",
+        "visible_generation_ms",
+        "visible_content_truncated",
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(filled, expected);
+    assert_eq!(
+        missing_row_input("content_chunks_s", &filled),
+        Some("content_chunks")
+    );
+    assert_eq!(
+        missing_row_input("time_to_first_output_p50_ms", &filled),
+        Some("time_to_first_output_ms")
+    );
+    assert_eq!(missing_row_input("ttft_p50_ms", &filled), None);
+    assert_eq!(missing_row_input("prompt_tokens", &filled), None);
+    let artifact = json!({"schema": SCHEMA, "measurement_protocol": "capacity-v3",
+        "requests": 1, "completed": 1, "failed": 0, "failures": [],
+        "wall_clock_ms": 3100.0, "request_timings": [row],
+        "metrics": {"content_chunks": 7, "ttft_p50_ms": 2000.0, "output_tokens": 101,
+                    "throughput_tok_s": 101.0 / 3.1}});
+    let report = recompute_from_rows(&artifact).expect("recomputable");
+    assert!(report.diffs.is_empty(), "{:#?}", report.diffs);
+    let skipped: Vec<&str> = report.skipped.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        skipped,
+        vec!["$.metrics.content_chunks", "$.measurement_protocol"]
+    );
+    // generation_ms, prefill, decode, ITL of the row; ttft p50, tokens, throughput.
+    assert_eq!(report.exact, 4 + 3);
+}
+
+#[test]
+fn legacy_generations_without_rows_are_not_recomputable() {
+    let g1 = json!({"schema": SCHEMA, "metrics": {}, "requests": 1, "completed": 1});
+    assert!(matches!(
+        recompute_from_rows(&g1),
+        Err(ArtifactError::NotRecomputable {
+            generation: Generation::G1LegacyMinimal,
+            ..
+        })
+    ));
+    let g2 = json!({"schema": SCHEMA, "measurement_protocol": "capacity-v2"});
+    let error = recompute_from_rows(&g2)
+        .err()
+        .map(|error| error.to_string());
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|text| text.contains("G2") && text.contains("no request_timings")),
+        "{error:?}"
+    );
+    assert!(matches!(
+        recompute_from_rows(&json!([1, 2])),
+        Err(ArtifactError::NotRecomputable {
+            generation: Generation::Unknown,
+            ..
+        })
+    ));
+    let bad_row = json!({"schema": SCHEMA, "request_canaries": true, "request_timings": [{"ttft_ms": "fast"}]});
+    assert!(matches!(
+        recompute_from_rows(&bad_row),
+        Err(ArtifactError::MalformedField { path, .. }) if path == "$.request_timings[0]"
+    ));
+}

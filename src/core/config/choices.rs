@@ -1,0 +1,161 @@
+//! The settings whose values are fixed spellings (prompt cache mode, thinking mode, reasoning
+//! effort, controlled-output policy, measurement thread, live view): one table per setting that
+//! serde, `as_str`, `Display` and `FromStr` all read, so the artifact, the form and the link
+//! never disagree on a spelling.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// A string that is not one of a setting's allowed spellings.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{field} must be one of {} (got {got:?})", .allowed.join(", "))]
+pub struct ParseChoiceError {
+    /// The setting (artifact field / query key), e.g. `"thinking_mode"`.
+    pub field: &'static str,
+    /// The rejected text.
+    pub got: String,
+    /// The accepted spellings.
+    pub allowed: &'static [&'static str],
+}
+
+/// Declares a setting whose values are fixed lowercase strings in the artifact, with serde,
+/// `as_str`, `Display`, `FromStr` and the list of all values agreeing on one spelling table.
+macro_rules! choice_enum {
+    (
+        $(#[$meta:meta])*
+        $name:ident for $field:literal {
+            $( $(#[$variant_meta:meta])* $variant:ident => $text:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $( $(#[$variant_meta])* #[serde(rename = $text)] $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in the order the spec lists them (for pickers).
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The spelling the artifact and the CLI use.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $text, )+
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = ParseChoiceError;
+
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                match text {
+                    $( $text => Ok(Self::$variant), )+
+                    _ => Err(ParseChoiceError {
+                        field: $field,
+                        got: text.to_owned(),
+                        allowed: &[$($text),+],
+                    }),
+                }
+            }
+        }
+    };
+}
+
+choice_enum! {
+    /// Whether requests share one long prefix (exercising the server's prefix cache) or each
+    /// carries its own content (`prompt_cache_mode`).
+    #[derive(Default)]
+    PromptCacheMode for "prompt_cache_mode" {
+        /// One shared prefix of `shared_prefix_tokens` before each request's own filler.
+        #[default]
+        Shared => "shared",
+        /// No shared prefix; each prompt opens with a per-request header.
+        Unique => "unique",
+    }
+}
+
+choice_enum! {
+    /// What a response that misses the `response_words` contract does to the request
+    /// (`controlled_output_policy`).
+    #[derive(Default)]
+    ControlledOutputPolicy for "controlled_output_policy" {
+        /// Record adherence, keep the request (historical behaviour).
+        #[default]
+        Observe => "observe",
+        /// Reject non-exact or truncated completions as failures.
+        Strict => "strict",
+    }
+}
+
+choice_enum! {
+    /// How the request controls the model's thinking (`serve_flags.thinking_mode`).
+    #[derive(Default)]
+    ThinkingMode for "thinking_mode" {
+        /// Send no thinking control; the server's template decides.
+        #[default]
+        Default => "default",
+        /// Send `chat_template_kwargs.enable_thinking = true`.
+        Enabled => "enabled",
+        /// Send `chat_template_kwargs.enable_thinking = false`.
+        Disabled => "disabled",
+        /// The model has no thinking control; send none and record that.
+        Unsupported => "unsupported",
+    }
+}
+
+choice_enum! {
+    /// The `reasoning_effort` request field.
+    ReasoningEffort for "reasoning_effort" {
+        /// `"none"`: ask for no reasoning.
+        None => "none",
+        /// `"minimal"`.
+        Minimal => "minimal",
+        /// `"low"`.
+        Low => "low",
+        /// `"medium"`.
+        Medium => "medium",
+        /// `"high"`.
+        High => "high",
+        /// `"max"`.
+        Max => "max",
+        /// `"xhigh"`.
+        Xhigh => "xhigh",
+    }
+}
+
+choice_enum! {
+    /// Which thread of the browser takes the measurements (the `measurement` link key).
+    #[derive(Default)]
+    MeasurementThread for "measurement" {
+        /// A dedicated Web Worker runs the transport, the clock and the stream decoding; the
+        /// page's thread only renders, so drawing, layout and garbage collection there cannot
+        /// delay a read's timestamp.
+        #[default]
+        Worker => "worker",
+        /// The page's own thread, shared with rendering: kept to compare against.
+        Main => "main",
+    }
+}
+
+choice_enum! {
+    /// When the page shows a run's progress (the `live_view` link key).
+    #[derive(Default)]
+    LiveView for "live_view" {
+        /// Counters and running medians four times a second, charts too when asked for.
+        #[default]
+        During => "during",
+        /// Nothing new until the run ends: no page work competes with the measurement (on
+        /// the page's own thread, drawing shares the thread that stamps the reads).
+        End => "end",
+    }
+}

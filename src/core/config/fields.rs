@@ -1,0 +1,519 @@
+//! The table of run settings the page renders, links carry and help texts explain ([`FIELDS`]):
+//! each field's key (the artifact's field name, or strobe's own for [`ClientOptions`]), group,
+//! kind, bounds and help, in display order; and the cross-field rules' inputs.
+
+use crate::core::config::settings::*;
+
+/// Which fieldset a setting is shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FieldGroup {
+    /// Where the requests go and how the run is labelled.
+    Endpoint,
+    /// How many requests, and how many at once.
+    Load,
+    /// What each request asks for: context, prompt caching, output contract.
+    Prompt,
+    /// Sampling and reasoning controls sent with each request.
+    Sampling,
+    /// Timeouts and the context-length cap.
+    Limits,
+}
+
+impl FieldGroup {
+    /// Every group, in display order.
+    pub const ALL: &'static [Self] = &[
+        Self::Endpoint,
+        Self::Load,
+        Self::Prompt,
+        Self::Sampling,
+        Self::Limits,
+    ];
+
+    /// The fieldset legend.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Endpoint => "Endpoint",
+            Self::Load => "Load",
+            Self::Prompt => "Prompt",
+            Self::Sampling => "Sampling",
+            Self::Limits => "Limits",
+        }
+    }
+}
+
+/// What kind of input a setting takes; bounds are for the input element and for messages,
+/// the rules themselves are [`RunConfig::validate`]'s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldKind {
+    /// Free text.
+    Text,
+    /// An `http://` or `https://` URL.
+    Url,
+    /// A whole number from `min` to `max` (inclusive).
+    Integer {
+        /// Smallest accepted value.
+        min: i64,
+        /// Largest accepted value.
+        max: i64,
+    },
+    /// A finite decimal number from `min` (exclusive when `min_exclusive`) to `max` (inclusive).
+    Decimal {
+        /// Lower bound.
+        min: f64,
+        /// Upper bound (inclusive).
+        max: f64,
+        /// Whether `min` itself is rejected (`timeout_s` and `top_p` must be above 0).
+        min_exclusive: bool,
+        /// Whether the field may be left empty (then the setting is not sent / recorded null).
+        optional: bool,
+    },
+    /// On or off; the form text is `"true"` or `"false"`.
+    Toggle,
+    /// One of the listed spellings.
+    Choice(&'static [&'static str]),
+    /// Empty (unset) or one of the listed spellings.
+    OptionalChoice(&'static [&'static str]),
+}
+
+/// One setting of the run form.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FieldSpec {
+    /// The artifact field name, also the query key and the [`ConfigError::field`].
+    pub key: &'static str,
+    /// Short label shown next to the input.
+    pub label: &'static str,
+    /// What the input accepts.
+    pub kind: FieldKind,
+    /// One or two user-facing sentences: what the setting does and what is allowed.
+    pub help: &'static str,
+    /// The fieldset it belongs to.
+    pub group: FieldGroup,
+}
+
+/// The spellings of [`PromptCacheMode`], in its `ALL` order.
+const PROMPT_CACHE_MODES: &[&str] = &["shared", "unique"];
+/// The spellings of [`ControlledOutputPolicy`], in its `ALL` order.
+const CONTROLLED_OUTPUT_POLICIES: &[&str] = &["observe", "strict"];
+/// The spellings of [`ThinkingMode`], in its `ALL` order.
+const THINKING_MODES: &[&str] = &["default", "enabled", "disabled", "unsupported"];
+/// The spellings of [`ReasoningEffort`](super::plan::ReasoningEffort), in its `ALL` order.
+const REASONING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "max", "xhigh"];
+/// The spellings of [`MeasurementThread`], in its `ALL` order.
+const MEASUREMENT_THREADS: &[&str] = &["worker", "main"];
+/// The spellings of [`LiveView`], in its `ALL` order.
+pub(crate) const LIVE_VIEWS: &[&str] = &["during", "end"];
+
+/// `u64` bounds as `i64` for [`FieldKind::Integer`]; every bound in plan.rs is far below
+/// `i64::MAX`, and a larger one saturates instead of wrapping.
+const fn bound(value: u64) -> i64 {
+    if value > i64::MAX as u64 {
+        i64::MAX
+    } else {
+        value as i64
+    }
+}
+
+pub(crate) const BASE_URL: FieldSpec = FieldSpec {
+    key: "base_url",
+    label: "Base URL",
+    kind: FieldKind::Url,
+    help: "OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1. The server must allow \
+           this page's origin (CORS).",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const POOL: FieldSpec = FieldSpec {
+    key: "pool",
+    label: "Endpoint pool",
+    kind: FieldKind::Text,
+    help: "Optional: more base URLs of the same server on other ports or host names, separated \
+           by spaces or commas. Concurrency slots take turns over base URL and pool, so each \
+           origin carries at most six requests and concurrency above six is not queued inside \
+           the browser (HTTP/1.1 allows six connections per origin; HTTP/2 needs no pool).",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const MODEL: FieldSpec = FieldSpec {
+    key: "model",
+    label: "Model",
+    kind: FieldKind::Text,
+    help: "Model id sent with every request; pick one from the server's /models list.",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const ENGINE: FieldSpec = FieldSpec {
+    key: "engine",
+    label: "Engine",
+    kind: FieldKind::Text,
+    help: "Serving engine recorded in the artifact, e.g. vllm, sglang or llama.cpp; required. \
+           When empty, Check endpoint fills it from the server's /models list (owned_by).",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const GPU: FieldSpec = FieldSpec {
+    key: "gpu",
+    label: "GPU",
+    kind: FieldKind::Text,
+    help: "GPU label recorded in the artifact, e.g. H100. Empty records null.",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const REQUESTS: FieldSpec = FieldSpec {
+    key: "requests",
+    label: "Requests",
+    kind: FieldKind::Integer {
+        min: 1,
+        max: bound(MAX_REQUESTS),
+    },
+    help: "Total number of requests to send, 1–10000.",
+    group: FieldGroup::Load,
+};
+pub(crate) const CONCURRENCY: FieldSpec = FieldSpec {
+    key: "concurrency",
+    label: "Concurrency",
+    kind: FieldKind::Integer {
+        min: 1,
+        max: bound(MAX_CONCURRENCY),
+    },
+    help: "Requests in flight at once, 1–256. A new request starts as soon as one finishes.",
+    group: FieldGroup::Load,
+};
+pub(crate) const WARMUP: FieldSpec = FieldSpec {
+    key: "warmup",
+    label: "Warm-up",
+    kind: FieldKind::Toggle,
+    help: "Before measuring, send two tiny requests per concurrency slot (max_tokens 1), all \
+           at once, so every slot finds an open connection and a cached CORS preflight; they \
+           are not counted. Off measures a cold start: the first requests' TTFO then includes \
+           connection setup and preflights.",
+    group: FieldGroup::Load,
+};
+pub(crate) const TRACES: FieldSpec = FieldSpec {
+    key: "traces",
+    label: "Chunk traces",
+    kind: FieldKind::Toggle,
+    help: "Record in every row when each stream read arrived (chunk_arrivals_ms), for timelines \
+           of single requests. Makes the artifact much larger.",
+    group: FieldGroup::Load,
+};
+pub(crate) const MEASUREMENT: FieldSpec = FieldSpec {
+    key: "measurement",
+    label: "Measure in",
+    kind: FieldKind::Choice(MEASUREMENT_THREADS),
+    help: "worker: a dedicated Web Worker sends the requests and timestamps every read, so \
+           drawing the page cannot delay a timestamp. main: the page's own thread, for \
+           comparison.",
+    group: FieldGroup::Load,
+};
+pub(crate) const LIVE_VIEW: FieldSpec = FieldSpec {
+    key: "live_view",
+    label: "Live view",
+    kind: FieldKind::Choice(LIVE_VIEWS),
+    help: "during: the page shows counters and running medians four times a second while the \
+           run goes on. end: it shows nothing new until the run ends, so no page work competes \
+           with the measurement; worth it with Measure in: main, where drawing shares the \
+           thread that stamps the reads.",
+    group: FieldGroup::Load,
+};
+pub(crate) const CONTEXT_TOKENS: FieldSpec = FieldSpec {
+    key: "context_tokens",
+    label: "Context tokens",
+    kind: FieldKind::Integer {
+        min: 0,
+        max: bound(MAX_CONTEXT_SETTING_TOKENS),
+    },
+    help: "Prompt length per request, 32–1048576 tokens, shortened to fit the model's context. \
+           0 samples the context per request from the published distribution (16k–262k tokens).",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const CONTEXT_SEED: FieldSpec = FieldSpec {
+    key: "context_seed",
+    label: "Context seed",
+    kind: FieldKind::Integer {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    help: "Seed of the context sampler and the canary markers; any whole number. The same seed \
+           plans the same contexts.",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const PROMPT_CACHE_MODE: FieldSpec = FieldSpec {
+    key: "prompt_cache_mode",
+    label: "Prompt cache mode",
+    kind: FieldKind::Choice(PROMPT_CACHE_MODES),
+    help: "unique gives every prompt its own content; shared opens every prompt with one common \
+           prefix to exercise the server's prefix cache.",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const SHARED_PREFIX_TOKENS: FieldSpec = FieldSpec {
+    key: "shared_prefix_tokens",
+    label: "Shared prefix tokens",
+    kind: FieldKind::Integer {
+        min: 0,
+        max: bound(MAX_SHARED_PREFIX_TOKENS),
+    },
+    help: "Length of the common prefix in shared mode, 0–262144 tokens. Unique mode ignores it \
+           and records 0.",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const MAX_TOKENS: FieldSpec = FieldSpec {
+    key: "max_tokens",
+    label: "Max tokens",
+    kind: FieldKind::Integer {
+        min: 1,
+        max: bound(MAX_OUTPUT_SETTING),
+    },
+    help: "Most tokens each response may generate, 1–65536 (at least 16 with request canaries).",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const RESPONSE_WORDS: FieldSpec = FieldSpec {
+    key: "response_words",
+    label: "Response words",
+    kind: FieldKind::Integer {
+        min: 0,
+        max: bound(MAX_OUTPUT_SETTING),
+    },
+    help: "Ask every response for exactly this many words, 0–65536, and record whether it \
+           complied. 0 asks for a one-line summary instead.",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const CONTROLLED_OUTPUT_POLICY: FieldSpec = FieldSpec {
+    key: "controlled_output_policy",
+    label: "Controlled output policy",
+    kind: FieldKind::Choice(CONTROLLED_OUTPUT_POLICIES),
+    help: "observe records whether responses met response_words; strict counts a miss as a \
+           failed request and needs response_words above 0.",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const REQUEST_CANARIES: FieldSpec = FieldSpec {
+    key: "request_canaries",
+    label: "Request canaries",
+    kind: FieldKind::Toggle,
+    help: "Every response must begin with its own marker, which catches responses crossed \
+           between requests. Needs max_tokens of 16 or more.",
+    group: FieldGroup::Prompt,
+};
+pub(crate) const TEMPERATURE: FieldSpec = FieldSpec {
+    key: "temperature",
+    label: "Temperature",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: MAX_TEMPERATURE,
+        min_exclusive: false,
+        optional: true,
+    },
+    help: "Sampling temperature, 0–2. Empty sends 0.0 and records no requested value.",
+    group: FieldGroup::Sampling,
+};
+pub(crate) const TOP_P: FieldSpec = FieldSpec {
+    key: "top_p",
+    label: "Top p",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: 1.0,
+        min_exclusive: true,
+        optional: true,
+    },
+    help: "Nucleus sampling, above 0 and at most 1. Empty does not send top_p.",
+    group: FieldGroup::Sampling,
+};
+pub(crate) const THINKING_MODE: FieldSpec = FieldSpec {
+    key: "thinking_mode",
+    label: "Thinking mode",
+    kind: FieldKind::Choice(THINKING_MODES),
+    help: "default sends no thinking control; enabled and disabled set \
+           chat_template_kwargs.enable_thinking; unsupported records that the model has none.",
+    group: FieldGroup::Sampling,
+};
+pub(crate) const REASONING_EFFORT: FieldSpec = FieldSpec {
+    key: "reasoning_effort",
+    label: "Reasoning effort",
+    kind: FieldKind::OptionalChoice(REASONING_EFFORTS),
+    help: "reasoning_effort sent with each request; empty sends none. Works only with thinking \
+           mode default, and the server decides which values its model accepts.",
+    group: FieldGroup::Sampling,
+};
+pub(crate) const TIMEOUT_S: FieldSpec = FieldSpec {
+    key: "timeout_s",
+    label: "Timeout (s)",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: MAX_TIMEOUT_S,
+        min_exclusive: true,
+        optional: false,
+    },
+    help: "Per-request timeout in seconds, above 0 and at most 3600. A request that takes longer \
+           is recorded as failed.",
+    group: FieldGroup::Limits,
+};
+pub(crate) const MAX_MODEL_LEN: FieldSpec = FieldSpec {
+    key: "max_model_len",
+    label: "Max model length",
+    kind: FieldKind::Integer {
+        min: 0,
+        max: bound(MAX_CONTEXT_SETTING_TOKENS),
+    },
+    help: "The model's context length, 0–1048576 tokens; it must exceed max tokens plus margin. \
+           0 discovers it from /models.",
+    group: FieldGroup::Limits,
+};
+pub(crate) const MARGIN: FieldSpec = FieldSpec {
+    key: "margin",
+    label: "Context margin",
+    kind: FieldKind::Integer {
+        min: 0,
+        max: bound(MAX_CONTEXT_SETTING_TOKENS),
+    },
+    help: "Tokens kept free besides max tokens when prompts are shortened to fit the model's \
+           context, 0–1048576.",
+    group: FieldGroup::Limits,
+};
+
+/// Every setting of the run form, in display order; each group's fields are contiguous.
+pub const FIELDS: &[FieldSpec] = &[
+    BASE_URL,
+    POOL,
+    MODEL,
+    ENGINE,
+    GPU,
+    REQUESTS,
+    CONCURRENCY,
+    WARMUP,
+    TRACES,
+    MEASUREMENT,
+    LIVE_VIEW,
+    CONTEXT_TOKENS,
+    CONTEXT_SEED,
+    PROMPT_CACHE_MODE,
+    SHARED_PREFIX_TOKENS,
+    MAX_TOKENS,
+    RESPONSE_WORDS,
+    CONTROLLED_OUTPUT_POLICY,
+    REQUEST_CANARIES,
+    TEMPERATURE,
+    TOP_P,
+    THINKING_MODE,
+    REASONING_EFFORT,
+    TIMEOUT_S,
+    MAX_MODEL_LEN,
+    MARGIN,
+];
+
+/// The form field with this key, if there is one.
+pub fn field_spec(key: &str) -> Option<&'static FieldSpec> {
+    FIELDS.iter().find(|spec| spec.key == key)
+}
+
+/// Position of a field in [`FIELDS`], for sorting errors into display order.
+pub(crate) fn display_position(key: &str) -> usize {
+    FIELDS
+        .iter()
+        .position(|spec| spec.key == key)
+        .unwrap_or(FIELDS.len())
+}
+
+/// Cross-field rules of [`RunConfig::validate`]: an error reported on the first field also
+/// reads the listed fields. When one of those could not be parsed, the rule saw a stand-in
+/// value, so its error would mislead and is held back until the input is fixed.
+pub(crate) const RULE_INPUTS: &[(&str, &[&str])] = &[
+    ("max_tokens", &["request_canaries"]),
+    ("controlled_output_policy", &["response_words"]),
+    ("max_model_len", &["max_tokens", "margin"]),
+    ("reasoning_effort", &["thinking_mode"]),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::config::choices::*;
+
+    #[test]
+    fn fields_are_the_artifact_keys_once_each_in_contiguous_groups() {
+        let keys: Vec<&str> = FIELDS.iter().map(|spec| spec.key).collect();
+        let mut expected = vec![
+            "base_url",
+            "pool",
+            "model",
+            "engine",
+            "gpu",
+            "requests",
+            "concurrency",
+            "warmup",
+            "traces",
+            "measurement",
+            "live_view",
+            "context_tokens",
+            "context_seed",
+            "max_tokens",
+            "response_words",
+            "controlled_output_policy",
+            "prompt_cache_mode",
+            "shared_prefix_tokens",
+            "request_canaries",
+            "temperature",
+            "top_p",
+            "thinking_mode",
+            "reasoning_effort",
+            "timeout_s",
+            "max_model_len",
+            "margin",
+        ];
+        let mut sorted_keys = keys.clone();
+        sorted_keys.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(sorted_keys, expected);
+
+        // Groups appear in FieldGroup::ALL order and never resume after another group.
+        let mut group_runs: Vec<FieldGroup> = FIELDS.iter().map(|spec| spec.group).collect();
+        group_runs.dedup();
+        assert_eq!(group_runs, FieldGroup::ALL);
+
+        for spec in FIELDS {
+            assert!(
+                !spec.label.is_empty() && !spec.help.is_empty(),
+                "{}",
+                spec.key
+            );
+            assert_eq!(field_spec(spec.key), Some(spec));
+        }
+        assert_eq!(field_spec("burst"), None);
+    }
+
+    #[test]
+    fn choice_lists_match_the_plan_enums() {
+        assert_eq!(
+            PROMPT_CACHE_MODES,
+            PromptCacheMode::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            CONTROLLED_OUTPUT_POLICIES,
+            ControlledOutputPolicy::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            THINKING_MODES,
+            ThinkingMode::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            REASONING_EFFORTS,
+            ReasoningEffort::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            MEASUREMENT_THREADS,
+            MeasurementThread::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            LIVE_VIEWS,
+            LiveView::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
+        );
+    }
+}

@@ -1,0 +1,486 @@
+//! The run form: the raw text the user typed into each field of [`FIELDS`] ([`RunForm`]) and
+//! its conversion to a checked [`RunConfig`], every unparsable field named with what is allowed
+//! and the rules of [`RunConfig::validate`] reported at their field.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use thiserror::Error;
+
+use crate::core::config::choices::*;
+use crate::core::config::fields::display_position;
+use crate::core::config::fields::FieldKind;
+use crate::core::config::fields::FieldSpec;
+use crate::core::config::fields::BASE_URL;
+use crate::core::config::fields::CONCURRENCY;
+use crate::core::config::fields::CONTEXT_SEED;
+use crate::core::config::fields::CONTEXT_TOKENS;
+use crate::core::config::fields::CONTROLLED_OUTPUT_POLICY;
+use crate::core::config::fields::ENGINE;
+use crate::core::config::fields::FIELDS;
+use crate::core::config::fields::GPU;
+use crate::core::config::fields::LIVE_VIEW;
+use crate::core::config::fields::MARGIN;
+use crate::core::config::fields::MAX_MODEL_LEN;
+use crate::core::config::fields::MAX_TOKENS;
+use crate::core::config::fields::MEASUREMENT;
+use crate::core::config::fields::MODEL;
+use crate::core::config::fields::POOL;
+use crate::core::config::fields::PROMPT_CACHE_MODE;
+use crate::core::config::fields::REASONING_EFFORT;
+use crate::core::config::fields::REQUESTS;
+use crate::core::config::fields::REQUEST_CANARIES;
+use crate::core::config::fields::RESPONSE_WORDS;
+use crate::core::config::fields::RULE_INPUTS;
+use crate::core::config::fields::SHARED_PREFIX_TOKENS;
+use crate::core::config::fields::TEMPERATURE;
+use crate::core::config::fields::THINKING_MODE;
+use crate::core::config::fields::TIMEOUT_S;
+use crate::core::config::fields::TOP_P;
+use crate::core::config::fields::TRACES;
+use crate::core::config::fields::WARMUP;
+use crate::core::config::settings::*;
+use crate::core::format::quoted_preview;
+
+/// Why an empty engine field blocks a run, and how it gets filled.
+const ENGINE_REQUIRED_MESSAGE: &str = "engine must name the serving engine (e.g. vllm, sglang, \
+     llama.cpp): artifacts without one cannot be compared or combined; Check endpoint fills it \
+     from the server's model list when it can.";
+
+/// [`RunForm::set`] was given a key that is not in [`FIELDS`].
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{key:?} is not a run form field; use one of the keys in FIELDS")]
+pub struct UnknownFieldError {
+    /// The rejected key.
+    pub key: String,
+}
+
+/// The raw text of every run form field, exactly as typed: a half-typed number is kept, not
+/// lost, and only [`RunForm::to_config`] interprets it.
+///
+/// It holds no secret: the API key lives outside the form (in the page's own state), so
+/// neither the form nor the link built by [`RunForm::to_query`] can ever carry one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunForm {
+    /// Text per field key; always holds every key of [`FIELDS`] and nothing else.
+    pub(crate) texts: BTreeMap<&'static str, String>,
+}
+
+impl RunForm {
+    /// A form with every field empty.
+    fn blank() -> Self {
+        Self {
+            texts: FIELDS
+                .iter()
+                .map(|spec| (spec.key, String::new()))
+                .collect(),
+        }
+    }
+
+    /// A blank form with the given fields filled in.
+    fn with_texts(texts: impl IntoIterator<Item = (&'static str, String)>) -> Self {
+        let mut form = Self::blank();
+        for (key, text) in texts {
+            if let Some(slot) = form.texts.get_mut(key) {
+                *slot = text;
+            }
+        }
+        form
+    }
+
+    /// What a first visit shows: a small, quick run against the built-in simulator
+    /// (`strobe-sim` on port 8011). The model and engine stay empty until picked from
+    /// `/models` (the engine from the model's `owned_by`, see [`engine_hint`](crate::core::config::models::engine_hint)).
+    pub fn browser_defaults() -> Self {
+        Self::with_texts([
+            (BASE_URL.key, "http://127.0.0.1:8011/v1".to_owned()),
+            (REQUESTS.key, "24".to_owned()),
+            (CONCURRENCY.key, "4".to_owned()),
+            (WARMUP.key, "true".to_owned()),
+            (TRACES.key, "false".to_owned()),
+            (
+                MEASUREMENT.key,
+                MeasurementThread::Worker.as_str().to_owned(),
+            ),
+            (LIVE_VIEW.key, LiveView::During.as_str().to_owned()),
+            (CONTEXT_TOKENS.key, "4096".to_owned()),
+            (CONTEXT_SEED.key, "0".to_owned()),
+            (
+                PROMPT_CACHE_MODE.key,
+                PromptCacheMode::Unique.as_str().to_owned(),
+            ),
+            // Unique mode ignores it; 2048 is a sensible prefix inside the 4096-token context
+            // should the user switch to shared.
+            (SHARED_PREFIX_TOKENS.key, "2048".to_owned()),
+            (MAX_TOKENS.key, "128".to_owned()),
+            (RESPONSE_WORDS.key, "0".to_owned()),
+            (
+                CONTROLLED_OUTPUT_POLICY.key,
+                ControlledOutputPolicy::Observe.as_str().to_owned(),
+            ),
+            (REQUEST_CANARIES.key, "true".to_owned()),
+            (THINKING_MODE.key, ThinkingMode::Default.as_str().to_owned()),
+            (TIMEOUT_S.key, "120".to_owned()),
+            (MAX_MODEL_LEN.key, "0".to_owned()),
+            (MARGIN.key, "1024".to_owned()),
+        ])
+    }
+
+    /// The form showing `config`. Settings the form has no field for (`tier`, `burst`,
+    /// `clock_domain_id`, `configuration_fingerprint`) are not carried over.
+    pub fn from_config(config: &RunConfig) -> Self {
+        let optional_text = |value: &Option<String>| value.clone().unwrap_or_default();
+        Self::with_texts([
+            (BASE_URL.key, config.base_url.clone()),
+            (MODEL.key, config.model.clone()),
+            (ENGINE.key, optional_text(&config.engine)),
+            (GPU.key, optional_text(&config.gpu)),
+            (REQUESTS.key, config.requests.to_string()),
+            (CONCURRENCY.key, config.concurrency.to_string()),
+            (POOL.key, config.client.endpoint_pool.join(" ")),
+            (WARMUP.key, config.client.warmup.to_string()),
+            (TRACES.key, config.client.chunk_traces.to_string()),
+            (MEASUREMENT.key, config.client.measurement.to_string()),
+            (LIVE_VIEW.key, config.client.live_view.to_string()),
+            (CONTEXT_TOKENS.key, config.context_tokens.to_string()),
+            (CONTEXT_SEED.key, config.context_seed.to_string()),
+            (PROMPT_CACHE_MODE.key, config.prompt_cache_mode.to_string()),
+            (
+                SHARED_PREFIX_TOKENS.key,
+                config.shared_prefix_tokens.to_string(),
+            ),
+            (MAX_TOKENS.key, config.max_tokens.to_string()),
+            (RESPONSE_WORDS.key, config.response_words.to_string()),
+            (
+                CONTROLLED_OUTPUT_POLICY.key,
+                config.controlled_output_policy.to_string(),
+            ),
+            (REQUEST_CANARIES.key, config.request_canaries.to_string()),
+            // `f64`'s Display is the shortest text that parses back to the same value.
+            (TEMPERATURE.key, decimal_text(config.temperature)),
+            (TOP_P.key, decimal_text(config.top_p)),
+            (THINKING_MODE.key, config.thinking_mode.to_string()),
+            (
+                REASONING_EFFORT.key,
+                config
+                    .reasoning_effort
+                    .map(|effort| effort.to_string())
+                    .unwrap_or_default(),
+            ),
+            (TIMEOUT_S.key, config.timeout_s.to_string()),
+            (MAX_MODEL_LEN.key, config.max_model_len.to_string()),
+            (MARGIN.key, config.margin.to_string()),
+        ])
+    }
+
+    /// The text of field `key`, or `None` when no such field exists.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.texts.get(key).map(String::as_str)
+    }
+
+    /// Replaces the text of field `key` with exactly `text` (no trimming: that is
+    /// [`RunForm::to_config`]'s job, so the input shows what was typed).
+    pub fn set(&mut self, key: &str, text: impl Into<String>) -> Result<(), UnknownFieldError> {
+        match self.texts.get_mut(key) {
+            Some(slot) => {
+                *slot = text.into();
+                Ok(())
+            }
+            None => Err(UnknownFieldError {
+                key: key.to_owned(),
+            }),
+        }
+    }
+
+    /// The text of a field of [`FIELDS`] (always present by construction).
+    pub(crate) fn text(&self, spec: &FieldSpec) -> &str {
+        self.get(spec.key).unwrap_or_default()
+    }
+
+    /// Parses every field and checks the result with [`RunConfig::validate`].
+    ///
+    /// Returns every problem at once, in [`FIELDS`] order: fields that do not parse, and rule
+    /// violations of the fields that do. Surrounding whitespace is ignored; empty optional
+    /// fields become `None`. `engine` is required here although [`RunConfig`] allows `None`:
+    /// a browser run always writes an artifact, and readers reject one without an engine.
+    /// Settings the form has no field for keep [`RunConfig::default`].
+    pub fn to_config(&self) -> Result<RunConfig, Vec<ConfigError>> {
+        let defaults = RunConfig::default();
+        let mut parser = FieldParser {
+            form: self,
+            errors: Vec::new(),
+        };
+        let config = RunConfig {
+            base_url: parser.required_text(&BASE_URL),
+            model: parser.required_text(&MODEL),
+            engine: parser.engine(&ENGINE),
+            gpu: parser.optional_text(&GPU),
+            requests: parser.unsigned(&REQUESTS).unwrap_or(defaults.requests),
+            concurrency: parser
+                .unsigned(&CONCURRENCY)
+                .unwrap_or(defaults.concurrency),
+            context_tokens: parser
+                .unsigned(&CONTEXT_TOKENS)
+                .unwrap_or(defaults.context_tokens),
+            context_seed: parser
+                .signed(&CONTEXT_SEED)
+                .unwrap_or(defaults.context_seed),
+            prompt_cache_mode: parser
+                .choice(&PROMPT_CACHE_MODE)
+                .unwrap_or(defaults.prompt_cache_mode),
+            shared_prefix_tokens: parser
+                .unsigned(&SHARED_PREFIX_TOKENS)
+                .unwrap_or(defaults.shared_prefix_tokens),
+            max_tokens: parser.unsigned(&MAX_TOKENS).unwrap_or(defaults.max_tokens),
+            response_words: parser
+                .unsigned(&RESPONSE_WORDS)
+                .unwrap_or(defaults.response_words),
+            controlled_output_policy: parser
+                .choice(&CONTROLLED_OUTPUT_POLICY)
+                .unwrap_or(defaults.controlled_output_policy),
+            request_canaries: parser
+                .toggle(&REQUEST_CANARIES)
+                .unwrap_or(defaults.request_canaries),
+            temperature: parser.optional_decimal(&TEMPERATURE).unwrap_or(None),
+            top_p: parser.optional_decimal(&TOP_P).unwrap_or(None),
+            thinking_mode: parser
+                .choice(&THINKING_MODE)
+                .unwrap_or(defaults.thinking_mode),
+            reasoning_effort: parser.optional_choice(&REASONING_EFFORT).unwrap_or(None),
+            timeout_s: parser.decimal(&TIMEOUT_S).unwrap_or(defaults.timeout_s),
+            max_model_len: parser
+                .unsigned(&MAX_MODEL_LEN)
+                .unwrap_or(defaults.max_model_len),
+            margin: parser.unsigned(&MARGIN).unwrap_or(defaults.margin),
+            client: ClientOptions {
+                warmup: parser.toggle(&WARMUP).unwrap_or(defaults.client.warmup),
+                chunk_traces: parser
+                    .toggle(&TRACES)
+                    .unwrap_or(defaults.client.chunk_traces),
+                measurement: parser
+                    .choice(&MEASUREMENT)
+                    .unwrap_or(defaults.client.measurement),
+                live_view: parser
+                    .choice(&LIVE_VIEW)
+                    .unwrap_or(defaults.client.live_view),
+                endpoint_pool: parser.url_list(&POOL),
+            },
+            ..defaults
+        };
+
+        let mut errors = parser.errors;
+        if let Err(rule_errors) = config.validate() {
+            let unparsed: BTreeSet<&str> = errors.iter().map(|error| error.field).collect();
+            let reads_unparsed = |field: &str| {
+                unparsed.contains(field)
+                    || RULE_INPUTS.iter().any(|(rule_field, inputs)| {
+                        *rule_field == field && inputs.iter().any(|input| unparsed.contains(input))
+                    })
+            };
+            errors.extend(
+                rule_errors
+                    .into_iter()
+                    .filter(|error| !reads_unparsed(error.field)),
+            );
+        }
+        if errors.is_empty() {
+            Ok(config)
+        } else {
+            errors.sort_by_key(|error| display_position(error.field));
+            Err(errors)
+        }
+    }
+}
+
+/// The form text of an optional decimal: empty for `None`.
+fn decimal_text(value: Option<f64>) -> String {
+    value.map(|value| value.to_string()).unwrap_or_default()
+}
+
+/// Parses form fields one by one, collecting an error per field that does not parse.
+struct FieldParser<'a> {
+    form: &'a RunForm,
+    errors: Vec<ConfigError>,
+}
+
+impl FieldParser<'_> {
+    /// The trimmed text of a field.
+    fn trimmed(&self, spec: &FieldSpec) -> &str {
+        self.form.text(spec).trim()
+    }
+
+    fn reject(&mut self, spec: &FieldSpec, message: String) {
+        self.errors.push(ConfigError {
+            field: spec.key,
+            message,
+        });
+    }
+
+    /// Trimmed text; emptiness is the validator's call (it names the fix).
+    fn required_text(&self, spec: &FieldSpec) -> String {
+        self.trimmed(spec).to_owned()
+    }
+
+    /// The trimmed engine name. Unlike `gpu` it may not be empty: readers reject an artifact
+    /// whose `engine` is null (ARTIFACT.md §9), and no [`RunConfig::validate`] rule checks it
+    /// because the CLI may leave it unset.
+    fn engine(&mut self, spec: &FieldSpec) -> Option<String> {
+        let engine = self.optional_text(spec);
+        if engine.is_none() {
+            self.reject(spec, ENGINE_REQUIRED_MESSAGE.to_owned());
+        }
+        engine
+    }
+
+    /// The entries of a list field, split at whitespace and commas; each entry is checked by
+    /// the validator, which names the bad one.
+    fn url_list(&self, spec: &FieldSpec) -> Vec<String> {
+        list_entries(self.trimmed(spec))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Trimmed text, `None` when empty.
+    fn optional_text(&self, spec: &FieldSpec) -> Option<String> {
+        Some(self.trimmed(spec).to_owned()).filter(|text| !text.is_empty())
+    }
+
+    /// The "must be a whole number from … to …" message of an integer field.
+    fn whole_number_error(&mut self, spec: &FieldSpec, text: &str) {
+        let allowed = match spec.kind {
+            FieldKind::Integer {
+                min: i64::MIN,
+                max: i64::MAX,
+            } => "a whole number, e.g. 0 or -5".to_owned(),
+            FieldKind::Integer { min, max } => format!("a whole number from {min} to {max}"),
+            _ => "a whole number".to_owned(),
+        };
+        let message = format!(
+            "{} must be {allowed} (got {})",
+            spec.key,
+            quoted_preview(text)
+        );
+        self.reject(spec, message);
+    }
+
+    /// A non-negative whole number. Range checks are the validator's; this only rejects text
+    /// that is not a whole number at all (including negative ones, which no `u64` setting takes).
+    fn unsigned(&mut self, spec: &FieldSpec) -> Option<u64> {
+        let text = self.trimmed(spec).to_owned();
+        let parsed = text.parse::<u64>().ok();
+        if parsed.is_none() {
+            self.whole_number_error(spec, &text);
+        }
+        parsed
+    }
+
+    /// A whole number that may be negative.
+    fn signed(&mut self, spec: &FieldSpec) -> Option<i64> {
+        let text = self.trimmed(spec).to_owned();
+        let parsed = text.parse::<i64>().ok();
+        if parsed.is_none() {
+            self.whole_number_error(spec, &text);
+        }
+        parsed
+    }
+
+    /// The "must be a number …" message of a decimal field.
+    fn decimal_error(&mut self, spec: &FieldSpec, text: &str) {
+        let (range, optional) = match spec.kind {
+            FieldKind::Decimal {
+                min,
+                max,
+                min_exclusive: true,
+                optional,
+            } => (format!("above {min} and at most {max}"), optional),
+            FieldKind::Decimal {
+                min, max, optional, ..
+            } => (format!("from {min} to {max}"), optional),
+            _ => (String::new(), false),
+        };
+        let empty_hint = if optional { ", or empty" } else { "" };
+        let message = format!(
+            "{} must be a number {range}{empty_hint} (got {})",
+            spec.key,
+            quoted_preview(text)
+        );
+        self.reject(spec, message);
+    }
+
+    /// A finite decimal number; `inf`, `NaN` and overflowing text like `1e999` are rejected.
+    fn decimal(&mut self, spec: &FieldSpec) -> Option<f64> {
+        let text = self.trimmed(spec).to_owned();
+        let parsed = text.parse::<f64>().ok().filter(|value| value.is_finite());
+        if parsed.is_none() {
+            self.decimal_error(spec, &text);
+        }
+        parsed
+    }
+
+    /// `Some(None)` when empty, `Some(Some(x))` for a finite number, `None` when invalid.
+    fn optional_decimal(&mut self, spec: &FieldSpec) -> Option<Option<f64>> {
+        if self.trimmed(spec).is_empty() {
+            Some(None)
+        } else {
+            self.decimal(spec).map(Some)
+        }
+    }
+
+    /// `true`/`false`, also `on`/`off`, `1`/`0` and `yes`/`no` in any case, as links and
+    /// checkboxes spell them.
+    fn toggle(&mut self, spec: &FieldSpec) -> Option<bool> {
+        let text = self.trimmed(spec).to_owned();
+        match text.to_ascii_lowercase().as_str() {
+            "true" | "on" | "1" | "yes" => Some(true),
+            "false" | "off" | "0" | "no" => Some(false),
+            _ => {
+                let message = format!(
+                    "{} must be true or false (got {})",
+                    spec.key,
+                    quoted_preview(&text)
+                );
+                self.reject(spec, message);
+                None
+            }
+        }
+    }
+
+    /// One of a choice's spellings, matched ignoring case.
+    fn choice<T: std::str::FromStr>(&mut self, spec: &FieldSpec) -> Option<T> {
+        let text = self.trimmed(spec).to_owned();
+        let parsed = text.to_ascii_lowercase().parse::<T>().ok();
+        if parsed.is_none() {
+            let (allowed, empty_hint) = match spec.kind {
+                FieldKind::Choice(allowed) => (allowed, ""),
+                FieldKind::OptionalChoice(allowed) => (allowed, ", or empty"),
+                _ => (&[][..], ""),
+            };
+            let message = format!(
+                "{} must be one of {}{empty_hint} (got {})",
+                spec.key,
+                allowed.join(", "),
+                quoted_preview(&text)
+            );
+            self.reject(spec, message);
+        }
+        parsed
+    }
+
+    /// `Some(None)` when empty, `Some(Some(value))` for a valid spelling, `None` when invalid.
+    fn optional_choice<T: std::str::FromStr>(&mut self, spec: &FieldSpec) -> Option<Option<T>> {
+        if self.trimmed(spec).is_empty() {
+            Some(None)
+        } else {
+            self.choice(spec).map(Some)
+        }
+    }
+}
+
+/// The entries of a list field such as `pool`: the text split at whitespace and commas, empty
+/// pieces dropped. Each entry is checked by [`RunConfig::validate`].
+pub fn list_entries(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|entry| !entry.is_empty())
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,575 @@
+//! The page's link: the whole run form in the URL's query string, both ways. Query keys are the
+//! artifact's field names (ARTIFACT.md §1.1), so a link reads like the artifact it reproduces;
+//! the exceptions, `pool`, `warmup`, `traces`, `measurement` and `live_view`, are strobe's own
+//! [`ClientOptions`](crate::core::config::settings::ClientOptions), which say how the browser measures rather than what it requests. A link
+//! only ever fills the form: it never starts a run and never carries an API key (keys found in
+//! a link are ignored and reported).
+
+use std::collections::BTreeSet;
+
+use crate::core::config::fields::*;
+use crate::core::config::form::RunForm;
+use crate::core::format::quoted_preview;
+
+/// Longest value, in characters after decoding, that a link may set; longer ones are dropped.
+pub const MAX_QUERY_VALUE_CHARS: usize = 2_048;
+
+/// How many unknown link keys are reported one by one before the rest are summarised.
+const MAX_UNKNOWN_KEY_NOTICES: usize = 8;
+
+/// How many characters of user text an error message or notice quotes.
+pub(crate) const PREVIEW_CHARS: usize = 40;
+
+/// Something [`RunForm::from_query`] ignored or overrode, to show the user above the form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct QueryNotice {
+    /// The query key concerned (shortened when very long); empty when the notice sums up
+    /// several keys.
+    pub key: String,
+    /// What happened and what to do about it. Never quotes the value of a secret key.
+    pub message: String,
+}
+
+/// Whether a link key looks like it carries a credential: the keys people use for API keys,
+/// in any case, with `-` or `_`.
+fn is_secret_key(key: &str) -> bool {
+    let normalized = key.trim().to_ascii_lowercase().replace('-', "_");
+    matches!(
+        normalized.as_str(),
+        "api_key"
+            | "apikey"
+            | "key"
+            | "token"
+            | "access_token"
+            | "authorization"
+            | "bearer"
+            | "secret"
+            | "password"
+    ) || normalized.ends_with("_key")
+        || normalized.ends_with("_token")
+        || normalized.ends_with("_secret")
+}
+
+/// Whether a link key asks to start a run, which links never do.
+fn is_run_key(key: &str) -> bool {
+    matches!(
+        key.trim().to_ascii_lowercase().as_str(),
+        "run" | "autorun" | "auto_run" | "start" | "autostart"
+    )
+}
+
+/// The value of one ASCII hex digit.
+fn hex_value(byte: u8) -> Option<u8> {
+    match byte {
+        b'0'..=b'9' => Some(byte - b'0'),
+        b'a'..=b'f' => Some(byte - b'a' + 10),
+        b'A'..=b'F' => Some(byte - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Decodes one `application/x-www-form-urlencoded` component: `+` → space, `%XX` → byte,
+/// any other `%` kept literally, invalid UTF-8 → U+FFFD.
+fn percent_decode(component: &str) -> String {
+    let bytes = component.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some((&byte, after)) = rest.split_first() {
+        rest = after;
+        match byte {
+            b'+' => decoded.push(b' '),
+            b'%' => match after {
+                [high, low, tail @ ..] => match (hex_value(*high), hex_value(*low)) {
+                    (Some(high), Some(low)) => {
+                        decoded.push((high << 4) | low);
+                        rest = tail;
+                    }
+                    _ => decoded.push(b'%'),
+                },
+                _ => decoded.push(b'%'),
+            },
+            other => decoded.push(other),
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
+/// Percent-encodes every UTF-8 byte except the unreserved `A-Z a-z 0-9 - . _ ~`.
+fn percent_encode(text: &str) -> String {
+    const HEX_DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push('%');
+            encoded.push(char::from(HEX_DIGITS[usize::from(byte >> 4)]));
+            encoded.push(char::from(HEX_DIGITS[usize::from(byte & 0x0F)]));
+        }
+    }
+    encoded
+}
+
+/// The first [`PREVIEW_CHARS`] characters of `text`, with `…` when cut.
+fn shortened(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(PREVIEW_CHARS).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+impl RunForm {
+    /// The form a link opens: [`RunForm::browser_defaults`] with the link's settings applied,
+    /// plus notices about everything in the link that was ignored.
+    ///
+    /// `query` is a URL query string, with or without the leading `?` (anything from a `#`
+    /// on is a fragment and ignored), in `application/x-www-form-urlencoded` form: `+` is a
+    /// space, `%XX` a byte, a `%` not followed by two hex digits stays literal, and invalid
+    /// UTF-8 becomes U+FFFD. Keys are matched exactly. Ignored, each with a notice:
+    /// API-key-like keys (never applied, whatever their value), keys asking to start a run
+    /// (links never start runs), unknown keys, and values over [`MAX_QUERY_VALUE_CHARS`].
+    /// A key given twice takes its last value, with a notice.
+    pub fn from_query(query: &str) -> (Self, Vec<QueryNotice>) {
+        let query = query.strip_prefix('?').unwrap_or(query);
+        let query = query.split_once('#').map_or(query, |(before, _)| before);
+
+        let mut form = Self::browser_defaults();
+        let mut notices = Vec::new();
+        let mut noticed: BTreeSet<QueryNotice> = BTreeSet::new();
+        let mut notify = |notice: QueryNotice| {
+            if noticed.insert(notice.clone()) {
+                notices.push(notice);
+            }
+        };
+        let mut applied: BTreeSet<&'static str> = BTreeSet::new();
+        let mut unknown_keys: Vec<String> = Vec::new();
+
+        for pair in query.split('&') {
+            let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+            let key = percent_decode(raw_key);
+            if key.is_empty() {
+                continue;
+            }
+            if is_secret_key(&key) {
+                notify(QueryNotice {
+                    key: shortened(&key),
+                    message: format!(
+                        "The link contains an API key ({}); strobe ignored it because keys are \
+                         never read from links. If this link was shared, rotate that key now, \
+                         and enter keys only in the API key field.",
+                        quoted_preview(&key)
+                    ),
+                });
+                continue;
+            }
+            if is_run_key(&key) {
+                notify(QueryNotice {
+                    key: shortened(&key),
+                    message: format!(
+                        "Links never start runs, so {} was ignored; check the settings and \
+                         press Run.",
+                        quoted_preview(&key)
+                    ),
+                });
+                continue;
+            }
+            let Some(spec) = field_spec(&key) else {
+                if !unknown_keys.contains(&key) {
+                    unknown_keys.push(key);
+                }
+                continue;
+            };
+            if !applied.insert(spec.key) {
+                notify(QueryNotice {
+                    key: spec.key.to_owned(),
+                    message: format!(
+                        "The link sets {} more than once; the last value was used.",
+                        spec.key
+                    ),
+                });
+            }
+            let value = percent_decode(raw_value);
+            let value_chars = value.chars().count();
+            if value_chars > MAX_QUERY_VALUE_CHARS {
+                notify(QueryNotice {
+                    key: spec.key.to_owned(),
+                    message: format!(
+                        "The link's value for {} is {value_chars} characters long (the limit \
+                         is {MAX_QUERY_VALUE_CHARS}) and was ignored; the field keeps its \
+                         previous value.",
+                        spec.key
+                    ),
+                });
+                continue;
+            }
+            if let Some(slot) = form.texts.get_mut(spec.key) {
+                *slot = value;
+            }
+        }
+
+        for key in unknown_keys.iter().take(MAX_UNKNOWN_KEY_NOTICES) {
+            notify(QueryNotice {
+                key: shortened(key),
+                message: format!(
+                    "The link's setting {} is not a strobe setting and was ignored.",
+                    quoted_preview(key)
+                ),
+            });
+        }
+        let unreported = unknown_keys.len().saturating_sub(MAX_UNKNOWN_KEY_NOTICES);
+        if unreported > 0 {
+            notify(QueryNotice {
+                key: String::new(),
+                message: format!("{unreported} more unknown settings in the link were ignored."),
+            });
+        }
+        (form, notices)
+    }
+
+    /// The query string (without `?`) of a link that reopens this form: `key=value` pairs in
+    /// [`FIELDS`] order, joined by `&`, omitting fields equal to [`RunForm::browser_defaults`]
+    /// so links stay short. Everything but `A-Z a-z 0-9 - . _ ~` is percent-encoded as UTF-8.
+    /// It never contains a secret: the form holds none.
+    pub fn to_query(&self) -> String {
+        let defaults = Self::browser_defaults();
+        FIELDS
+            .iter()
+            .filter(|spec| self.text(spec) != defaults.text(spec))
+            .map(|spec| {
+                format!(
+                    "{}={}",
+                    percent_encode(spec.key),
+                    percent_encode(self.text(spec))
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::config::choices::LiveView;
+    use crate::core::config::choices::MeasurementThread;
+    use crate::core::config::form::tests::*;
+    use crate::core::config::settings::ClientOptions;
+    use crate::core::config::settings::ConfigError;
+
+    /// The client options a link gives, once the endpoint check has filled model and engine;
+    /// the link itself must read without notices.
+    fn client_options_of_link(query: &str) -> Result<ClientOptions, Vec<ConfigError>> {
+        let (mut form, notices) = RunForm::from_query(query);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(form.set("model", "sim-model"), Ok(()));
+        assert_eq!(form.set("engine", "strobe-sim"), Ok(()));
+        form.to_config().map(|config| config.client)
+    }
+
+    #[test]
+    fn pool_and_measurement_thread_travel_in_the_link() {
+        let client = client_options_of_link(
+            "pool=http%3A%2F%2F127.0.0.1%3A8012%2Fv1%2C%20http%3A%2F%2F127.0.0.1%3A8013%2Fv1&measurement=main",
+        );
+        assert_eq!(
+            client,
+            Ok(ClientOptions {
+                measurement: MeasurementThread::Main,
+                endpoint_pool: vec![
+                    "http://127.0.0.1:8012/v1".to_owned(),
+                    "http://127.0.0.1:8013/v1".to_owned()
+                ],
+                ..ClientOptions::default()
+            })
+        );
+        let errors = errors_of(&form_with(&[("pool", "http://127.0.0.1:8012/v1 nonsense")]));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].0, "pool");
+        assert!(errors[0].1.contains("\"nonsense\""), "{errors:?}");
+        let errors = errors_of(&form_with(&[("measurement", "gpu")]));
+        assert_eq!(
+            errors,
+            [(
+                "measurement",
+                "measurement must be one of worker, main (got \"gpu\")".to_owned()
+            )]
+        );
+        let spec = field_spec("pool").map(|spec| (spec.kind, spec.group));
+        assert_eq!(spec, Some((FieldKind::Text, FieldGroup::Endpoint)));
+    }
+
+    #[test]
+    fn the_live_view_travels_in_the_link() {
+        assert_eq!(
+            client_options_of_link("measurement=main&live_view=END"),
+            Ok(ClientOptions {
+                measurement: MeasurementThread::Main,
+                live_view: LiveView::End,
+                ..ClientOptions::default()
+            })
+        );
+        // Only a change from the default reaches the link.
+        let quiet = form_with(&[("live_view", "end")]);
+        assert_eq!(
+            quiet.to_query(),
+            "model=sim-model&engine=strobe-sim&live_view=end"
+        );
+        let errors = errors_of(&form_with(&[("live_view", "never")]));
+        assert_eq!(
+            errors,
+            [(
+                "live_view",
+                "live_view must be one of during, end (got \"never\")".to_owned()
+            )]
+        );
+        let spec = field_spec("live_view").map(|spec| (spec.kind, spec.group));
+        assert_eq!(
+            spec,
+            Some((FieldKind::Choice(LIVE_VIEWS), FieldGroup::Load))
+        );
+    }
+
+    #[test]
+    fn warmup_and_traces_travel_in_the_link() {
+        let defaults = defaults_with_model()
+            .to_config()
+            .map(|config| config.client);
+        assert_eq!(defaults, Ok(ClientOptions::default()));
+
+        let (form, _) = RunForm::from_query("warmup=false&traces=on");
+        assert_eq!(form.get("warmup"), Some("false"));
+        assert_eq!(form.get("traces"), Some("on"));
+        assert_eq!(
+            client_options_of_link("warmup=false&traces=on"),
+            Ok(ClientOptions {
+                warmup: false,
+                chunk_traces: true,
+                ..ClientOptions::default()
+            })
+        );
+
+        // Only a change from the defaults reaches the link, under its own key.
+        let cold = form_with(&[("warmup", "false")]);
+        assert_eq!(
+            cold.to_query(),
+            "model=sim-model&engine=strobe-sim&warmup=false"
+        );
+        let errors = errors_of(&form_with(&[("warmup", "maybe")]));
+        assert_eq!(
+            errors,
+            [(
+                "warmup",
+                "warmup must be true or false (got \"maybe\")".to_owned()
+            )]
+        );
+        let spec = field_spec("warmup").map(|spec| (spec.kind, spec.group));
+        assert_eq!(spec, Some((FieldKind::Toggle, FieldGroup::Load)));
+        let spec = field_spec("traces").map(|spec| (spec.kind, spec.group));
+        assert_eq!(spec, Some((FieldKind::Toggle, FieldGroup::Load)));
+    }
+
+    #[test]
+    fn form_to_query_to_form_is_identity() {
+        let mut forms: Vec<RunForm> = sample_configs().iter().map(RunForm::from_config).collect();
+        // Raw, unparsed text survives a link too, whitespace and all.
+        forms.push(form_with(&[
+            ("requests", " 4.5 "),
+            ("model", "модель/ü 😀"),
+            ("engine", "a+b=c&d#e%f"),
+            ("temperature", ""),
+            ("base_url", "http://h:8000/v1?x=1&y=2#frag"),
+        ]));
+        for form in forms {
+            let query = form.to_query();
+            let (reopened, notices) = RunForm::from_query(&query);
+            assert_eq!(reopened, form, "{query}");
+            assert!(notices.is_empty(), "{notices:?}");
+            let (with_question_mark, _) = RunForm::from_query(&format!("?{query}"));
+            assert_eq!(with_question_mark, form);
+        }
+    }
+
+    #[test]
+    fn to_query_omits_defaults_and_follows_field_order() {
+        let form = form_with(&[("margin", "2048"), ("requests", "8"), ("model", "m")]);
+        assert_eq!(
+            form.to_query(),
+            "model=m&engine=strobe-sim&requests=8&margin=2048"
+        );
+    }
+
+    #[test]
+    fn to_query_percent_encodes_everything_but_unreserved() {
+        // Expected values: urllib.parse.quote(text, safe='') in Python 3.11.
+        let cases = [
+            (
+                "base_url",
+                "http://h:8000/v1?x=1&y=2#frag",
+                "http%3A%2F%2Fh%3A8000%2Fv1%3Fx%3D1%26y%3D2%23frag",
+            ),
+            ("model", "a b+c", "a%20b%2Bc"),
+            (
+                "model",
+                "модель/ü",
+                "%D0%BC%D0%BE%D0%B4%D0%B5%D0%BB%D1%8C%2F%C3%BC",
+            ),
+            ("engine", "qwen3 & co=1", "qwen3%20%26%20co%3D1"),
+            ("engine", "~._-AZaz09", "~._-AZaz09"),
+            ("gpu", "😀", "%F0%9F%98%80"),
+        ];
+        for (key, text, encoded) in cases {
+            let mut form = RunForm::browser_defaults();
+            assert_eq!(form.set(key, text), Ok(()));
+            assert_eq!(form.to_query(), format!("{key}={encoded}"));
+        }
+    }
+
+    #[test]
+    fn query_components_decode_like_form_urlencoded() {
+        // Expected values: urllib.parse.unquote_plus(text, errors='replace') in Python 3.11.
+        let cases = [
+            ("%", "%"),
+            ("%zz", "%zz"),
+            ("%FF%FE", "\u{FFFD}\u{FFFD}"),
+            ("a%2Bb+c", "a+b c"),
+            ("%4", "%4"),
+            ("%e2%82%ac", "€"),
+            ("100%", "100%"),
+        ];
+        for (raw, decoded) in cases {
+            assert_eq!(percent_decode(raw), decoded, "{raw}");
+            let (form, notices) = RunForm::from_query(&format!("model={raw}"));
+            assert_eq!(form.get("model"), Some(decoded), "{raw}");
+            assert!(notices.is_empty());
+        }
+    }
+
+    #[test]
+    fn hostile_queries_never_panic_and_keep_the_rest() {
+        let (form, notices) = RunForm::from_query("&&model=a=b=c&&=x&requests&#concurrency=9");
+        assert_eq!(form.get("model"), Some("a=b=c"));
+        // A key without `=` sets the empty text; the fragment is not part of the query.
+        assert_eq!(form.get("requests"), Some(""));
+        assert_eq!(form.get("concurrency"), Some("4"));
+        assert!(notices.is_empty(), "{notices:?}");
+
+        let (form, _) = RunForm::from_query("model=%E6%A8%A1%E5%9E%8B+%F0%9F%A6%80&gpu=日本");
+        assert_eq!(form.get("model"), Some("模型 🦀"));
+        assert_eq!(form.get("gpu"), Some("日本"));
+
+        for query in [
+            "%",
+            "%%%",
+            "=",
+            "==&==",
+            "?",
+            "??model=x",
+            "&",
+            "#",
+            "%zz=%zz",
+        ] {
+            let (form, _) = RunForm::from_query(query);
+            assert_eq!(
+                form.get("base_url"),
+                Some("http://127.0.0.1:8011/v1"),
+                "{query}"
+            );
+        }
+    }
+
+    #[test]
+    fn overlong_values_are_dropped_with_a_notice() {
+        let long = "x".repeat(10_000);
+        let (form, notices) = RunForm::from_query(&format!("model=ok&model={long}&gpu=g"));
+        assert_eq!(form.get("model"), Some("ok"));
+        assert_eq!(form.get("gpu"), Some("g"));
+        assert!(notices.iter().any(|n| n.key == "model"
+            && n.message.contains("10000 characters")
+            && n.message.contains("2048")));
+
+        // Exactly the limit is kept; the limit counts characters, not bytes.
+        let at_limit = "é".repeat(MAX_QUERY_VALUE_CHARS);
+        let (form, notices) = RunForm::from_query(&format!("engine={at_limit}"));
+        assert_eq!(form.get("engine"), Some(at_limit.as_str()));
+        assert!(notices.is_empty());
+
+        // A 10k-character unknown key is reported shortened, not echoed in full.
+        let (_, notices) = RunForm::from_query(&format!("{long}=1"));
+        assert_eq!(notices.len(), 1);
+        assert!(notices[0].key.chars().count() <= PREVIEW_CHARS + 1);
+        assert!(notices[0].message.len() < 200);
+    }
+
+    #[test]
+    fn api_keys_in_links_are_never_applied() {
+        for query in [
+            "api_key=sk-123",
+            "API_KEY=sk-123",
+            "key=sk-123",
+            "Token=sk-123",
+            "authorization=Bearer%20sk-123",
+            "BEARER=sk-123",
+            "api-key=sk-123",
+            "openai_api_key=sk-123",
+        ] {
+            let (form, notices) = RunForm::from_query(&format!("model=m&engine=e&{query}"));
+            assert_eq!(
+                form,
+                form_with(&[("model", "m"), ("engine", "e")]),
+                "{query}"
+            );
+            assert_eq!(notices.len(), 1, "{query}: {notices:?}");
+            let notice = &notices[0];
+            assert!(notice.message.contains("API key"), "{query}");
+            assert!(notice.message.contains("rotate"), "{query}");
+            assert!(!notice.message.contains("sk-123"), "{query}");
+            assert!(!form.to_query().contains("sk-123"));
+        }
+        // Repeating the key does not repeat the notice.
+        let (_, notices) = RunForm::from_query("api_key=a&api_key=b");
+        assert_eq!(notices.len(), 1);
+    }
+
+    #[test]
+    fn links_never_start_runs() {
+        for key in ["autorun", "run", "START", "AutoRun"] {
+            let (form, notices) = RunForm::from_query(&format!("{key}=1&requests=3"));
+            assert_eq!(form.get("requests"), Some("3"));
+            assert_eq!(notices.len(), 1);
+            assert_eq!(notices[0].key, key);
+            assert!(notices[0].message.contains("never start runs"));
+        }
+    }
+
+    #[test]
+    fn unknown_and_repeated_keys_get_notices() {
+        let (form, notices) = RunForm::from_query("foo=1&requests=3&Model=x&requests=5&foo=2");
+        assert_eq!(form.get("requests"), Some("5"));
+        assert_eq!(form.get("model"), Some(""));
+        let keys: Vec<&str> = notices.iter().map(|n| n.key.as_str()).collect();
+        assert_eq!(keys, ["requests", "foo", "Model"]);
+        assert!(notices[0].message.contains("last value"));
+        assert!(notices[1]
+            .message
+            .contains("\"foo\" is not a strobe setting"));
+
+        let many: Vec<String> = (0..20).map(|i| format!("unknown{i}=1")).collect();
+        let (_, notices) = RunForm::from_query(&many.join("&"));
+        assert_eq!(notices.len(), MAX_UNKNOWN_KEY_NOTICES + 1);
+        assert_eq!(notices[MAX_UNKNOWN_KEY_NOTICES].key, "");
+        assert!(notices[MAX_UNKNOWN_KEY_NOTICES]
+            .message
+            .starts_with("12 more"));
+    }
+
+    #[test]
+    fn browser_defaults_make_an_empty_query() {
+        assert_eq!(RunForm::browser_defaults().to_query(), "");
+        let (form, notices) = RunForm::from_query("");
+        assert_eq!(form, RunForm::browser_defaults());
+        assert!(notices.is_empty());
+    }
+}

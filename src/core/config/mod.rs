@@ -1,0 +1,17 @@
+//! What a user chooses, before anything is planned: the settings and their bounds, the spellings
+//! of each choice, the form's field table, the form itself, the page's link (query string), and
+//! what a server's `/models` answer tells about them.
+//!
+//! - [`choices`]: the settings with fixed spellings (one table each);
+//! - [`settings`]: [`RunConfig`](settings::RunConfig), its bounds and validation;
+//! - [`fields`]: the field table the form, the link and their help text read;
+//! - [`form`]: the run form (raw text per field) and its parsing into a `RunConfig`;
+//! - [`link`]: the page's query string, both ways, with secrets refused;
+//! - [`models`]: model ids and the context window from a `/models` body.
+
+pub mod choices;
+pub mod fields;
+pub mod form;
+pub mod link;
+pub mod models;
+pub mod settings;

@@ -1,0 +1,250 @@
+//! Reading an already fetched `GET {base}/models` body (ARTIFACT.md §1.2): the model ids for a
+//! picker and the context window that caps the prompt plan. Fetching it is the web layer's job.
+
+use serde_json::Value;
+
+/// The `data[]` entries of a `/models` body that are JSON objects, in order.
+fn model_entries(models_body: &Value) -> impl Iterator<Item = &serde_json::Map<String, Value>> {
+    models_body
+        .get("data")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+}
+
+/// Discovers `max_model_len` from an already fetched `GET /models` body (ARTIFACT.md §1.2).
+///
+/// Uses the first `data[]` object whose `id` equals `model`, else the first object at all (the
+/// original's fallback, kept so plans match it); from it, the first of `max_model_len`,
+/// `max_context_length`, `context_length` that is an integer above 0. Unlike the original, a
+/// JSON `true` is not taken as 1 (Python's `bool` passes its int check); floats are skipped as
+/// there. Anything unexpected gives None, which means "unknown, do not clamp".
+pub fn parse_models_response(models_body: &Value, model: &str) -> Option<u64> {
+    let entry = model_entries(models_body)
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))
+        .or_else(|| model_entries(models_body).next())?;
+    ["max_model_len", "max_context_length", "context_length"]
+        .iter()
+        .filter_map(|key| entry.get(*key))
+        // `as_u64` is None for booleans, floats, negatives and strings.
+        .filter_map(Value::as_u64)
+        .find(|&tokens| tokens > 0)
+}
+
+/// The string `id`s of a `/models` body's `data[]` entries, in order (for a model picker).
+pub fn list_model_ids(models_body: &Value) -> Vec<String> {
+    model_entries(models_body)
+        .filter_map(|entry| entry.get("id").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Longest `owned_by` text [`engine_hint`] accepts as an engine name; real engines report
+/// short names (`vllm`, `llamacpp`), so anything longer is not a name worth recording.
+pub const MAX_ENGINE_HINT_CHARS: usize = 64;
+
+/// The engine name a server's `/models` answer suggests for `model`: the `owned_by` of the
+/// first `data[]` entry whose `id` is `model` (surrounding whitespace of `model` ignored, as
+/// [`RunForm::to_config`](crate::core::config::form::RunForm::to_config) ignores it). vLLM reports `"vllm"`, llama.cpp `"llamacpp"` and
+/// strobe-sim `"strobe-sim"`.
+///
+/// The answer is outside input that ends up in the form and the artifact, so only a plain
+/// name is taken: trimmed, non-empty, at most [`MAX_ENGINE_HINT_CHARS`] characters, with no
+/// control or invisible formatting character. Anything else gives `None` and the user types
+/// the engine.
+pub fn engine_hint(models_body: &Value, model: &str) -> Option<String> {
+    let model = Some(model.trim()).filter(|model| !model.is_empty())?;
+    let entry = models_body
+        .get("data")?
+        .as_array()?
+        .iter()
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))?;
+    let owned_by = entry.get("owned_by")?.as_str()?.trim();
+    let is_plain_name = !owned_by.is_empty()
+        && owned_by.chars().count() <= MAX_ENGINE_HINT_CHARS
+        && !owned_by.chars().any(is_unprintable);
+    is_plain_name.then(|| owned_by.to_owned())
+}
+
+/// Control characters, and the invisible formatting characters (zero-width, bidirectional
+/// overrides, byte order mark) that can make a recorded name read differently from what it is.
+fn is_unprintable(character: char) -> bool {
+    character.is_control()
+        || matches!(
+            character,
+            '\u{00AD}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn models_response_prefers_the_matching_id() {
+        let body = json!({"object": "list", "data": [
+            {"id": "other", "max_model_len": 4096},
+            {"id": "mine", "max_model_len": 131072},
+        ]});
+        assert_eq!(parse_models_response(&body, "mine"), Some(131_072));
+        assert_eq!(list_model_ids(&body), ["other", "mine"]);
+    }
+
+    #[test]
+    fn models_response_falls_back_to_the_first_object() {
+        let body = json!({"data": ["not an object", {"id": "other", "context_length": 8192}]});
+        assert_eq!(parse_models_response(&body, "missing"), Some(8_192));
+        assert_eq!(list_model_ids(&body), ["other"]);
+    }
+
+    #[test]
+    fn models_response_takes_the_first_positive_integer_key() {
+        let entry = |fields: Value| json!({"data": [fields]});
+        let cases = [
+            (
+                json!({"id": "m", "max_model_len": 0, "max_context_length": 2048}),
+                Some(2_048),
+            ),
+            (
+                json!({"id": "m", "max_model_len": 4096, "context_length": 2048}),
+                Some(4_096),
+            ),
+            (
+                json!({"id": "m", "max_model_len": true, "context_length": 1024}),
+                Some(1_024),
+            ),
+            (json!({"id": "m", "max_model_len": true}), None),
+            (json!({"id": "m", "max_model_len": 4096.0}), None),
+            (json!({"id": "m", "max_model_len": "4096"}), None),
+            (json!({"id": "m", "max_model_len": -1}), None),
+            (json!({"id": "m"}), None),
+        ];
+        for (fields, expected) in cases {
+            assert_eq!(
+                parse_models_response(&entry(fields.clone()), "m"),
+                expected,
+                "{fields}"
+            );
+        }
+    }
+
+    #[test]
+    fn models_response_with_unexpected_shape_is_unknown() {
+        for body in [
+            json!(null),
+            json!({}),
+            json!({"data": {}}),
+            json!({"data": []}),
+            json!([1]),
+        ] {
+            assert_eq!(parse_models_response(&body, "m"), None, "{body}");
+            assert!(list_model_ids(&body).is_empty());
+        }
+        // The matching entry without a usable length does not fall back to another entry.
+        let body = json!({"data": [{"id": "a", "max_model_len": 4096}, {"id": "m"}]});
+        assert_eq!(parse_models_response(&body, "m"), None);
+    }
+
+    /// A `/models` answer listing `entries`, in the OpenAI shape vLLM and strobe-sim send.
+    fn models_body(entries: Value) -> Value {
+        serde_json::json!({ "object": "list", "data": entries })
+    }
+
+    #[test]
+    fn engine_hint_takes_owned_by_of_the_matching_model() {
+        let body = models_body(serde_json::json!([
+            { "id": "other", "object": "model", "owned_by": "sglang" },
+            { "id": "Qwen/Qwen3-8B", "object": "model", "owned_by": "vllm", "max_model_len": 40960 },
+            { "id": "gguf", "object": "model", "owned_by": "llamacpp" },
+            { "id": "sim-model", "object": "model", "owned_by": "strobe-sim" },
+            { "id": "padded", "owned_by": "  vllm \n" },
+            { "id": "Qwen/Qwen3-8B", "owned_by": "second-entry" },
+        ]));
+        assert_eq!(engine_hint(&body, "Qwen/Qwen3-8B"), Some("vllm".to_owned()));
+        assert_eq!(engine_hint(&body, " gguf "), Some("llamacpp".to_owned()));
+        assert_eq!(
+            engine_hint(&body, "sim-model"),
+            Some("strobe-sim".to_owned())
+        );
+        assert_eq!(engine_hint(&body, "other"), Some("sglang".to_owned()));
+        assert_eq!(engine_hint(&body, "padded"), Some("vllm".to_owned()));
+    }
+
+    #[test]
+    fn engine_hint_is_none_without_a_matching_model() {
+        let body = models_body(serde_json::json!([
+            { "id": "Qwen/Qwen3-8B", "owned_by": "vllm" },
+            { "id": "", "owned_by": "blank-id" },
+        ]));
+        for model in ["qwen/qwen3-8b", "Qwen3-8B", "", "  "] {
+            assert_eq!(engine_hint(&body, model), None, "{model:?}");
+        }
+        for body in [
+            serde_json::json!({}),
+            serde_json::json!(null),
+            serde_json::json!([{ "id": "Qwen/Qwen3-8B", "owned_by": "vllm" }]),
+            serde_json::json!({ "data": { "id": "Qwen/Qwen3-8B", "owned_by": "vllm" } }),
+            serde_json::json!({ "data": "Qwen/Qwen3-8B" }),
+            models_body(serde_json::json!([])),
+            models_body(serde_json::json!([null, 7, "Qwen/Qwen3-8B", { "id": 1 }])),
+        ] {
+            assert_eq!(engine_hint(&body, "Qwen/Qwen3-8B"), None, "{body}");
+        }
+    }
+
+    #[test]
+    fn engine_hint_ignores_missing_or_non_text_owned_by() {
+        for entry in [
+            serde_json::json!({ "id": "m" }),
+            serde_json::json!({ "id": "m", "owned_by": null }),
+            serde_json::json!({ "id": "m", "owned_by": 42 }),
+            serde_json::json!({ "id": "m", "owned_by": true }),
+            serde_json::json!({ "id": "m", "owned_by": ["vllm"] }),
+            serde_json::json!({ "id": "m", "owned_by": { "name": "vllm" } }),
+            serde_json::json!({ "id": "m", "owned_by": "" }),
+            serde_json::json!({ "id": "m", "owned_by": " \t " }),
+        ] {
+            let body = models_body(serde_json::json!([entry]));
+            assert_eq!(engine_hint(&body, "m"), None, "{body}");
+        }
+    }
+
+    #[test]
+    fn engine_hint_rejects_hostile_text() {
+        let at_limit = "é".repeat(MAX_ENGINE_HINT_CHARS);
+        let hint = |owned_by: &str| {
+            engine_hint(
+                &models_body(serde_json::json!([{ "id": "m", "owned_by": owned_by }])),
+                "m",
+            )
+        };
+        // The limit counts characters, not bytes, and applies after trimming.
+        assert_eq!(hint(&at_limit), Some(at_limit.clone()));
+        assert_eq!(hint(&format!("  {at_limit}  ")), Some(at_limit.clone()));
+        assert_eq!(hint(&format!("{at_limit}x")), None);
+        assert_eq!(hint(&"v".repeat(100_000)), None);
+        for hostile in [
+            "vllm\u{0}",
+            "vl\nlm",
+            "vllm\rinjected",
+            "\u{1b}[31mvllm",
+            "vllm\u{7f}",
+            "vl\u{85}lm",
+            "vl\u{200B}lm",
+            "\u{202E}mllv",
+            "vllm\u{2066}",
+            "\u{FEFF}vllm",
+        ] {
+            assert_eq!(hint(hostile), None, "{hostile:?}");
+        }
+        // Non-ASCII printable names are fine.
+        assert_eq!(hint("引擎 v1"), Some("引擎 v1".to_owned()));
+    }
+}

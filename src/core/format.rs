@@ -1,0 +1,117 @@
+//! Leaf text helpers every layer shares: numbers and counts as labels write them, a quoted
+//! preview of hostile text for error messages, and safe file-name stems for downloads.
+//!
+//! Nothing here imports another core module, so any module may use it without closing a circle.
+
+/// How many characters of a value [`quoted_preview`] shows before cutting it off with `…`.
+pub const QUOTED_PREVIEW_CHARS: usize = 40;
+
+/// Longest file stem [`file_stem`] makes, in characters.
+pub const FILE_STEM_MAX_CHARS: usize = 120;
+
+/// A file name stem for downloads made from outside text (a run id, a file name, a chart
+/// title): characters outside `[A-Za-z0-9._-]` become `_`, at most [`FILE_STEM_MAX_CHARS`],
+/// and `prefix` goes first when the result would be empty or start with a dot (a hidden file,
+/// or a bare extension).
+pub fn file_stem(text: &str, prefix: &str) -> String {
+    let stem: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(FILE_STEM_MAX_CHARS)
+        .collect();
+    if stem.is_empty() || stem.starts_with('.') {
+        format!("{prefix}{stem}")
+    } else {
+        stem
+    }
+}
+
+/// A count with thousands separators (10000 → "10,000"), as subtitles write counts.
+pub fn format_count(count: usize) -> String {
+    let digits = count.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+/// A number for labels: whole numbers without decimals, else fewer decimals as magnitude grows
+/// (1234.5 → 1235, 12.35 → 12.3, 4.3109 → 4.31, 0.3333 → 0.333).
+pub fn format_number(value: f64) -> String {
+    if !value.is_finite() {
+        return "n/a".to_owned();
+    }
+    let magnitude = value.abs();
+    if magnitude >= 100.0 || (value.fract() == 0.0 && magnitude < 1e15) {
+        format!("{value:.0}")
+    } else if magnitude >= 10.0 {
+        format!("{value:.1}")
+    } else if magnitude >= 1.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+/// A quoted, escaped, shortened rendering of user text for messages (pasted text can be huge).
+pub fn quoted_preview(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(QUOTED_PREVIEW_CHARS).collect();
+    if chars.next().is_some() {
+        format!("{head:?}…")
+    } else {
+        format!("{head:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_stems_are_safe_whatever_the_text() {
+        assert_eq!(
+            file_stem("benchmark-20261129T220721Z", "x"),
+            "benchmark-20261129T220721Z"
+        );
+        assert_eq!(file_stem("run/../é id:1", "x"), "run_..___id_1");
+        assert_eq!(
+            file_stem("TTFT CDF <img src=x>", "x"),
+            "TTFT_CDF__img_src_x_"
+        );
+        assert_eq!(file_stem("", "strobe-run"), "strobe-run");
+        assert_eq!(file_stem(".hidden", "strobe-run"), "strobe-run.hidden");
+        assert_eq!(file_stem(&"a".repeat(500), "x").len(), FILE_STEM_MAX_CHARS);
+    }
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(format_count(0), "0");
+        assert_eq!(format_count(999), "999");
+        assert_eq!(format_count(1_000), "1,000");
+        assert_eq!(format_count(10_000), "10,000");
+        assert_eq!(format_count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn numbers_lose_decimals_as_they_grow() {
+        assert_eq!(format_number(12345.678), "12346");
+        assert_eq!(format_number(42.25), "42.2");
+        assert_eq!(format_number(4.3109), "4.31");
+        assert_eq!(format_number(0.33330124), "0.333");
+        assert_eq!(format_number(-0.5), "-0.500");
+        assert_eq!(format_number(0.0), "0");
+        assert_eq!(format_number(4.0), "4");
+        assert_eq!(format_number(f64::NAN), "n/a");
+    }
+}

@@ -1,0 +1,132 @@
+//! ECharts *options* for every chart strobe shows, built by pure functions.
+//!
+//! This module owns the JSON options (built with `charming`'s types, then
+//! `serde_json::to_value`) for: metric distributions (histogram and CDF with p50/p95/p99
+//! marked), the per-request timeline (start → first output → first content → end, failures
+//! marked), context size against TTFO and effective prefill (cache hits apart), throughput and
+//! requests in flight over the run, and the p50/p95 bars of legacy artifacts without rows. The
+//! browser component only hands an option to ECharts; the options are snapshot-tested natively.
+//!
+//! Size: a page must draw a 10,000-request artifact well within a second. The timeline and
+//! the context scatter draw at most [`SAMPLED_CHART_MAX_REQUESTS`] requests, evenly sampled by
+//! request index, and say so in their subtitle; every statistic on any chart (percentile
+//! lines, CDF positions, histogram counts, throughput, the counts in subtitles) still comes
+//! from all rows. Scatter series above [`SCATTER_LARGE_THRESHOLD`] points use ECharts' `large`
+//! mode (all symbols in one path instead of one canvas element each).
+//!
+//! Safety: text from files reaches ECharts only as series names and data names. Every option
+//! sets `tooltip.renderMode = "richText"` (canvas text, never HTML) and no formatter here
+//! contains markup. Every option also has axis names with units, `animation: false`, a toolbox
+//! with `saveAsImage` (PNG export), and colours chosen per [`ChartTheme`]. Empty input gives an
+//! option titled with a "No data" reason instead of a panic; output never holds NaN.
+
+use serde_json::Value;
+
+use crate::core::read::loaded::metrics::*;
+use crate::core::read::loaded::LoadedArtifact;
+
+mod distribution;
+mod style;
+mod throughput;
+mod timeline;
+mod traces;
+
+pub use distribution::*;
+use style::*;
+pub use style::{
+    ChartTheme, NamedChart, CDF_MAX_POINTS, DISTRIBUTION_CHART_METRICS, HISTOGRAM_MAX_BINS,
+    HISTOGRAM_MIN_BINS, LABEL_MAX_CHARS, SAMPLED_CHART_MAX_REQUESTS, SCATTER_LARGE_THRESHOLD,
+    THROUGHPUT_MAX_BUCKETS, THROUGHPUT_MIN_BUCKETS,
+};
+pub use throughput::*;
+pub use timeline::*;
+pub use traces::*;
+
+/// Every chart for one loaded artifact: histogram and CDF for each distribution metric the
+/// rows carry, the timeline, context scatter and throughput; p50/p95 bars when it has no rows.
+pub fn artifact_charts(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChart> {
+    let label = run.label();
+    let mut charts = Vec::new();
+    if !run.has_rows() {
+        let metrics = [(label.as_str(), &run.metrics)];
+        charts.push(named(
+            "percentiles",
+            legacy_percentiles_bar(&metrics, theme),
+        ));
+        return charts;
+    }
+    for metric in DISTRIBUTION_CHART_METRICS {
+        let values = metric.values(&run.rows);
+        if values.is_empty() {
+            continue;
+        }
+        let runs = [(label.as_str(), values.as_slice())];
+        charts.push(named(
+            &format!("hist-{}", metric.id()),
+            distribution_histogram(&runs, metric, theme),
+        ));
+        charts.push(named(
+            &format!("cdf-{}", metric.id()),
+            distribution_cdf(&runs, metric, theme),
+        ));
+    }
+    charts.push(named("timeline", timeline(&run.rows, &run.failures, theme)));
+    charts.push(named("context", context_scatter(&run.rows, theme)));
+    charts.push(named("throughput", throughput_over_time(&run.rows, theme)));
+    if run.rows.iter().any(|row| !row.read_gaps_ms.is_empty()) {
+        charts.push(named("read-gaps", read_gap_cdf(&run.rows, theme)));
+        charts.push(named("stalls", longest_stalls(&run.rows, theme)));
+    }
+    charts
+}
+
+/// Charts for comparing runs: overlaid CDFs per distribution metric (of the runs that have
+/// rows) and the p50/p95 bars of every run, which also covers legacy runs without rows.
+pub fn comparison_charts(runs: &[&LoadedArtifact], theme: ChartTheme) -> Vec<NamedChart> {
+    let labels: Vec<String> = runs.iter().map(|run| run.label()).collect();
+    let labels = distinct_labels(&labels);
+    let mut charts = Vec::new();
+    for metric in DISTRIBUTION_CHART_METRICS {
+        let values: Vec<Vec<f64>> = runs.iter().map(|run| metric.values(&run.rows)).collect();
+        if values.iter().all(Vec::is_empty) {
+            continue;
+        }
+        // Runs without values stay in the list so every run keeps its colour across charts.
+        let series: Vec<(&str, &[f64])> = labels
+            .iter()
+            .zip(&values)
+            .map(|(label, values)| (label.as_str(), values.as_slice()))
+            .collect();
+        charts.push(named(
+            &format!("compare-cdf-{}", metric.id()),
+            distribution_cdf(&series, metric, theme),
+        ));
+    }
+    let metrics: Vec<(&str, &KeyMetrics)> = runs
+        .iter()
+        .zip(&labels)
+        .map(|(run, label)| (label.as_str(), &run.metrics))
+        .collect();
+    charts.push(named(
+        "compare-percentiles",
+        legacy_percentiles_bar(&metrics, theme),
+    ));
+    charts
+}
+
+fn named(id: &str, option: Value) -> NamedChart {
+    let title = option
+        .pointer("/title/0/text")
+        .or_else(|| option.pointer("/title/text"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    NamedChart {
+        id: id.to_owned(),
+        title,
+        option,
+    }
+}
+
+#[cfg(test)]
+mod tests;

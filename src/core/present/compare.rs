@@ -1,0 +1,518 @@
+//! Side-by-side comparison of two or more loaded runs.
+//!
+//! This module owns [`compare`]: the first run is the baseline; every key metric of every run
+//! gets its value, its difference from the baseline and its ratio to it, and every workload
+//! field that differs between the runs becomes a [`Mismatch`] with the reason it matters,
+//! because unlike runs must not be read as alike. It is pure data: the page and the Markdown
+//! export render it.
+
+use crate::core::format::format_number;
+use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+use crate::core::read::loaded::text::CappedText;
+use crate::core::read::loaded::views::SamplingView;
+use crate::core::read::loaded::LoadedArtifact;
+
+/// What a [`MetricComparison`] row measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComparedMetric {
+    /// One statistic of one request-level metric, e.g. TTFT p95.
+    Distribution(MetricKind, MetricStat),
+    /// `throughput_tok_s`.
+    Throughput,
+    /// `prefix_cache_hit_avg`.
+    PrefixCacheHitAvg,
+    /// `failed` (falls back to the length of `failures`).
+    FailedRequests,
+}
+
+impl ComparedMetric {
+    /// Label for tables, e.g. `TTFT p95`.
+    pub fn label(self) -> String {
+        match self {
+            ComparedMetric::Distribution(kind, stat) => {
+                format!("{} {}", kind.short_label(), stat.id())
+            }
+            ComparedMetric::Throughput => "Throughput".to_owned(),
+            ComparedMetric::PrefixCacheHitAvg => "Prefix-cache hit (avg fraction)".to_owned(),
+            ComparedMetric::FailedRequests => "Failed requests".to_owned(),
+        }
+    }
+
+    /// Unit of the values (`ms`, `tok/s`, or empty for counts and fractions).
+    pub fn unit(self) -> &'static str {
+        match self {
+            ComparedMetric::Distribution(kind, _) => kind.unit(),
+            ComparedMetric::Throughput => "tok/s",
+            ComparedMetric::PrefixCacheHitAvg | ComparedMetric::FailedRequests => "",
+        }
+    }
+
+    /// True when a larger value is better (rates, cache hits).
+    pub fn higher_is_better(self) -> bool {
+        match self {
+            ComparedMetric::Distribution(kind, _) => kind.higher_is_better(),
+            ComparedMetric::Throughput | ComparedMetric::PrefixCacheHitAvg => true,
+            ComparedMetric::FailedRequests => false,
+        }
+    }
+
+    /// This metric's value in one run.
+    pub fn value_of(self, run: &LoadedArtifact) -> Option<f64> {
+        match self {
+            ComparedMetric::Distribution(kind, stat) => run.metrics.get(kind).stat(stat),
+            ComparedMetric::Throughput => run.metrics.throughput_tok_s,
+            ComparedMetric::PrefixCacheHitAvg => run.metrics.prefix_cache_hit_avg,
+            ComparedMetric::FailedRequests => match run.workload.failed {
+                Some(failed) => Some(failed as f64),
+                // G1 has neither `failed` nor `failures`; an empty list there means "unknown".
+                None if !run.failures.is_empty() => Some(run.failures.len() as f64),
+                None => None,
+            },
+        }
+    }
+}
+
+/// One run's value of one metric against the baseline (the first run).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MetricDelta {
+    /// The run's value, when it has one.
+    pub value: Option<f64>,
+    /// `value − baseline`, when both exist.
+    pub delta: Option<f64>,
+    /// `value / baseline`, when both exist and the baseline is not zero.
+    pub ratio: Option<f64>,
+}
+
+impl MetricDelta {
+    /// Compares `value` with `baseline`.
+    pub fn against(value: Option<f64>, baseline: Option<f64>) -> Self {
+        let both = value.zip(baseline);
+        let finite = |number: f64| number.is_finite().then_some(number);
+        MetricDelta {
+            value,
+            delta: both.and_then(|(value, baseline)| finite(value - baseline)),
+            ratio: both
+                .filter(|&(_, baseline)| baseline != 0.0)
+                .and_then(|(value, baseline)| finite(value / baseline)),
+        }
+    }
+}
+
+/// One metric across all runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricComparison {
+    /// What is compared.
+    pub metric: ComparedMetric,
+    /// One entry per run, in the order the runs were given (the first is the baseline).
+    pub runs: Vec<MetricDelta>,
+}
+
+/// A workload field whose values differ between the runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The artifact field, e.g. `concurrency` or `sampling.temperature.requested`.
+    pub field: &'static str,
+    /// Each run's value as display text (`(absent)` when the file lacks it), in run order.
+    pub values: Vec<String>,
+    /// Why runs that differ here must not be read as alike.
+    pub explanation: &'static str,
+}
+
+/// Everything the comparison view and the Markdown summary show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// Each run's label (file name or run id), in order; the first is the baseline.
+    pub labels: Vec<String>,
+    /// Key metrics that at least one run has.
+    pub metrics: Vec<MetricComparison>,
+    /// Workload fields that differ.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Comparison {
+    /// True when the runs measured the same workload as far as their files tell.
+    pub fn is_like_for_like(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+}
+
+/// The text shown for a field a file does not have.
+pub const ABSENT: &str = "(absent)";
+
+/// Compares runs; the first is the baseline. Metrics that no run has are left out. With fewer
+/// than two runs there is nothing to mismatch.
+pub fn compare(runs: &[&LoadedArtifact]) -> Comparison {
+    let labels = runs.iter().map(|run| run.label()).collect();
+    let mut compared = Vec::new();
+    for kind in MetricKind::ALL {
+        for stat in MetricStat::ALL {
+            compared.push(ComparedMetric::Distribution(kind, stat));
+        }
+    }
+    compared.extend([
+        ComparedMetric::Throughput,
+        ComparedMetric::PrefixCacheHitAvg,
+        ComparedMetric::FailedRequests,
+    ]);
+    let metrics = compared
+        .into_iter()
+        .filter_map(|metric| {
+            let values: Vec<Option<f64>> = runs.iter().map(|run| metric.value_of(run)).collect();
+            if values.iter().all(Option::is_none) {
+                return None;
+            }
+            let baseline = values.first().copied().flatten();
+            Some(MetricComparison {
+                metric,
+                runs: values
+                    .into_iter()
+                    .map(|value| MetricDelta::against(value, baseline))
+                    .collect(),
+            })
+        })
+        .collect();
+    Comparison {
+        labels,
+        metrics,
+        mismatches: workload_mismatches(runs),
+    }
+}
+
+/// A compared workload field: how to read it and why a difference matters.
+struct WorkloadField {
+    field: &'static str,
+    read: fn(&LoadedArtifact) -> Option<String>,
+    explanation: &'static str,
+    /// A run without the field differs from one with it. Off for what only strobe's `client`
+    /// block records: a file from another client says nothing either way.
+    absent_differs: bool,
+}
+
+fn text_of(text: &Option<CappedText>) -> Option<String> {
+    text.as_ref().map(ToString::to_string)
+}
+
+fn number_of<T: ToString>(number: Option<T>) -> Option<String> {
+    number.map(|number| number.to_string())
+}
+
+const WORKLOAD_FIELDS: [WorkloadField; 19] = [
+    WorkloadField {
+        field: "measurement_protocol",
+        read: |run| text_of(&run.identity.measurement_protocol),
+        explanation: "the protocol decides what TTFT and TTFO measure (capacity-v4-reasoning \
+                      separates reasoning from content; older protocols do not)",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "prompt_cache_mode",
+        read: |run| text_of(&run.workload.prompt_cache_mode),
+        explanation: "shared prompts hit the prefix cache and skip most prefill, so TTFT and \
+                      prefill rates are not comparable with unique prompts",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "shared_prefix_tokens",
+        read: |run| number_of(run.workload.shared_prefix_tokens),
+        explanation: "a longer shared prefix means more cached tokens and faster first tokens",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "context_tokens",
+        read: |run| number_of(run.workload.context_tokens),
+        explanation: "prompt length drives prefill time: TTFT grows with context",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "context_distribution",
+        read: |run| text_of(&run.workload.context_distribution),
+        explanation: "the mix of prompt lengths differs, so latency distributions differ even \
+                      at the same nominal context",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "max_context_tokens",
+        read: |run| number_of(run.workload.max_context_tokens),
+        explanation: "the server's context limit differs (a different server configuration, \
+                      and prompts may have been clamped differently)",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "concurrency",
+        read: |run| number_of(run.workload.concurrency),
+        explanation: "more requests in flight raise throughput but also queueing, so \
+                      per-request latency is not comparable",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "max_tokens",
+        read: |run| number_of(run.workload.max_tokens),
+        explanation: "the output cap bounds generation time and E2E latency",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "response_words",
+        read: |run| number_of(run.workload.response_words),
+        explanation: "controlled output length differs, so E2E and throughput differ by design",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "controlled_output_policy",
+        read: |run| text_of(&run.workload.controlled_output_policy),
+        explanation: "strict runs exclude non-adherent responses, observe runs keep them",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "request_canaries",
+        read: |run| number_of(run.workload.request_canaries),
+        explanation: "canary runs verify each response belongs to its request and exclude the \
+                      ones that fail; runs without canaries may count mixed-up responses",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "sampling.temperature.requested",
+        read: |run| sampling_value(run, |sampling| sampling.temperature),
+        explanation: "sampling temperature changes what is generated and how long outputs run",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "sampling.top_p.requested",
+        read: |run| sampling_value(run, |sampling| sampling.top_p),
+        explanation: "top_p changes what is generated and how long outputs run",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "serve_flags.thinking_mode",
+        read: |run| text_of(&run.workload.thinking_mode),
+        explanation: "with thinking on, the model reasons before answering: TTFT and output \
+                      lengths change completely",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "engine",
+        read: |run| text_of(&run.identity.engine),
+        explanation: "a different serving engine (or version) is a different system under test",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "gpu",
+        read: |run| text_of(&run.identity.gpu),
+        explanation: "different hardware: differences may come from the GPU, not the software",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "client.measurement_thread",
+        read: |run| {
+            run.client
+                .as_ref()
+                .and_then(|client| text_of(&client.measurement_thread))
+        },
+        explanation: "measured on the page's main thread, reads can be stamped late by the \
+                      page's own work; the measurement worker avoids that",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "client.live_view",
+        read: |run| {
+            run.client
+                .as_ref()
+                .and_then(|client| text_of(&client.live_view))
+        },
+        explanation: "one run's page drew live progress while it measured: on the page's main \
+                      thread that drawing can stamp reads late",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "client.transport.connection_limit_suspected",
+        read: |run| {
+            run.client
+                .as_ref()
+                .and_then(|client| number_of(client.connection_limit_suspected))
+        },
+        explanation: "in one run the browser may have queued requests for a connection, and \
+                      that wait is inside its TTFO",
+        absent_differs: false,
+    },
+];
+
+fn sampling_value(run: &LoadedArtifact, pick: fn(&SamplingView) -> Option<f64>) -> Option<String> {
+    let sampling = run.workload.sampling.as_ref()?;
+    Some(match pick(sampling) {
+        Some(value) => format_number_exact(value),
+        None => "not requested".to_owned(),
+    })
+}
+
+/// Shortest round-trip text of a number, so `0.9` and `0.90000001` do not look equal.
+fn format_number_exact(value: f64) -> String {
+    format!("{value}")
+}
+
+fn workload_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
+    if runs.len() < 2 {
+        return Vec::new();
+    }
+    WORKLOAD_FIELDS
+        .iter()
+        .filter_map(|field| {
+            let read: Vec<Option<String>> = runs.iter().map(|run| (field.read)(run)).collect();
+            let mut compared = read
+                .iter()
+                .filter(|value| field.absent_differs || value.is_some());
+            let first = compared.next()?;
+            let differs = compared.any(|value| value != first);
+            let values: Vec<String> = read
+                .into_iter()
+                .map(|value| value.unwrap_or_else(|| ABSENT.to_owned()))
+                .collect();
+            differs.then_some(Mismatch {
+                field: field.field,
+                values,
+                explanation: field.explanation,
+            })
+        })
+        .collect()
+}
+
+/// `value (+delta, ×ratio)` for tables, or `—` when the run lacks the value.
+pub fn format_delta(delta: &MetricDelta, unit: &str, is_baseline: bool) -> String {
+    let Some(value) = delta.value else {
+        return "—".to_owned();
+    };
+    let unit_suffix = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
+    let mut text = format!("{}{unit_suffix}", format_number(value));
+    if is_baseline {
+        return text;
+    }
+    let mut details = Vec::new();
+    if let Some(change) = delta.delta {
+        let sign = if change >= 0.0 { "+" } else { "" };
+        details.push(format!("{sign}{}", format_number(change)));
+    }
+    if let Some(ratio) = delta.ratio {
+        details.push(format!("×{ratio:.3}"));
+    }
+    if !details.is_empty() {
+        text.push_str(&format!(" ({})", details.join(", ")));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas_and_ratios_need_both_values_and_a_nonzero_baseline() {
+        assert_eq!(
+            MetricDelta::against(Some(3.0), Some(2.0)),
+            MetricDelta {
+                value: Some(3.0),
+                delta: Some(1.0),
+                ratio: Some(1.5)
+            }
+        );
+        assert_eq!(
+            MetricDelta::against(None, Some(2.0)),
+            MetricDelta::default()
+        );
+        assert_eq!(
+            MetricDelta::against(Some(2.0), None),
+            MetricDelta {
+                value: Some(2.0),
+                delta: None,
+                ratio: None
+            }
+        );
+        assert_eq!(
+            MetricDelta::against(Some(2.0), Some(0.0)),
+            MetricDelta {
+                value: Some(2.0),
+                delta: Some(2.0),
+                ratio: None
+            }
+        );
+        // Overflow to infinity is not a difference anyone can read.
+        assert_eq!(
+            MetricDelta::against(Some(f64::MAX), Some(-f64::MAX)).delta,
+            None
+        );
+    }
+
+    #[test]
+    fn deltas_format_with_sign_and_ratio() {
+        let delta = MetricDelta::against(Some(9000.0), Some(8953.168));
+        assert_eq!(format_delta(&delta, "ms", false), "9000 ms (+46.8, ×1.005)");
+        assert_eq!(format_delta(&delta, "ms", true), "9000 ms");
+        let lower = MetricDelta::against(Some(0.25), Some(0.5));
+        assert_eq!(format_delta(&lower, "", false), "0.250 (-0.250, ×0.500)");
+        assert_eq!(format_delta(&MetricDelta::default(), "ms", false), "—");
+    }
+
+    #[test]
+    fn no_runs_or_one_run_have_nothing_to_mismatch() {
+        let empty = compare(&[]);
+        assert!(empty.labels.is_empty() && empty.metrics.is_empty());
+        assert!(empty.is_like_for_like());
+
+        let run = LoadedArtifact::from_text("one.json", r#"{"concurrency": 3, "failed": 1}"#);
+        let single = compare(&[&run]);
+        assert!(single.is_like_for_like());
+        let failed = single
+            .metrics
+            .iter()
+            .find(|row| row.metric == ComparedMetric::FailedRequests)
+            .expect("failed requests");
+        assert_eq!(failed.runs, [MetricDelta::against(Some(1.0), Some(1.0))]);
+        assert_eq!(single.metrics.len(), 1, "only metrics some run has");
+    }
+
+    #[test]
+    fn sampling_values_compare_exactly() {
+        let a = LoadedArtifact::from_text(
+            "a.json",
+            r#"{"sampling": {"temperature": {"requested": 0.9}, "top_p": {"requested": null}}}"#,
+        );
+        let b = LoadedArtifact::from_text(
+            "b.json",
+            r#"{"sampling": {"temperature": {"requested": 0.90000001}, "top_p": {"requested": null}}}"#,
+        );
+        let mismatches = compare(&[&a, &b]).mismatches;
+        assert_eq!(mismatches.len(), 1);
+        assert_eq!(mismatches[0].field, "sampling.temperature.requested");
+        assert_eq!(mismatches[0].values, ["0.9", "0.90000001"]);
+    }
+
+    #[test]
+    fn how_runs_were_measured_is_compared_only_between_runs_that_say() {
+        let client = |thread: &str, live_view: &str, queued: bool| {
+            format!(
+                r#"{{"client": {{"measurement_thread": "{thread}", "live_view": "{live_view}", "transport": {{"connection_limit_suspected": {queued}}}}}}}"#
+            )
+        };
+        let worker = LoadedArtifact::from_text("w.json", &client("worker", "during", false));
+        let main = LoadedArtifact::from_text("m.json", &client("main", "end", true));
+        let other_tool = LoadedArtifact::from_text("r.json", "{}");
+        let fields: Vec<&str> = compare(&[&worker, &main])
+            .mismatches
+            .iter()
+            .map(|mismatch| mismatch.field)
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                "client.measurement_thread",
+                "client.live_view",
+                "client.transport.connection_limit_suspected"
+            ]
+        );
+        // A file from a client without the block says nothing either way.
+        assert!(compare(&[&worker, &other_tool]).mismatches.is_empty());
+        let three = compare(&[&worker, &other_tool, &main]).mismatches;
+        assert_eq!(three[0].values, ["worker", ABSENT, "main"]);
+    }
+}

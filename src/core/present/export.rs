@@ -1,0 +1,429 @@
+//! Exports of loaded runs: request rows as CSV and a run/comparison summary as Markdown.
+//!
+//! This module owns the two text exporters. Both are pure `serialize(&data) -> String`
+//! functions (the web layer turns the text into a download), and both treat every string from
+//! a file as hostile: CSV cells are RFC 4180 quoted and guarded against formula injection,
+//! Markdown text is escaped so it cannot inject markup, links or HTML. (A chart's PNG export is
+//! ECharts' own `saveAsImage`, configured in [`crate::core::present::charts`].)
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use crate::core::present::compare::{format_delta, Comparison};
+use crate::core::read::loaded::text::CappedText;
+use crate::core::read::loaded::views::{FailureView, RowView};
+use crate::core::read::loaded::LoadedArtifact;
+
+/// The CSV header, one column per [`RowView`] field plus the failure columns.
+pub const CSV_COLUMNS: [&str; 17] = [
+    "status",
+    "request_index",
+    "started_at_ms",
+    "planned_context_tokens",
+    "prompt_tokens",
+    "cached_tokens",
+    "output_tokens",
+    "time_to_first_output_ms",
+    "ttft_ms",
+    "e2e_ms",
+    "generation_ms",
+    "tpot_ms",
+    "decode_tok_s",
+    "effective_prefill_tok_s",
+    "failure_class",
+    "error_type",
+    "error_message",
+];
+
+/// At most this many violations per run are listed in the Markdown summary.
+pub const MARKDOWN_VIOLATIONS_MAX: usize = 20;
+
+/// The request rows (status `ok`) and failures (status `failed`) of one run as CSV, sorted by
+/// request index, CRLF line endings (RFC 4180). Missing values are empty cells. Failure texts
+/// are the display-capped [`CappedText`]s, with `…` when cut.
+pub fn rows_csv(run: &LoadedArtifact) -> String {
+    enum Entry<'a> {
+        Row(&'a RowView),
+        Failure(&'a FailureView),
+    }
+    let mut entries: Vec<(u64, Entry)> = run
+        .rows
+        .iter()
+        .map(|row| (row.index_or_position(), Entry::Row(row)))
+        .chain(
+            run.failures
+                .iter()
+                .map(|failure| (failure.index_or_position(), Entry::Failure(failure))),
+        )
+        .collect();
+    entries.sort_by_key(|(index, _)| *index);
+
+    let mut csv = String::with_capacity(64 + entries.len() * 160);
+    write_record(
+        &mut csv,
+        CSV_COLUMNS.iter().map(|column| column.to_string()),
+    );
+    for (_, entry) in entries {
+        let cells: Vec<String> = match entry {
+            Entry::Row(row) => {
+                let mut cells = vec![
+                    "ok".to_owned(),
+                    integer_cell(row.request_index),
+                    float_cell(row.started_at_ms),
+                    integer_cell(row.planned_context_tokens),
+                    integer_cell(row.prompt_tokens),
+                    integer_cell(row.cached_tokens),
+                    integer_cell(row.output_tokens),
+                    float_cell(row.ttfo_ms),
+                    float_cell(row.ttft_ms),
+                    float_cell(row.e2e_ms),
+                    float_cell(row.generation_ms),
+                    float_cell(row.tpot_ms),
+                    float_cell(row.decode_tok_s),
+                    float_cell(row.prefill_tok_s),
+                ];
+                cells.extend([String::new(), String::new(), String::new()]);
+                cells
+            }
+            Entry::Failure(failure) => {
+                let mut cells = vec![
+                    "failed".to_owned(),
+                    integer_cell(failure.request_index),
+                    float_cell(failure.started_at_ms),
+                ];
+                cells.extend(std::iter::repeat_n(String::new(), 11));
+                cells.extend([
+                    text_cell(&failure.failure_class),
+                    text_cell(&failure.error_type),
+                    text_cell(&failure.error_message),
+                ]);
+                cells
+            }
+        };
+        write_record(&mut csv, cells.into_iter());
+    }
+    csv
+}
+
+fn write_record(csv: &mut String, cells: impl Iterator<Item = String>) {
+    for (position, cell) in cells.enumerate() {
+        if position > 0 {
+            csv.push(',');
+        }
+        csv.push_str(&csv_cell(&cell));
+    }
+    csv.push_str("\r\n");
+}
+
+fn integer_cell(value: Option<u64>) -> String {
+    value.map(|value| value.to_string()).unwrap_or_default()
+}
+
+fn float_cell(value: Option<f64>) -> String {
+    value
+        .filter(|value| value.is_finite())
+        .map(|value| value.to_string())
+        .unwrap_or_default()
+}
+
+fn text_cell(value: &Option<CappedText>) -> String {
+    value.as_ref().map(ToString::to_string).unwrap_or_default()
+}
+
+/// One CSV cell: a leading `=`, `+`, `-`, `@`, tab or CR (which spreadsheets run as a
+/// formula) gets a `'` in front unless the cell is a plain number; then the cell is quoted
+/// when it holds a comma, quote, CR or LF, with quotes doubled (RFC 4180).
+pub fn csv_cell(text: &str) -> Cow<'_, str> {
+    let formula_like = text
+        .chars()
+        .next()
+        .is_some_and(|first| matches!(first, '=' | '+' | '-' | '@' | '\t' | '\r'));
+    let guarded: Cow<'_, str> = if formula_like && !is_plain_number(text) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    };
+    if guarded.contains([',', '"', '\r', '\n']) {
+        Cow::Owned(format!("\"{}\"", guarded.replace('"', "\"\"")))
+    } else {
+        guarded
+    }
+}
+
+/// `[+-]digits[.digits][e[+-]digits]` (or `.digits`): a number a spreadsheet reads as a
+/// number, never as a formula. `inf`, `NaN` and hex are not plain numbers.
+pub fn is_plain_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut position = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        position += 1;
+    }
+    let digits_from = |start: usize| {
+        bytes[start..]
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count()
+    };
+    let integer_digits = digits_from(position);
+    position += integer_digits;
+    let mut fraction_digits = 0;
+    if bytes.get(position) == Some(&b'.') {
+        position += 1;
+        fraction_digits = digits_from(position);
+        position += fraction_digits;
+    }
+    if integer_digits + fraction_digits == 0 {
+        return false;
+    }
+    if matches!(bytes.get(position), Some(b'e' | b'E')) {
+        position += 1;
+        if matches!(bytes.get(position), Some(b'+' | b'-')) {
+            position += 1;
+        }
+        let exponent_digits = digits_from(position);
+        if exponent_digits == 0 {
+            return false;
+        }
+        position += exponent_digits;
+    }
+    position == bytes.len()
+}
+
+/// Escapes text from a file for Markdown: backslash-escapes `\ | ` * _ [ ] ~`, writes `< > &`
+/// as entities, and turns newlines, tabs and other control characters into spaces, so the
+/// text stays inside its table cell and renders as the literal characters.
+pub fn escape_markdown(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len() + 8);
+    let mut previous_was_cr = false;
+    for character in text.chars() {
+        match character {
+            '\\' | '|' | '`' | '*' | '_' | '[' | ']' | '~' => {
+                escaped.push('\\');
+                escaped.push(character);
+            }
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '&' => escaped.push_str("&amp;"),
+            // CRLF becomes one space, not two.
+            '\n' if previous_was_cr => {}
+            character if character.is_control() => escaped.push(' '),
+            character => escaped.push(character),
+        }
+        previous_was_cr = character == '\r';
+    }
+    escaped
+}
+
+fn escaped_or_dash(text: &Option<CappedText>) -> String {
+    match text {
+        Some(text) => escape_markdown(&text.to_string()),
+        None => "—".to_owned(),
+    }
+}
+
+fn count_or_dash(value: Option<u64>) -> String {
+    value.map_or_else(|| "—".to_owned(), |value| value.to_string())
+}
+
+/// A Markdown summary of the runs and their comparison: the runs (identity, verdict,
+/// workload), the key metrics with deltas and ratios to the baseline, the workload
+/// mismatches with why they matter, and each run's validation findings.
+pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> String {
+    let mut markdown = String::new();
+    markdown.push_str("# strobe run summary\n\n");
+    if runs.is_empty() {
+        markdown.push_str("No runs loaded.\n");
+        return markdown;
+    }
+
+    markdown.push_str("## Runs\n\n");
+    markdown.push_str(
+        "| # | Run | Verdict | Model | Engine | GPU | Protocol | Requests | Completed | Failed \
+         | Concurrency | Context tokens |\n",
+    );
+    markdown.push_str("|---|---|---|---|---|---|---|---:|---:|---:|---:|---:|\n");
+    for (position, run) in runs.iter().enumerate() {
+        let number = if position == 0 {
+            "1 (baseline)".to_owned()
+        } else {
+            (position + 1).to_string()
+        };
+        let _ = writeln!(
+            markdown,
+            "| {number} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            escape_markdown(&run.label()),
+            escape_markdown(&run.verdict().to_string()),
+            escaped_or_dash(&run.identity.model),
+            escaped_or_dash(&run.identity.engine),
+            escaped_or_dash(&run.identity.gpu),
+            escaped_or_dash(&run.identity.measurement_protocol),
+            count_or_dash(run.workload.requests),
+            count_or_dash(run.workload.completed),
+            count_or_dash(run.workload.failed),
+            count_or_dash(run.workload.concurrency),
+            count_or_dash(run.workload.context_tokens),
+        );
+    }
+
+    markdown.push_str("\n## Key metrics\n\n");
+    if comparison.metrics.is_empty() {
+        markdown.push_str("No run states any key metric.\n");
+    } else {
+        markdown.push_str("| Metric |");
+        for (position, label) in comparison.labels.iter().enumerate() {
+            let baseline = if position == 0 { " (baseline)" } else { "" };
+            let _ = write!(markdown, " {}{baseline} |", escape_markdown(label));
+        }
+        markdown.push_str("\n|---|");
+        markdown.push_str(&"---:|".repeat(comparison.labels.len()));
+        markdown.push('\n');
+        for row in &comparison.metrics {
+            let _ = write!(markdown, "| {} |", escape_markdown(&row.metric.label()));
+            for (position, delta) in row.runs.iter().enumerate() {
+                let _ = write!(
+                    markdown,
+                    " {} |",
+                    escape_markdown(&format_delta(delta, row.metric.unit(), position == 0))
+                );
+            }
+            markdown.push('\n');
+        }
+        if comparison.labels.len() > 1 {
+            markdown.push_str(
+                "\nIn parentheses: difference from the baseline and ratio to it. Lower is \
+                 better for latencies and failures, higher for rates and cache hits.\n",
+            );
+        }
+    }
+
+    if runs.len() > 1 {
+        markdown.push_str("\n## Workload mismatches\n\n");
+        if comparison.mismatches.is_empty() {
+            markdown.push_str("None: the files describe the same workload.\n");
+        } else {
+            markdown.push_str(
+                "These runs did not measure the same workload; do not read their differences \
+                 as the server's alone.\n\n",
+            );
+            for mismatch in &comparison.mismatches {
+                let values: Vec<String> = comparison
+                    .labels
+                    .iter()
+                    .zip(&mismatch.values)
+                    .map(|(label, value)| {
+                        format!("{}: {}", escape_markdown(label), escape_markdown(value))
+                    })
+                    .collect();
+                let _ = writeln!(
+                    markdown,
+                    "- **{}** ({}): {}.",
+                    escape_markdown(mismatch.field),
+                    values.join("; "),
+                    escape_markdown(mismatch.explanation)
+                );
+            }
+        }
+    }
+
+    markdown.push_str("\n## Validation\n\n");
+    for run in runs {
+        let _ = writeln!(
+            markdown,
+            "- {}: {}",
+            escape_markdown(&run.label()),
+            escape_markdown(&run.status_line())
+        );
+        // The status line already states a refusal; list the violations and notices.
+        let problems: Vec<String> = run
+            .report
+            .violations
+            .iter()
+            .map(ToString::to_string)
+            .chain(run.notices.iter().map(ToString::to_string))
+            .collect();
+        for problem in problems.iter().take(MARKDOWN_VIOLATIONS_MAX) {
+            let _ = writeln!(markdown, "  - {}", escape_markdown(problem));
+        }
+        if problems.len() > MARKDOWN_VIOLATIONS_MAX {
+            let _ = writeln!(
+                markdown,
+                "  - … and {} more",
+                problems.len() - MARKDOWN_VIOLATIONS_MAX
+            );
+        }
+    }
+    markdown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_are_quoted_per_rfc_4180() {
+        assert_eq!(csv_cell("plain"), "plain");
+        assert_eq!(csv_cell(""), "");
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_cell("two\nlines"), "\"two\nlines\"");
+    }
+
+    #[test]
+    fn formula_like_cells_are_guarded_but_numbers_are_not() {
+        for (cell, expected) in [
+            ("=1+2", "'=1+2"),
+            ("+cmd", "'+cmd"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tindent", "'\tindent"),
+            ("\rx", "\"'\rx\""),
+            ("-inf", "'-inf"),
+            ("=a,b", "\"'=a,b\""),
+            ("-", "'-"),
+            ("-5", "-5"),
+            ("+1.25", "+1.25"),
+            ("-2.5e-3", "-2.5e-3"),
+            ("a=b", "a=b"),
+        ] {
+            assert_eq!(csv_cell(cell), expected, "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn plain_numbers_are_decimal_literals_only() {
+        for number in ["0", "1", "+1.5", "-.5", "1.", "1e-3", "6.02E+23"] {
+            assert!(is_plain_number(number), "{number}");
+        }
+        for text in [
+            "", "+", "-", ".", "e5", "1e", "1e+", "0x10", "NaN", "inf", "1 2", "1,5",
+        ] {
+            assert!(!is_plain_number(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn markdown_escaping_leaves_no_markup() {
+        assert_eq!(escape_markdown("a|b"), "a\\|b");
+        assert_eq!(
+            escape_markdown("<b>&amp;</b>"),
+            "&lt;b&gt;&amp;amp;&lt;/b&gt;"
+        );
+        assert_eq!(
+            escape_markdown("**bold** _i_ [link](u) `code` ~s~ \\"),
+            "\\*\\*bold\\*\\* \\_i\\_ \\[link\\](u) \\`code\\` \\~s\\~ \\\\"
+        );
+        assert_eq!(
+            escape_markdown("one\r\ntwo\nthree\rfour\tfive"),
+            "one two three four five"
+        );
+        assert_eq!(escape_markdown("größe 🚀"), "größe 🚀");
+    }
+
+    #[test]
+    fn an_empty_summary_says_so() {
+        let comparison = crate::core::present::compare::compare(&[]);
+        assert_eq!(
+            summary_markdown(&[], &comparison),
+            "# strobe run summary\n\nNo runs loaded.\n"
+        );
+    }
+}

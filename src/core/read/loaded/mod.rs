@@ -1,0 +1,365 @@
+//! A dropped artifact file as the results pages see it: validated, then read as far as it can be.
+//!
+//! This module owns [`LoadedArtifact`]: the validator's [`Report`] for the file plus everything
+//! the charts, the comparison and the exports need, extracted tolerantly from every generation
+//! (G1 without rows and with p50/p95 only, G2, G3 rows with 15 keys, modern). Building one never
+//! fails: a file that is too large, not UTF-8, not JSON or hostile still yields a value that says
+//! so. Every string from the file is kept verbatim as data (the UI renders it as text, never as
+//! HTML) and capped in length ([`CappedText`]) so a 10 MB model name cannot blow up a page.
+//!
+//! [`metrics`] owns [`MetricKind`], the request-level metrics strobe shows;
+//! [`views`] the rows, failures and the rest read from a file; [`text`] the capped text.
+
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::core::read::loaded::metrics::*;
+use crate::core::read::loaded::text::*;
+use crate::core::read::loaded::views::*;
+use crate::core::read::validate::{
+    validate_artifact, validate_artifact_text, Generation, Report, Verdict,
+};
+
+pub mod metrics;
+pub mod text;
+pub mod views;
+
+/// Largest artifact text strobe reads (64 MiB). Real artifacts are at most a few MB even with
+/// 10,000 rows; beyond this the browser tab would spend seconds and hundreds of MB on one file.
+pub const MAX_ARTIFACT_TEXT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Why a file was not read at all (before any JSON rule could apply).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LoadRefusal {
+    /// The text is larger than [`MAX_ARTIFACT_TEXT_BYTES`].
+    #[error(
+        "the file is {bytes} bytes, more than the {limit}-byte limit strobe reads; an artifact \
+         is a few MB even with 10,000 requests, so check that this is the artifact JSON and \
+         not a trace or a log"
+    )]
+    TooLarge {
+        /// Size of the refused text.
+        bytes: usize,
+        /// [`MAX_ARTIFACT_TEXT_BYTES`].
+        limit: usize,
+    },
+    /// The bytes are not UTF-8, so they cannot be JSON.
+    #[error(
+        "the file is not UTF-8 text (invalid byte at offset {offset}); artifacts are UTF-8 \
+         JSON, so re-save it as UTF-8 or pick the .json artifact itself"
+    )]
+    NotUtf8 {
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The file could not be read at all (the browser's reason).
+    #[error("the file could not be read: {reason}; try picking it again")]
+    Unreadable {
+        /// What the browser or the network said.
+        reason: String,
+    },
+}
+
+/// A dropped artifact: the validator's verdict plus everything that could be read from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedArtifact {
+    /// The file name the user dropped, as data.
+    pub file_name: CappedText,
+    /// Size of the text in bytes.
+    pub text_bytes: usize,
+    /// Set when the file was not read at all (too large, not UTF-8).
+    pub refusal: Option<LoadRefusal>,
+    /// The validator's verdict, generation and every violation.
+    pub report: Report,
+    /// Things worth a warning that do not make the file invalid.
+    pub notices: Vec<LoadNotice>,
+    /// Who and what was measured.
+    pub identity: RunIdentity,
+    /// What the run asked for.
+    pub workload: WorkloadView,
+    /// The `metrics` headline numbers.
+    pub metrics: KeyMetrics,
+    /// `request_timings`, in file order (empty for G1/G2).
+    pub rows: Vec<RowView>,
+    /// `failures`, in file order.
+    pub failures: Vec<FailureView>,
+    /// strobe's `client` block, when present.
+    pub client: Option<ClientView>,
+}
+
+impl LoadedArtifact {
+    /// Reads raw file bytes: refuses oversized or non-UTF-8 input, then [`Self::from_text`].
+    pub fn from_bytes(file_name: &str, bytes: &[u8]) -> Self {
+        if bytes.len() > MAX_ARTIFACT_TEXT_BYTES {
+            return Self::refused(
+                file_name,
+                bytes.len(),
+                LoadRefusal::TooLarge {
+                    bytes: bytes.len(),
+                    limit: MAX_ARTIFACT_TEXT_BYTES,
+                },
+            );
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::from_text(file_name, text),
+            Err(error) => Self::refused(
+                file_name,
+                bytes.len(),
+                LoadRefusal::NotUtf8 {
+                    offset: error.valid_up_to(),
+                },
+            ),
+        }
+    }
+
+    /// A file refused by its size alone, before reading it (the browser knows the size first,
+    /// so a huge file never has to be loaded into memory).
+    pub fn too_large(file_name: &str, bytes: usize) -> Self {
+        Self::refused(
+            file_name,
+            bytes,
+            LoadRefusal::TooLarge {
+                bytes,
+                limit: MAX_ARTIFACT_TEXT_BYTES,
+            },
+        )
+    }
+
+    /// A file whose bytes could not be obtained, with the reason.
+    pub fn unreadable(file_name: &str, reason: &str) -> Self {
+        Self::refused(
+            file_name,
+            0,
+            LoadRefusal::Unreadable {
+                reason: CappedText::new(reason).to_string(),
+            },
+        )
+    }
+
+    /// Validates `text` and reads what it can. Never fails: an unreadable file gives an
+    /// invalid report and empty data.
+    pub fn from_text(file_name: &str, text: &str) -> Self {
+        if text.len() > MAX_ARTIFACT_TEXT_BYTES {
+            return Self::refused(
+                file_name,
+                text.len(),
+                LoadRefusal::TooLarge {
+                    bytes: text.len(),
+                    limit: MAX_ARTIFACT_TEXT_BYTES,
+                },
+            );
+        }
+        // Parse once. serde_json rejects exactly what the text-level rules look for (a BOM,
+        // NaN/Infinity tokens, numbers out of range, nesting beyond its recursion limit), so
+        // when the parse succeeds `validate_artifact` on the value gives the same report as
+        // `validate_artifact_text`, without a second parse of a possibly large file.
+        let value: Value = match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(_) => return Self::empty(file_name, text.len(), validate_artifact_text(text)),
+        };
+        let report = validate_artifact(&value);
+        let mut loaded = Self::empty(file_name, text.len(), report);
+        loaded.read_value(&value);
+        loaded
+    }
+
+    /// The verdict: valid, valid legacy (with its generation) or invalid.
+    pub fn verdict(&self) -> Verdict {
+        self.report.verdict
+    }
+
+    /// The generation the validator detected.
+    pub fn generation(&self) -> Generation {
+        self.report.generation
+    }
+
+    /// True when the file has request rows to chart distributions from.
+    pub fn has_rows(&self) -> bool {
+        !self.rows.is_empty()
+    }
+
+    /// A name for legends and table headers: the file name, else the run id.
+    pub fn label(&self) -> String {
+        if !self.file_name.text.trim().is_empty() {
+            return self.file_name.to_string();
+        }
+        match &self.identity.run_id {
+            Some(run_id) => run_id.to_string(),
+            None => "(unnamed run)".to_owned(),
+        }
+    }
+
+    /// One sentence for the file's card: the verdict and what can be shown.
+    pub fn status_line(&self) -> String {
+        if let Some(refusal) = &self.refusal {
+            return format!("Not read: {refusal}.");
+        }
+        match self.report.verdict {
+            Verdict::Valid if self.rows.is_empty() => {
+                "Valid artifact with no successful request rows; showing its summary metrics."
+                    .to_owned()
+            }
+            Verdict::Valid => format!("Valid artifact with {} request rows.", self.rows.len()),
+            Verdict::ValidLegacy(generation) if self.rows.is_empty() => format!(
+                "Valid legacy artifact ({generation}): it has no request rows, so only its \
+                 p50/p95 summary metrics are shown."
+            ),
+            Verdict::ValidLegacy(generation) => format!(
+                "Valid legacy artifact ({generation}) with {} request rows; newer fields are \
+                 absent.",
+                self.rows.len()
+            ),
+            Verdict::Invalid => {
+                let count = self.report.violations.len();
+                match self.report.violations.first() {
+                    Some(first) => format!(
+                        "Invalid artifact: {count} violation{} (first: {first}).",
+                        if count == 1 { "" } else { "s" }
+                    ),
+                    None => "Invalid artifact.".to_owned(),
+                }
+            }
+        }
+    }
+
+    /// Every message the user should see: the refusal, each violation, then each notice.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(refusal) = &self.refusal {
+            problems.push(refusal.to_string());
+        }
+        problems.extend(self.report.violations.iter().map(ToString::to_string));
+        problems.extend(self.notices.iter().map(ToString::to_string));
+        problems
+    }
+
+    fn refused(file_name: &str, text_bytes: usize, refusal: LoadRefusal) -> Self {
+        let mut loaded = Self::empty(
+            file_name,
+            text_bytes,
+            Report {
+                verdict: Verdict::Invalid,
+                generation: Generation::Unknown,
+                violations: Vec::new(),
+            },
+        );
+        loaded.refusal = Some(refusal);
+        loaded
+    }
+
+    fn empty(file_name: &str, text_bytes: usize, report: Report) -> Self {
+        LoadedArtifact {
+            file_name: CappedText::new(file_name),
+            text_bytes,
+            refusal: None,
+            report,
+            notices: Vec::new(),
+            identity: RunIdentity::default(),
+            workload: WorkloadView::default(),
+            metrics: KeyMetrics::default(),
+            rows: Vec::new(),
+            failures: Vec::new(),
+            client: None,
+        }
+    }
+
+    fn read_value(&mut self, value: &Value) {
+        self.notices = markup_notices(value);
+        let Some(artifact) = value.as_object() else {
+            return;
+        };
+        let text = |key: &str| capped_string(artifact.get(key));
+        let integer = |key: &str| artifact.get(key).and_then(Value::as_u64);
+        self.identity = RunIdentity {
+            run_id: text("run_id"),
+            model: text("model"),
+            engine: text("engine"),
+            gpu: text("gpu"),
+            base_url: text("base_url"),
+            measurement_protocol: text("measurement_protocol"),
+            started_at: text("started_at"),
+        };
+        let serve_flags = artifact.get("serve_flags");
+        self.workload = WorkloadView {
+            requests: integer("requests"),
+            completed: integer("completed"),
+            failed: integer("failed"),
+            concurrency: integer("concurrency"),
+            context_tokens: integer("context_tokens"),
+            context_seed: artifact.get("context_seed").and_then(Value::as_i64),
+            context_distribution: artifact
+                .get("context_distribution")
+                .filter(|distribution| distribution.is_object())
+                .map(|distribution| CappedText::new(&distribution.to_string())),
+            max_context_tokens: integer("max_context_tokens"),
+            max_tokens: integer("max_tokens"),
+            response_words: integer("response_words"),
+            prompt_cache_mode: text("prompt_cache_mode"),
+            shared_prefix_tokens: integer("shared_prefix_tokens"),
+            request_canaries: artifact.get("request_canaries").and_then(Value::as_bool),
+            controlled_output_policy: text("controlled_output_policy"),
+            sampling: artifact
+                .get("sampling")
+                .and_then(Value::as_object)
+                .map(|sampling| SamplingView {
+                    temperature: finite_f64(
+                        sampling
+                            .get("temperature")
+                            .and_then(|parameter| parameter.get("requested")),
+                    ),
+                    top_p: finite_f64(
+                        sampling
+                            .get("top_p")
+                            .and_then(|parameter| parameter.get("requested")),
+                    ),
+                }),
+            thinking_mode: capped_string(serve_flags.and_then(|flags| flags.get("thinking_mode"))),
+            reasoning_effort: capped_string(
+                serve_flags.and_then(|flags| flags.get("reasoning_effort")),
+            ),
+            performance_eligible: artifact
+                .get("performance_eligible")
+                .and_then(Value::as_bool),
+            wall_clock_ms: finite_f64(artifact.get("wall_clock_ms")),
+        };
+        if let Some(metrics) = artifact.get("metrics").and_then(Value::as_object) {
+            self.metrics = KeyMetrics::from_metrics(metrics);
+        }
+        if let Some(rows) = artifact.get("request_timings").and_then(Value::as_array) {
+            let mut skipped = 0;
+            self.rows = rows
+                .iter()
+                .enumerate()
+                .filter_map(|(position, row)| match row.as_object() {
+                    Some(row) => Some(RowView::from_json(position, row)),
+                    None => {
+                        skipped += 1;
+                        None
+                    }
+                })
+                .collect();
+            if skipped > 0 {
+                self.notices
+                    .push(LoadNotice::RowsSkipped { count: skipped });
+            }
+        }
+        if let Some(failures) = artifact.get("failures").and_then(Value::as_array) {
+            self.failures = failures
+                .iter()
+                .enumerate()
+                .filter_map(|(position, failure)| {
+                    failure
+                        .as_object()
+                        .map(|failure| FailureView::from_json(position, failure))
+                })
+                .collect();
+        }
+        self.client = artifact
+            .get("client")
+            .and_then(Value::as_object)
+            .map(ClientView::from_json);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,175 @@
+//! Tests of reading artifact files of every generation into a [`LoadedArtifact`](super::LoadedArtifact).
+
+use super::*;
+use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
+use serde_json::json;
+use serde_json::Value;
+
+#[test]
+fn a_non_object_is_invalid_with_nothing_read() {
+    let loaded = LoadedArtifact::from_text("list.json", "[1, 2]");
+    assert_eq!(loaded.verdict(), Verdict::Invalid);
+    assert!(loaded.rows.is_empty());
+    assert_eq!(loaded.identity, RunIdentity::default());
+    assert!(loaded.status_line().starts_with("Invalid artifact: "));
+}
+
+#[test]
+fn malformed_rows_and_fields_are_skipped_not_fatal() {
+    let text = json!({
+        "schema": "anvil-serving.benchmark/v1",
+        "run_id": 42,
+        "model": "m",
+        "concurrency": true,
+        "request_timings": [
+            "not a row",
+            {"request_index": -1, "ttft_ms": "fast", "e2e_ms": 12.5, "cached_tokens": 7},
+        ],
+        "failures": [{"error_type": ["TypeError"], "request_index": 3}],
+    })
+    .to_string();
+    let loaded = LoadedArtifact::from_text("odd.json", &text);
+    assert_eq!(loaded.verdict(), Verdict::Invalid);
+    assert_eq!(loaded.identity.run_id, None, "a number is not a run id");
+    assert_eq!(loaded.workload.concurrency, None, "a bool is not a count");
+    assert_eq!(loaded.rows.len(), 1);
+    let row = &loaded.rows[0];
+    assert_eq!((row.position, row.request_index), (1, None));
+    assert_eq!(row.index_or_position(), 1);
+    assert_eq!((row.ttft_ms, row.e2e_ms), (None, Some(12.5)));
+    assert_eq!(row.cached_tokens, Some(7));
+    assert_eq!(loaded.failures[0].error_type, None);
+    assert_eq!(loaded.failures[0].index_or_position(), 3);
+    assert!(loaded
+        .notices
+        .contains(&LoadNotice::RowsSkipped { count: 1 }));
+}
+
+#[test]
+fn the_label_is_the_file_name_else_the_run_id() {
+    let text = json!({"run_id": "benchmark-20260101T000000Z"}).to_string();
+    assert_eq!(
+        LoadedArtifact::from_text("run.json", &text).label(),
+        "run.json"
+    );
+    assert_eq!(
+        LoadedArtifact::from_text("  ", &text).label(),
+        "benchmark-20260101T000000Z"
+    );
+    assert_eq!(LoadedArtifact::from_text("", "{}").label(), "(unnamed run)");
+}
+
+#[test]
+fn the_client_block_says_how_the_numbers_were_taken() {
+    let text = json!({"client": {
+        "name": "strobe", "version": "0.1.0", "timer_resolution_ms": 0.005,
+        "cross_origin_isolated": true, "measurement_thread": "worker",
+        "transport": {"http_protocols_seen": ["http/1.1"], "connection_limit_suspected": true,
+                      "endpoints": 1, "max_in_flight_per_origin": 8},
+        "warmup": {"requests": 16, "duration_ms": 80.5, "failures": 0, "check_rounds": 2,
+                   "connections": "ready"}
+    }})
+    .to_string();
+    let loaded = LoadedArtifact::from_text("run.json", &text);
+    let notes = loaded
+        .client
+        .map(|client| client.notes())
+        .unwrap_or_default();
+    assert_eq!(
+        notes[..2],
+        [
+            "Measured by strobe 0.1.0 in a dedicated worker; timer resolution 0.005 ms; \
+             cross-origin isolated."
+                .to_owned(),
+            "1 endpoint(s); at most 8 request(s) in flight to one origin.".to_owned(),
+        ]
+    );
+    assert_eq!(
+        notes[2],
+        "Warm-up: 16 unmeasured request(s) before the run; every connection the first \
+         wave needs was shown open when it started."
+    );
+    assert!(notes[3].contains("waiting inside the browser"), "{notes:?}");
+    // Each verdict says what it means; an unheard-of one only counts the requests.
+    let warmup_note = |connections: Value| {
+        let text = json!({"client": {"warmup": {"requests": 8, "connections": connections}}});
+        LoadedArtifact::from_text("w.json", &text.to_string())
+            .client
+            .and_then(|client| client.warmup_note())
+            .unwrap_or_default()
+    };
+    assert!(warmup_note(json!("still_opening")).contains("still opened a connection"));
+    assert!(warmup_note(json!("not_shown")).contains("ended too quickly"));
+    assert!(warmup_note(json!("unknown")).contains("Timing-Allow-Origin"));
+    assert_eq!(
+        warmup_note(json!("<b>maybe</b>")),
+        "Warm-up: 8 unmeasured request(s) before the run."
+    );
+    // Where the page drew while it measured.
+    let measured_by = |thread: &str, live_view: &str| {
+        let text = json!({"client": {"name": "strobe", "measurement_thread": thread,
+                                     "live_view": live_view}});
+        LoadedArtifact::from_text("t.json", &text.to_string())
+            .client
+            .map(|client| client.notes()[0].clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        measured_by("main", "end"),
+        "Measured by strobe on the page's main thread, the page drawing nothing until the \
+         run ended."
+    );
+    assert_eq!(
+        measured_by("main", "during"),
+        "Measured by strobe on the page's main thread, which also drew the live progress \
+         (reads arriving meanwhile could be stamped late)."
+    );
+    assert_eq!(
+        measured_by("worker", "during"),
+        "Measured by strobe in a dedicated worker."
+    );
+    assert_eq!(
+        measured_by("worker", "<i>x</i>"),
+        "Measured by strobe in a dedicated worker."
+    );
+    // An older strobe file: no thread, no pool, nothing suspected.
+    let old =
+        json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});
+    let loaded = LoadedArtifact::from_text("old.json", &old.to_string());
+    assert_eq!(
+        loaded.client.map(|client| client.notes()),
+        Some(vec![
+            "Measured by strobe 0.0.9; not cross-origin isolated (coarser timer).".to_owned()
+        ])
+    );
+}
+
+#[test]
+fn chunk_traces_become_read_gaps_and_anything_odd_is_no_trace() {
+    let gaps_of = |trace: Value| {
+        let row = json!({"request_index": 0, "chunk_arrivals_ms": trace});
+        let row = row.as_object().cloned().unwrap_or_default();
+        RowView::from_json(0, &row).read_gaps_ms
+    };
+    assert_eq!(
+        gaps_of(json!([100.0, 110.5, 130.5, 131.0])),
+        vec![10.5, 20.0, 0.5]
+    );
+    assert_eq!(gaps_of(json!([100.0])), Vec::<f64>::new());
+    assert_eq!(
+        gaps_of(json!([100.0, "<img src=x>", 120.0])),
+        Vec::<f64>::new()
+    );
+    assert_eq!(gaps_of(json!({"0": 1.0})), Vec::<f64>::new());
+    // A step backwards ends the trace; a trace longer than strobe writes is refused.
+    assert_eq!(gaps_of(json!([100.0, 110.0, 90.0, 120.0])), vec![10.0]);
+    let too_long: Vec<f64> = (0..=CHUNK_ARRIVALS_KEPT).map(|i| i as f64).collect();
+    assert_eq!(gaps_of(json!(too_long)), Vec::<f64>::new());
+
+    let traced = RowView {
+        read_gaps_ms: vec![3.0, 41.5, 2.0],
+        ..RowView::default()
+    };
+    assert_eq!(traced.longest_stall_ms(), Some(41.5));
+    assert_eq!(RowView::default().longest_stall_ms(), None);
+}
