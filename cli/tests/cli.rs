@@ -244,6 +244,11 @@ fn summary_of_the_reference_artifact() {
         summary_row(&text, "decode (tok/s)"),
         ["231.96", "250.05", "235.31"]
     );
+    // The page's summary has the same six metrics (one table, `MetricKind`).
+    assert_eq!(
+        summary_row(&text, "prefill (tok/s)"),
+        ["7773.40", "1047830.06", "208981.08"]
+    );
 }
 
 #[test]

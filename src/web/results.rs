@@ -2,9 +2,9 @@
 //! artifact download.
 
 use leptos::prelude::*;
-use serde_json::Value;
 
 use crate::core::artifact::schema::ArtifactV1;
+use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::read::loaded::views::ClientView;
 
 use super::analysis::SelectionView;
@@ -37,15 +37,6 @@ pub fn ResultsView() -> impl IntoView {
     }
 }
 
-/// One line of the summary table.
-struct MetricRow {
-    label: &'static str,
-    p50: Option<f64>,
-    p95: Option<f64>,
-    mean: Option<f64>,
-    unit: &'static str,
-}
-
 /// One finished run: headline numbers, failures and the download.
 #[component]
 fn RunSummary(
@@ -54,27 +45,14 @@ fn RunSummary(
 ) -> impl IntoView {
     let redact = RwSignal::new(false);
     let download_error = RwSignal::new(None::<String>);
-    let metrics = artifact.metrics.clone();
-    let number = move |key: &str| metrics.get(key).and_then(Value::as_f64);
-    let rows: Vec<MetricRow> = [
-        ("time to first output", "time_to_first_output", "_ms", "ms"),
-        ("TTFT", "ttft", "_ms", "ms"),
-        ("E2E", "e2e", "_ms", "ms"),
-        ("TPOT", "tpot", "_ms", "ms"),
-        ("decode", "decode_tok_s", "", "tok/s"),
-        ("effective prefill", "effective_prefill_tok_s", "", "tok/s"),
-    ]
-    .into_iter()
-    .map(|(label, prefix, suffix, unit)| MetricRow {
-        label,
-        p50: number(&format!("{prefix}_p50{suffix}")),
-        p95: number(&format!("{prefix}_p95{suffix}")),
-        mean: number(&format!("{prefix}_mean{suffix}")),
-        unit,
-    })
-    .collect();
-    let throughput = number("throughput_tok_s");
-    let cache = number("prefix_cache_hit_avg");
+    // The same families, fallbacks and labels as the charts and `strobe-artifact summary`.
+    let key_metrics = KeyMetrics::from_metrics(&artifact.metrics);
+    let rows: Vec<(MetricKind, MetricSummary)> = MetricKind::ALL
+        .into_iter()
+        .map(|kind| (kind, *key_metrics.get(kind)))
+        .collect();
+    let throughput = key_metrics.throughput_tok_s;
+    let cache = key_metrics.prefix_cache_hit_avg;
     let failures = artifact.failures.clone();
     let client_note = artifact.client.as_ref().map(|client| {
         let mut notes = ClientView::of_block(client).notes();
@@ -122,14 +100,14 @@ fn RunSummary(
                 <tbody>
                     {rows
                         .into_iter()
-                        .map(|row| {
-                            view! {
+                        .map(|(kind, summary)| {
+                                view! {
                                 <tr>
-                                    <td>{row.label}</td>
-                                    <td>{fmt(row.p50)}</td>
-                                    <td>{fmt(row.p95)}</td>
-                                    <td>{fmt(row.mean)}</td>
-                                    <td>{row.unit}</td>
+                                    <td>{kind.short_label()}</td>
+                                    <td>{fmt(summary.p50)}</td>
+                                    <td>{fmt(summary.p95)}</td>
+                                    <td>{fmt(summary.mean)}</td>
+                                    <td>{kind.unit()}</td>
                                 </tr>
                             }
                         })
@@ -138,7 +116,7 @@ fn RunSummary(
             </table>
             <p>
                 "Throughput: "
-                {throughput.map_or("withheld (some requests failed)".to_string(), |v| format!("{v:.1} tok/s"))}
+                {throughput.map_or("withheld (a request failed, or the server did not count its tokens)".to_string(), |v| format!("{v:.1} tok/s"))}
                 " · prefix cache hit: "
                 {cache.map_or("not reported".to_string(), |v| format!("{:.1} %", v * 100.0))}
             </p>

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use serde_json::{Map, Value};
+use strobe::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
 use strobe::core::read::validate::report::{Report, Verdict};
 use strobe::core::read::validate::validate_artifact_text;
 
@@ -35,53 +36,8 @@ Exit codes:
     run,
 };
 
-/// One latency/rate row of the metric table.
-struct MetricRow {
-    /// Row label, with its unit.
-    label: &'static str,
-    /// Metric key prefix, e.g. `ttft` in `ttft_p50_ms`.
-    prefix: &'static str,
-    /// Unit suffix after the statistic, e.g. `_ms`.
-    suffix: &'static str,
-    /// Legacy `(prefix, suffix)` to read when the modern key is absent.
-    legacy: Option<(&'static str, &'static str)>,
-}
-
-const METRIC_ROWS: [MetricRow; 5] = [
-    MetricRow {
-        label: "ttfo (ms)",
-        prefix: "time_to_first_output",
-        suffix: "_ms",
-        legacy: None,
-    },
-    MetricRow {
-        label: "ttft (ms)",
-        prefix: "ttft",
-        suffix: "_ms",
-        legacy: None,
-    },
-    MetricRow {
-        label: "e2e (ms)",
-        prefix: "e2e",
-        suffix: "_ms",
-        legacy: None,
-    },
-    // G3 artifacts record TPOT only under its legacy name.
-    MetricRow {
-        label: "tpot (ms)",
-        prefix: "tpot",
-        suffix: "_ms",
-        legacy: Some(("mean_inter_token_latency_ms", "")),
-    },
-    MetricRow {
-        label: "decode (tok/s)",
-        prefix: "decode_tok_s",
-        suffix: "",
-        legacy: None,
-    },
-];
-
-const STATISTICS: [&str; 3] = ["p50", "p95", "mean"];
+/// The statistics of each metric row, in column order.
+const STATISTICS: [MetricStat; 3] = [MetricStat::P50, MetricStat::P95, MetricStat::Mean];
 
 fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
     let parsed = match parse_args("summary", args, &[]) {
@@ -154,14 +110,17 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
         Some(Value::Number(max)) => format!("{context} (max {max})"),
         _ => format!("{context} (max unknown)"),
     };
-    let metrics = artifact.get("metrics").and_then(Value::as_object);
-    let metric = |key: &str| metrics.and_then(|metrics| metrics.get(key));
-    let throughput = match metric("throughput_tok_s").and_then(Value::as_f64) {
-        Some(rate) => format!("{rate:.2} tok/s"),
-        None => "-".to_string(),
-    };
-    let cache = metric("prefix_cache_hit_avg")
-        .and_then(Value::as_f64)
+    // The same families and fallbacks (TPOT's legacy keys) as the page's summary and charts.
+    let key_metrics = artifact
+        .get("metrics")
+        .and_then(Value::as_object)
+        .map(KeyMetrics::from_metrics)
+        .unwrap_or_default();
+    let throughput = key_metrics
+        .throughput_tok_s
+        .map_or_else(|| "-".to_string(), |rate| format!("{rate:.2} tok/s"));
+    let cache = key_metrics
+        .prefix_cache_hit_avg
         .map_or_else(|| "-".to_string(), |hit| format!("{hit:.4}"));
     let facts: Vec<(&str, String)> = vec![
         ("file", file.to_string()),
@@ -191,31 +150,22 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
 
     let mut table: Vec<[String; 4]> = vec![[
         "metric".to_string(),
-        STATISTICS[0].to_string(),
-        STATISTICS[1].to_string(),
-        STATISTICS[2].to_string(),
+        STATISTICS[0].id().to_string(),
+        STATISTICS[1].id().to_string(),
+        STATISTICS[2].id().to_string(),
     ]];
-    for row in &METRIC_ROWS {
-        let MetricRow {
-            label,
-            prefix,
-            suffix,
-            legacy,
-        } = row;
-        let lookup = |statistic: &str| {
-            let modern = metric(&format!("{prefix}_{statistic}{suffix}")).and_then(Value::as_f64);
-            let legacy = legacy.and_then(|(prefix, suffix)| {
-                metric(&format!("{prefix}_{statistic}{suffix}")).and_then(Value::as_f64)
-            });
-            modern
-                .or(legacy)
+    for kind in MetricKind::ALL {
+        let summary = key_metrics.get(kind);
+        let cell = |stat: MetricStat| {
+            summary
+                .stat(stat)
                 .map_or_else(|| "-".to_string(), |value| format!("{value:.2}"))
         };
         table.push([
-            label.to_string(),
-            lookup(STATISTICS[0]),
-            lookup(STATISTICS[1]),
-            lookup(STATISTICS[2]),
+            format!("{} ({})", kind.id(), kind.unit()),
+            cell(STATISTICS[0]),
+            cell(STATISTICS[1]),
+            cell(STATISTICS[2]),
         ]);
     }
     let widths: Vec<usize> = (0..4)
