@@ -1,6 +1,7 @@
 # Sourced by the benchmark scripts: puts the project's tools on PATH and makes sure the release
 # app (dist/, unless STROBE_DIST points at another build) and strobe-sim exist and are newer than
 # their sources, rebuilding only what is stale, so a benchmark never measures an old build.
+# `bench_build` does the same for the build with the benchmark hooks (dist-bench/).
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
@@ -26,6 +27,18 @@ if [ -z "${STROBE_DIST:-}" ]; then
     step "reusing the release build in dist/ ($(date -r dist/index.html '+%F %T'))"
   fi
 fi
+
+# The build with the benchmarks' hooks (the `bench-hooks` feature), for the benchmarks that
+# call into the app's code directly; the shipped build in dist/ has none.
+bench_build() {
+  if [ -n "${STROBE_BENCH_DIST:-}" ]; then return; fi
+  if stale dist-bench/index.html src index.html style public Cargo.toml Cargo.lock Trunk.toml; then
+    step "release build with the benchmark hooks (trunk --features bench-hooks)"
+    trunk build --release --locked --features bench-hooks --dist dist-bench
+  else
+    step "reusing the bench build in dist-bench/ ($(date -r dist-bench/index.html '+%F %T'))"
+  fi
+}
 
 if stale target/release/strobe-sim sim Cargo.lock; then
   step "strobe-sim (release)"

@@ -9,5 +9,6 @@ set -euo pipefail
 source "$(dirname "$0")/bench-prepare.sh"
 step "native: cargo bench --bench read_path"
 cargo bench --bench read_path --locked
+bench_build
 step "in the page"
 node tests/e2e/bench/read-path.mjs "$@"

@@ -19,11 +19,18 @@ cargo fmt --all -- --check
 step "clippy (host)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "clippy (wasm32)"
+step "clippy (wasm32, as shipped and with the benchmark hooks)"
 cargo clippy -p strobe --target wasm32-unknown-unknown --locked -- -D warnings
+cargo clippy -p strobe --target wasm32-unknown-unknown --features bench-hooks --locked -- -D warnings
 
 step "native tests"
 cargo test --workspace --locked
+
+step "rustdoc (every intra-doc link resolves)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+step "JavaScript modules parse (node --check)"
+for module in src/web/js/*.js; do node --check "$module"; done
 
 if $quick; then
   echo "quick mode: skipped the release build and the browser tests"
@@ -32,6 +39,9 @@ fi
 
 step "release build (trunk)"
 trunk build --release --locked
+
+step "release build with the benchmark hooks (dist-bench/, for their smoke test)"
+trunk build --release --locked --features bench-hooks --dist dist-bench
 
 step "binaries the end-to-end tests drive (strobe-sim, strobe-artifact)"
 cargo build --release -p strobe-sim --locked

@@ -420,3 +420,24 @@ fn imports_are_read_from_use_groups_super_and_inline_paths() {
     let names: Vec<String> = found.iter().map(|module| module.join("::")).collect();
     assert_eq!(names, ["core::b", "core::c", "core::d"]);
 }
+
+/// The numbers the per-read callback answers `pump_response` with are written twice, in
+/// `transport.js` and in its bindings; they must agree, name by name.
+#[test]
+fn the_read_verdicts_agree_between_javascript_and_rust() {
+    let js = fs::read_to_string(root().join("src/web/js/transport.js")).expect("transport.js");
+    let rust = fs::read_to_string(root().join("src/web/js/mod.rs")).expect("js/mod.rs");
+    for name in ["KEEP_READING", "READ_TO_THE_END", "STOP_READING"] {
+        let js_value = js
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("export const {name} = ")))
+            .and_then(|rest| rest.strip_suffix(';'))
+            .unwrap_or_else(|| panic!("transport.js exports {name}"));
+        let rust_value = rust
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("pub const {name}: u32 = ")))
+            .and_then(|rest| rest.strip_suffix(';'))
+            .unwrap_or_else(|| panic!("js/mod.rs defines {name}"));
+        assert_eq!(js_value, rust_value, "{name}");
+    }
+}

@@ -1,25 +1,22 @@
-//! The browser layer of strobe (compiled for wasm32 only): components, transport, clock,
-//! scheduler, files and storage. Everything here is glue around `crate::core`.
+//! The browser layer of strobe (compiled for wasm32 only), glue around [`crate::core`], by
+//! thread and role:
+//!
+//! - `ui`: the page's components (forms, live numbers, results, library, charts);
+//! - `run`: the page's side of a run: checking the endpoint, starting the measurement on the
+//!   chosen thread (hosting the measurement worker), following its progress;
+//! - `measure`: what runs on the measuring thread (the worker, or the page in main-thread
+//!   mode): the worker's entry, the scheduler, warm-up, rehearsal and dry run, Resource Timing,
+//!   the fetch transport;
+//! - `platform`: the browser's clocks, timers, global scope, storage and files;
+//! - `js`: the JavaScript this layer runs (`.js` modules) and its typed bindings.
+//!
+//! See docs/design/architecture.md for how a byte becomes a row.
 
-mod analysis;
-mod app;
-mod clock;
-mod echart;
-mod files;
-mod library;
-mod live_charts;
-mod measure_worker;
-mod measurement;
-mod preflight;
-mod read_bench;
-mod results;
-mod run_view;
-mod runner;
-mod scope;
-mod state;
-mod storage;
-mod timers;
-mod transport;
+mod js;
+mod measure;
+mod platform;
+mod run;
+mod ui;
 
-pub use app::App;
-pub use measure_worker::serve_measurements;
+pub use measure::worker::serve_measurements;
+pub use ui::app::App;

@@ -7,6 +7,8 @@ import { serveStatic } from './static-server.mjs';
 import { launchBrowser, collectPageErrors } from './browser.mjs';
 
 const DIST = process.env.STROBE_DIST ?? 'dist';
+// The build with the benchmark hooks (`--features bench-hooks`, scripts/check.sh builds it).
+const BENCH_DIST = process.env.STROBE_BENCH_DIST ?? 'dist-bench';
 let browser;
 
 before(async () => {
@@ -28,6 +30,11 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
       assert.equal(await page.locator('h1.brand').textContent(), 'strobe');
       assert.equal(await page.evaluate(() => typeof window.echarts?.init), 'function', 'ECharts is bundled');
       assert.equal(await page.evaluate(() => window.crossOriginIsolated), true, 'page is cross-origin isolated');
+      assert.equal(
+        await page.evaluate(() => typeof window.wasmBindings?.bench_read_path),
+        'undefined',
+        'the shipped build carries no benchmark hook',
+      );
       if (basePath === '/') await page.screenshot({ path: 'test-results/smoke.png', fullPage: true });
       assert.deepEqual(errors, []);
     } finally {
@@ -40,7 +47,7 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
 // The read-path benchmark's hook (tests/e2e/bench/read-path.mjs): the app's own reading path
 // over streams made in the page reads them to [DONE], and says why when a stream is not one.
 test('the exported read path reads streams made in the page, and refuses broken ones', async () => {
-  const site = await serveStatic({ root: DIST });
+  const site = await serveStatic({ root: BENCH_DIST });
   const page = await browser.newPage();
   const errors = collectPageErrors(page);
   try {

@@ -7,7 +7,7 @@
 //!
 //! Why not `serde_json::Value`: this runs once per network read of every measured stream, and
 //! building a `Value` (a map per object, a string per key and per ignored member) was most of a
-//! read's cost in the browser (`benches/read_path.rs`; README, *Reading and sending*).
+//! read's cost in the browser (`benches/read_path.rs`; docs/design/measurement.md, *Reading*).
 //!
 //! Python's `json.loads` semantics, as the reference client read chunks:
 //! - a member given twice counts with its last value (earlier ones are parsed, then replaced);

@@ -123,7 +123,8 @@ const median = (values) => {
 const events = streamEvents();
 const readsPerStream = events.length + 1; // every event, then the body's end
 const reads = STREAMS * readsPerStream;
-const site = await serveStatic({ root: process.env.STROBE_DIST ?? 'dist' });
+// The hook is only in the build with the `bench-hooks` feature (scripts/bench-read.sh builds it).
+const site = await serveStatic({ root: process.env.STROBE_BENCH_DIST ?? 'dist-bench' });
 const browser = await launchBareBrowser();
 try {
   const page = await browser.openApp(site.url);

@@ -9,7 +9,7 @@ use web_sys::{Performance, PerformanceResourceTiming};
 
 use crate::core::observe::transport::ResourceTimingEntry;
 
-use super::scope;
+use crate::web::platform::scope;
 
 /// A handle on the page's monotonic clock.
 #[derive(Clone)]

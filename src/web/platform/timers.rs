@@ -13,7 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageChannel, MessagePort};
 
-use super::scope;
+use crate::web::platform::scope;
 
 /// Resolves after about `ms` milliseconds, in a timer task of its own (or at once where this
 /// thread has no timers). Dropped before then (a wait that lost a race, such as a body's end

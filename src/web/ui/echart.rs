@@ -22,15 +22,16 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use js_sys::{Function, Object, Reflect, JSON};
+use js_sys::{Object, Reflect, JSON};
 use leptos::html::Div;
 use leptos::prelude::*;
 use serde_json::Value;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::clock::{measured, Clock};
-use super::transport::js_text;
+use crate::web::js::{echarts_init, ECharts};
+use crate::web::platform::clock::{measured, Clock};
+use crate::web::platform::js_error::js_text;
 
 static NEXT_CHART_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -39,9 +40,9 @@ static NEXT_CHART_ID: AtomicU64 = AtomicU64::new(1);
 /// chart longer than this.
 pub const DRAW_SLICE_BUDGET_MS: f64 = 16.0;
 
-/// A handle on an ECharts instance (a JS object) and the `finished` listener it calls.
+/// A handle on an ECharts instance and the `finished` listener it calls.
 struct EChartsInstance {
-    chart: JsValue,
+    chart: ECharts,
     /// Kept alive as long as the instance: ECharts holds the JS side of this closure.
     _on_finished: Closure<dyn FnMut()>,
 }
@@ -53,40 +54,23 @@ impl EChartsInstance {
         element: &web_sys::HtmlElement,
         on_finished: impl FnMut() + 'static,
     ) -> Result<Self, String> {
-        let window = web_sys::window().ok_or("no window")?;
-        let echarts = Reflect::get(&window, &"echarts".into())
-            .ok()
-            .filter(|value| !value.is_undefined())
-            .ok_or("ECharts did not load (echarts.min.js is missing from the build)")?;
-        let init: Function = Reflect::get(&echarts, &"init".into())
-            .map_err(|err| js_text(&err))?
-            .dyn_into()
-            .map_err(|_| "echarts.init is not a function".to_string())?;
+        let loaded = web_sys::window()
+            .is_some_and(|window| Reflect::has(&window, &"echarts".into()).unwrap_or(false));
+        if !loaded {
+            return Err("ECharts did not load (echarts.min.js is missing from the build)".into());
+        }
         let options = Object::new();
         let _ = Reflect::set(&options, &"renderer".into(), &"canvas".into());
-        let chart = init
-            .call3(&echarts, element, &JsValue::NULL, &options)
-            .map_err(|err| js_text(&err))?;
+        let chart = echarts_init(element, &JsValue::NULL, &options).map_err(|err| js_text(&err))?;
         let instance = Self {
             chart,
             _on_finished: Closure::new(on_finished),
         };
-        instance.call(
-            "on",
-            &["finished".into(), instance._on_finished.as_ref().clone()],
-        )?;
+        instance
+            .chart
+            .on("finished", instance._on_finished.as_ref().unchecked_ref())
+            .map_err(|err| js_text(&err))?;
         Ok(instance)
-    }
-
-    fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue, String> {
-        let function: Function = Reflect::get(&self.chart, &method.into())
-            .map_err(|err| js_text(&err))?
-            .dyn_into()
-            .map_err(|_| format!("ECharts instance has no {method}()"))?;
-        let args: js_sys::Array = args.iter().collect();
-        function
-            .apply(&self.chart, &args)
-            .map_err(|err| js_text(&err))
     }
 
     /// Replaces the chart's option and draws it now.
@@ -98,9 +82,9 @@ impl EChartsInstance {
         let settings = Object::new();
         let _ = Reflect::set(&settings, &"notMerge".into(), &JsValue::TRUE);
         measured("strobe:chart-set-option", || {
-            self.call("setOption", &[parsed, settings.into()])
+            self.chart.set_option(&parsed, &settings)
         })
-        .map(|_| ())
+        .map_err(|err| js_text(&err))
     }
 
     fn png_data_url(&self, dark: bool) -> Result<String, String> {
@@ -109,17 +93,19 @@ impl EChartsInstance {
         let _ = Reflect::set(&settings, &"pixelRatio".into(), &JsValue::from_f64(2.0));
         let background = if dark { "#1b1b22" } else { "#ffffff" };
         let _ = Reflect::set(&settings, &"backgroundColor".into(), &background.into());
-        self.call("getDataURL", &[settings.into()])?
+        self.chart
+            .get_data_url(&settings)
+            .map_err(|err| js_text(&err))?
             .as_string()
             .ok_or_else(|| "ECharts returned no image".to_string())
     }
 
     fn resize(&self) {
-        let _ = self.call("resize", &[]);
+        let _ = self.chart.resize();
     }
 
     fn dispose(&self) {
-        let _ = self.call("dispose", &[]);
+        let _ = self.chart.dispose();
     }
 }
 
@@ -302,7 +288,9 @@ pub fn EChart(
             Some(chart) => chart.png_data_url(prefers_dark()),
             None => Err("the chart is not ready".to_string()),
         });
-        match result.and_then(|url| super::files::download_url(&format!("{file_stem}.png"), &url)) {
+        match result.and_then(|url| {
+            crate::web::platform::files::download_url(&format!("{file_stem}.png"), &url)
+        }) {
             Ok(()) => error.set(None),
             Err(reason) => error.set(Some(reason)),
         }

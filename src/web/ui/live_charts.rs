@@ -1,10 +1,11 @@
 //! Charts that grow while a run goes on: TTFT and TTFO CDFs, the request timeline and the
 //! throughput over time, rebuilt from the finished requests about once a second.
 //!
-//! Building options and drawing them is main-thread work: measured here, a redraw can hold the
-//! thread for tens of ms on a 2-core machine, and a read arriving meanwhile is stamped late. So
-//! live charts are off unless the user turns them on (the toggle says why), and then they are
-//! rebuilt at most once per [`LIVE_CHART_REFRESH_MS`].
+//! Building options and drawing them is main-thread work that can hold the thread for tens of
+//! ms, and on the page's own thread a read arriving meanwhile is stamped late
+//! (docs/design/measurement.md, *Live view*). So live charts are off unless the user turns them
+//! on (the toggle says why), and then they are rebuilt at most once per
+//! [`LIVE_CHART_REFRESH_MS`].
 
 use leptos::prelude::*;
 use serde_json::Value;
@@ -15,8 +16,8 @@ use crate::core::present::charts::timeline;
 use crate::core::present::charts::ChartTheme;
 use crate::core::read::loaded::metrics::MetricKind;
 
-use super::echart::{prefers_dark, EChart};
-use super::state::{AppState, RunPhase};
+use crate::web::ui::echart::{prefers_dark, EChart};
+use crate::web::ui::state::{AppState, RunPhase};
 
 /// How often the live charts are rebuilt.
 pub const LIVE_CHART_REFRESH_MS: f64 = 1_000.0;

@@ -13,9 +13,7 @@ use futures::future::LocalBoxFuture;
 use futures::FutureExt;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{
-    Blob, BlobPropertyBag, ErrorEvent, Event, MessageEvent, Url, Worker, WorkerOptions, WorkerType,
-};
+use web_sys::{ErrorEvent, Event, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::MeasurementThread;
@@ -24,12 +22,13 @@ use crate::core::live::{
 };
 use crate::core::read::loaded::views::{FailureView, RowView};
 
-use super::clock::Clock;
-use super::runner::{self, LiveRun, RunSetup};
-use super::timers::sleep_ms;
-
-/// What the user is told when the worker cannot be used, besides the reason.
-const USE_MAIN_THREAD: &str = "Choose \"Measure in: main\" to measure on the page's own thread.";
+use crate::web::js::worker_script_url;
+use crate::web::measure::live_run::{self, LiveRun, RunSetup};
+use crate::web::measure::{prepare, scheduler};
+use crate::web::platform::clock::Clock;
+use crate::web::platform::js_error::js_text;
+use crate::web::platform::timers::sleep_ms;
+use crate::web::run::error::{RunError, USE_MAIN_THREAD};
 
 /// How long a new measurement worker may take to load and say it is ready.
 const WORKER_START_TIMEOUT_MS: f64 = 30_000.0;
@@ -39,7 +38,7 @@ const WORKER_START_TIMEOUT_MS: f64 = 30_000.0;
 const WORKER_SILENCE_LIMIT_MS: f64 = 10_000.0;
 
 /// How a run ends: its artifact, or the reason it has none.
-pub type RunResult = Result<ArtifactV1, String>;
+pub type RunResult = Result<ArtifactV1, RunError>;
 
 /// A run in progress, as the page sees it.
 pub struct Measurement {
@@ -74,16 +73,15 @@ impl Measurement {
         clock: Clock,
         setup: RunSetup,
         discovered_max_model_len: Option<u64>,
-    ) -> Result<(Rc<Self>, LocalBoxFuture<'static, RunResult>), String> {
+    ) -> Result<(Rc<Self>, LocalBoxFuture<'static, RunResult>), RunError> {
         let tally = Rc::new(RefCell::new(LiveTally::new(setup.plan.requests())));
         let ended = Rc::new(Cell::new(false));
-        runner::rehearse_live_updates(&setup, clock.now_unix_ms());
+        prepare::rehearse_live_updates(&setup, clock.now_unix_ms());
         match setup.config.client.measurement {
             MeasurementThread::Main => {
-                let run_clock = Clock::of_this_thread()
-                    .ok_or_else(|| "this browser has no performance clock".to_owned())?;
+                let run_clock = Clock::of_this_thread().ok_or(RunError::NoClock)?;
                 let setup = Rc::new(setup);
-                let live = runner::start(run_clock, &setup);
+                let live = live_run::start(run_clock, &setup);
                 let measurement = Rc::new(Self {
                     clock,
                     tally,
@@ -91,7 +89,9 @@ impl Measurement {
                     thread: Thread::Page(live.clone()),
                 });
                 let result = async move {
-                    let result = runner::execute(live, setup).await;
+                    let result = scheduler::execute(live, setup)
+                        .await
+                        .map_err(RunError::Measurement);
                     ended.set(true);
                     result
                 };
@@ -112,11 +112,7 @@ impl Measurement {
                     thread: Thread::Worker(link),
                 });
                 let result = async move {
-                    let result = result.await.unwrap_or_else(|_| {
-                        Err(format!(
-                            "the measurement worker stopped without a result. {USE_MAIN_THREAD}"
-                        ))
-                    });
+                    let result = result.await.unwrap_or(Err(RunError::WorkerGone));
                     ended.set(true);
                     // Its job is done: free its memory and connections.
                     worker.terminate();
@@ -172,47 +168,20 @@ impl Measurement {
 }
 
 /// Starts a module worker that loads this app's own wasm (its `main` sees no window and
-/// serves measurements, see [`serve_measurements`](super::measure_worker::serve_measurements)),
+/// serves measurements, see [`serve_measurements`](crate::web::measure::worker::serve_measurements)),
 /// sends it `start` once it is ready, and routes its messages into `tally` and the result.
 fn spawn_worker(
     start: ToMeasurement,
     tally: Rc<RefCell<LiveTally>>,
-) -> Result<(WorkerLink, oneshot::Receiver<RunResult>), String> {
+) -> Result<(WorkerLink, oneshot::Receiver<RunResult>), RunError> {
     let (glue_url, wasm_url) = app_module_urls()?;
-    // The worker waits for its first message, the page's own compiled `WebAssembly.Module`
-    // (or, failing that, the module's URL), and instantiates it: sharing the page's module
-    // shares its compiled and already optimized code, so the worker does not compile 1 MB of
-    // wasm in the background while it measures. The URL is written as a JSON string, which is
-    // a valid JavaScript string literal.
-    // A failure to instantiate is posted as a `failed` message: a rejected promise inside a
-    // worker never reaches the page's `onerror`, and the run would wait for `ready` forever.
-    let source = format!(
-        "import init from {};\n\
-         self.onmessage = (event) => {{\n\
-           self.onmessage = null;\n\
-           init({{ module_or_path: event.data }}).catch((error) => postMessage(JSON.stringify({{\n\
-             kind: 'failed', progress: {{}}, finished: [],\n\
-             reason: `the measurement worker could not start strobe's code (${{error}}). {USE_MAIN_THREAD}`,\n\
-           }})));\n\
-         }};\n",
-        serde_json::Value::from(glue_url),
-    );
-    let options = BlobPropertyBag::new();
-    options.set_type("text/javascript");
-    let parts = js_sys::Array::of1(&JsValue::from_str(&source));
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
-        .map_err(|_| format!("could not prepare the measurement worker. {USE_MAIN_THREAD}"))?;
-    let script_url = Url::create_object_url_with_blob(&blob)
-        .map_err(|_| format!("could not prepare the measurement worker. {USE_MAIN_THREAD}"))?;
+    // The bootstrap is a module of the app's own (src/web/js/measure_worker.js), served beside
+    // the glue, so no script is built from text and a CSP needs only `worker-src 'self'`.
     let worker_options = WorkerOptions::new();
     worker_options.set_type(WorkerType::Module);
     worker_options.set_name("strobe-measurement");
-    let worker = Worker::new_with_options(&script_url, &worker_options).map_err(|err| {
-        format!(
-            "this browser could not start the measurement worker ({}). {USE_MAIN_THREAD}",
-            super::transport::js_text(&err)
-        )
-    })?;
+    let worker = Worker::new_with_options(&worker_script_url(), &worker_options)
+        .map_err(|err| RunError::WorkerNotStarted(js_text(&err)))?;
 
     let (sender, receiver) = oneshot::channel::<RunResult>();
     let sender = Rc::new(RefCell::new(Some(sender)));
@@ -224,7 +193,7 @@ fn spawn_worker(
             }
         }
     };
-    let start_text = encode_message(&start)?;
+    let start_text = encode_message(&start).map_err(RunError::UnreadableMessage)?;
     drop(start);
     let ready = Rc::new(Cell::new(false));
     let cancel_requested = Rc::new(Cell::new(false));
@@ -245,17 +214,14 @@ fn spawn_worker(
             let message = event
                 .data()
                 .as_string()
-                .ok_or_else(|| "the measurement worker sent a message that is not text".to_owned())
+                .ok_or_else(|| "a message that is not text".to_owned())
                 .and_then(|text| decode_message::<FromMeasurement>(&text));
             match message {
                 Ok(FromMeasurement::Ready) => {
                     ready.set(true);
-                    let _ = Url::revoke_object_url(&script_url);
                     if cancel_requested.get() {
                         // A Cancel posted while the worker was loading reached no listener.
-                        finish(Err(
-                            "the run was cancelled before its first request".to_owned()
-                        ));
+                        finish(Err(RunError::CancelledBeforeStart));
                         start_text = None;
                     }
                     if let Some(text) = start_text.take() {
@@ -272,9 +238,8 @@ fn spawn_worker(
                 }) => {
                     tally.borrow_mut().update(finished, progress);
                     finish(
-                        serde_json::from_str::<ArtifactV1>(&artifact_text).map_err(|err| {
-                            format!("the measurement worker's artifact could not be read: {err}")
-                        }),
+                        serde_json::from_str::<ArtifactV1>(&artifact_text)
+                            .map_err(|err| RunError::UnreadableArtifact(err.to_string())),
                     );
                 }
                 Ok(FromMeasurement::Failed {
@@ -283,9 +248,9 @@ fn spawn_worker(
                     reason,
                 }) => {
                     tally.borrow_mut().update(finished, progress);
-                    finish(Err(reason));
+                    finish(Err(RunError::Measurement(reason)));
                 }
-                Err(reason) => finish(Err(reason)),
+                Err(reason) => finish(Err(RunError::UnreadableMessage(reason))),
             }
         })
     };
@@ -299,9 +264,7 @@ fn spawn_worker(
                 .map(ErrorEvent::message)
                 .filter(|message| !message.is_empty())
                 .unwrap_or_else(|| "its code could not be loaded".to_owned());
-            finish(Err(format!(
-                "the measurement worker failed: {detail}. {USE_MAIN_THREAD}"
-            )));
+            finish(Err(RunError::WorkerFailed(detail)));
         })
     };
     // The backstops: a worker that never says it is ready, or that falls silent (it reports
@@ -310,22 +273,17 @@ fn spawn_worker(
     wasm_bindgen_futures::spawn_local(async move {
         sleep_ms(WORKER_START_TIMEOUT_MS).await;
         if !ready.get() {
-            finish(Err(format!(
-                "the measurement worker did not start within {} s. {USE_MAIN_THREAD}",
-                WORKER_START_TIMEOUT_MS / 1000.0
+            finish(Err(RunError::WorkerStartTimedOut(
+                WORKER_START_TIMEOUT_MS / 1000.0,
             )));
             return;
         }
         while sender.borrow().is_some() {
             if now_ms() - last_heard_ms.get() > WORKER_SILENCE_LIMIT_MS {
-                let finished = tally.borrow().finished_count();
-                finish(Err(format!(
-                    "the measurement worker stopped answering ({} s without a message) and \
-                     its run is lost: the {finished} request(s) it had reported are counted \
-                     above, but no artifact can be built without the rest. Run again; if it \
-                     happens again, {USE_MAIN_THREAD}",
-                    WORKER_SILENCE_LIMIT_MS / 1000.0
-                )));
+                finish(Err(RunError::WorkerSilent {
+                    silence_s: WORKER_SILENCE_LIMIT_MS / 1000.0,
+                    reported: tally.borrow().finished_count(),
+                }));
                 return;
             }
             sleep_ms(1_000.0).await;
@@ -333,18 +291,25 @@ fn spawn_worker(
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    // The worker's first message: the glue to import and the page's own compiled
+    // `WebAssembly.Module` (or, failing that, the wasm's URL), whose optimized code it shares.
     let module = wasm_bindgen::module();
     let module = if module.is_instance_of::<js_sys::WebAssembly::Module>() {
         module
     } else {
         JsValue::from_str(&wasm_url)
     };
-    worker.post_message(&module).map_err(|err| {
-        format!(
-            "could not hand the app's code to the measurement worker ({}). {USE_MAIN_THREAD}",
-            super::transport::js_text(&err)
-        )
-    })?;
+    let bootstrap = js_sys::Object::new();
+    for (key, value) in [
+        ("glue", JsValue::from_str(&glue_url)),
+        ("module", module),
+        ("useMainThread", JsValue::from_str(USE_MAIN_THREAD)),
+    ] {
+        let _ = js_sys::Reflect::set(&bootstrap, &JsValue::from_str(key), &value);
+    }
+    worker
+        .post_message(&bootstrap)
+        .map_err(|err| RunError::CodeNotHandedOver(js_text(&err)))?;
     Ok((
         WorkerLink {
             worker,
@@ -358,18 +323,13 @@ fn spawn_worker(
 
 /// The absolute URLs of this app's JavaScript glue and wasm module, from the preload links the
 /// build (trunk) puts into the page.
-fn app_module_urls() -> Result<(String, String), String> {
-    let missing = || {
-        format!(
-            "the measurement worker cannot find this app's wasm files on the page (the build's \
-             preload links are missing). {USE_MAIN_THREAD}"
-        )
-    };
+fn app_module_urls() -> Result<(String, String), RunError> {
+    let missing = || RunError::AppFilesNotFound;
     let document = web_sys::window()
         .and_then(|window| window.document())
         .ok_or_else(missing)?;
     let base = document.base_uri().ok().flatten().ok_or_else(missing)?;
-    let href_of = |selector: &str| -> Result<String, String> {
+    let href_of = |selector: &str| -> Result<String, RunError> {
         let href = document
             .query_selector(selector)
             .ok()

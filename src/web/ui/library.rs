@@ -14,8 +14,8 @@ use wasm_bindgen_futures::JsFuture;
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use crate::core::read::validate::report::Verdict;
 
-use super::clock::measured;
-use super::transport::js_text;
+use crate::web::platform::clock::measured;
+use crate::web::platform::js_error::js_text;
 
 /// How many problems a card lists before it summarises the rest.
 const PROBLEMS_SHOWN: usize = 50;

@@ -2,15 +2,15 @@
 //! (`tests/e2e/bench/read-path.mjs`, run by `scripts/bench-read.sh`): streams answered in the
 //! browser, nothing sent, read through exactly what reads a measured stream ([`stream_chat`]:
 //! `pump_response`, the copy out of the browser's chunk, the core's decoder, chunk reader and
-//! accumulator, the stream's conclusion). Exported to JavaScript as `bench_read_path` and
-//! never called by the app itself.
+//! accumulator, the stream's conclusion). Exported to JavaScript as `bench_read_path`, only in a build
+//! with the `bench-hooks` feature (never in the shipped one), and never called by the app.
 
 use futures::future::join_all;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use super::clock::Clock;
-use super::transport::{stream_chat, ChatRequest, RequestControl, RequestHeaders};
+use crate::web::measure::transport::{stream_chat, ChatRequest, RequestControl, RequestHeaders};
+use crate::web::platform::clock::Clock;
 
 /// Reads `streams` streams, each made of `events` (byte chunks, one per read), `concurrency` at
 /// a time, and resolves to the milliseconds that took. Rejects with the reason if a stream

@@ -4,11 +4,11 @@ use leptos::prelude::*;
 
 use crate::core::config::form::RunForm;
 
-use super::library::Library;
-use super::results::ResultsView;
-use super::run_view::RunView;
-use super::state::{AppState, RunPhase};
-use super::storage;
+use crate::web::platform::storage;
+use crate::web::ui::library::Library;
+use crate::web::ui::results::ResultsView;
+use crate::web::ui::run_view::RunView;
+use crate::web::ui::state::{AppState, RunPhase};
 
 /// The whole page.
 #[component]

@@ -3,7 +3,7 @@
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
-use super::transport::js_text;
+use crate::web::platform::js_error::js_text;
 
 /// Offers the resource at `url` (an object or data URL) as a download named `file_name`.
 pub fn download_url(file_name: &str, url: &str) -> Result<(), String> {

@@ -14,19 +14,21 @@ use std::rc::Rc;
 
 use js_sys::Uint8Array;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult,
-    Response,
+    AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, Response,
 };
 
 use crate::core::observe::accumulate::{StreamAccumulator, StreamResult};
 use crate::core::observe::failure::RequestError;
 use crate::core::observe::reading::{ReadOutcome, StreamReading};
 
-use super::clock::Clock;
+use crate::web::js::{
+    pump_response, send_chat, PumpEnd, KEEP_READING, READ_TO_THE_END, STOP_READING,
+};
+use crate::web::platform::clock::Clock;
+use crate::web::platform::js_error::js_text;
 
 /// The most bytes of an error body strobe reads (the excerpt it keeps is shorter still).
 const ERROR_BODY_READ_LIMIT: usize = 64 * 1024;
@@ -129,7 +131,7 @@ impl RequestHeaders {
 /// stamped. So the send is one call into JavaScript with the body and headers made
 /// beforehand (`send_chat`), and the response is taken from the headers to the end of its body
 /// by one JavaScript function (`pump_response`) that calls into the module only per read
-/// (measured: README, *Reading and sending*).
+/// (docs/design/measurement.md, *Sending* and *Reading*).
 pub async fn stream_chat(
     clock: &Clock,
     request: &ChatRequest<'_>,
@@ -144,7 +146,7 @@ pub async fn stream_chat(
         .synthetic
         .map_or(JsValue::UNDEFINED, |events| events.into());
     let sent = send_chat(request.url, request.body, headers, &signal, &synthetic);
-    let started_ms = sent.get(0).as_f64().unwrap_or(f64::NAN);
+    let started_ms = sent.sent();
     control.last_activity_ms.set(started_ms);
     let mut accumulator = StreamAccumulator::new(started_ms);
     if request.chunk_traces {
@@ -176,7 +178,7 @@ pub async fn stream_chat(
         })
     };
     let pumped = pump_response(
-        &sent.get(1),
+        &sent.response(),
         on_read.as_ref().unchecked_ref(),
         BODY_END_GRACE_MS,
     );
@@ -184,18 +186,17 @@ pub async fn stream_chat(
     drop(on_read);
     let result = match pumped {
         Ok(ended) => {
-            let ended: js_sys::Array = ended.unchecked_into();
-            let value = ended.get(1);
-            match ended.get(0).as_f64().map(|kind| kind as u32) {
-                Some(PUMP_READ) => conclude_reading(reading),
-                Some(PUMP_NOT_A_STREAM) => match value.dyn_into::<Response>() {
+            let ended: PumpEnd = ended.unchecked_into();
+            match ended.kind().as_str() {
+                "read" => conclude_reading(reading),
+                "not_a_stream" => match ended.not_a_stream_response().dyn_into::<Response>() {
                     Ok(response) => Err(not_a_stream(request, response).await),
                     Err(_) => Err(RequestError::stream(
                         "fetch resolved to something not a Response",
                     )),
                 },
                 _ => Err(abort_or(control, request.timeout_s, || {
-                    RequestError::fetch_failed(&js_text(&value))
+                    RequestError::fetch_failed(&js_text(&ended.error()))
                 })),
             }
         }
@@ -282,126 +283,6 @@ fn conclude_reading(reading: Rc<RefCell<BrowserReading>>) -> Result<StreamResult
     }
 }
 
-/// What the per-read callback tells `pump_response`: read on.
-const KEEP_READING: u32 = 0;
-/// The stream has ended (`[DONE]`): read the rest of the body to free the connection, calling
-/// into the module no more.
-const READ_TO_THE_END: u32 = 1;
-/// The stream failed (its bytes broke the decoder): cancel the rest of the body.
-const STOP_READING: u32 = 2;
-
-/// What `pump_response` resolves to, first element: the stream was read.
-const PUMP_READ: u32 = 0;
-/// The response is no event stream (second: the `Response`). Anything else: `fetch()` failed
-/// (second: its error).
-const PUMP_NOT_A_STREAM: u32 = 1;
-
-#[wasm_bindgen(inline_js = r#"
-export function send_chat(url, body, headers, signal, synthetic) {
-  const init = { method: 'POST', headers, body, signal, mode: 'cors', cache: 'default' };
-  const sent = performance.now();
-  if (synthetic !== undefined) {
-    const stream = new ReadableStream({
-      start(controller) {
-        for (const event of synthetic) controller.enqueue(event);
-        controller.close();
-      },
-    });
-    return [sent, Promise.resolve(new Response(stream, { headers: { 'content-type': 'text/event-stream' } }))];
-  }
-  try {
-    return [sent, fetch(url, init)];
-  } catch (error) {
-    return [sent, Promise.reject(error)];
-  }
-}
-export async function pump_response(responsePromise, onRead, graceMs) {
-  let response;
-  try {
-    response = await responsePromise;
-  } catch (error) {
-    return [2, error];
-  }
-  onRead(null, performance.now());
-  const type = response.headers.get('content-type') ?? '';
-  if (!response.ok || type.startsWith('application/json') || !response.body) return [1, response];
-  const reader = response.body.getReader();
-  let verdict;
-  for (;;) {
-    const read = await reader.read();
-    const now = performance.now();
-    if (read.done) {
-      onRead(undefined, now);
-      return [0];
-    }
-    verdict = onRead(read.value, now);
-    if (verdict !== 0) break;
-  }
-  if (verdict !== 1) {
-    reader.cancel().catch(() => {});
-    return [0];
-  }
-  let timer;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(resolve, graceMs, null);
-  });
-  try {
-    for (;;) {
-      const read = await Promise.race([reader.read(), late]);
-      if (read === null) {
-        reader.cancel().catch(() => {});
-        break;
-      }
-      if (read.done) break;
-    }
-  } catch {
-    // The measurement has ended; a body that breaks after [DONE] only costs its connection.
-  } finally {
-    clearTimeout(timer);
-  }
-  return [0];
-}
-"#)]
-extern "C" {
-    /// `fetch(url, init)` with the run's headers, the request's abort signal and `cache:
-    /// 'default'` (not `no-store`, `no-cache` or `reload`: Chromium bypasses its CORS preflight
-    /// cache for those, so every request would pay an OPTIONS round trip inside its TTFO and
-    /// the warm-up could not prime it), called immediately after the clock reading that starts
-    /// the request: `[clock reading, the fetch promise]` (a `fetch()` that throws, as where
-    /// there is none, gives a rejected promise: the request fails with the reason). With
-    /// `synthetic` events (not `undefined`), nothing is sent: the promise is of a response
-    /// that streams them, one per read (a dry run's, see [`synthetic_stream`]).
-    fn send_chat(
-        url: &str,
-        body: &JsValue,
-        headers: &Headers,
-        signal: &AbortSignal,
-        synthetic: &JsValue,
-    ) -> js_sys::Array;
-
-    /// Takes a response from its headers to the end of its body: calls `on_read(null, now)`
-    /// when the headers arrive; then, unless the response is an HTTP error, a JSON document or
-    /// bodiless (resolves `[1, response]`), `on_read(chunk, now)` for every read (the chunk,
-    /// `undefined` once the body has ended) with `performance.now()` taken the moment the read
-    /// resolved, while `on_read` returns [`KEEP_READING`]. On [`READ_TO_THE_END`] it reads the
-    /// rest of the body without calling into the module, for at most `grace_ms` (then it
-    /// cancels the body); on [`STOP_READING`] it cancels the body. Resolves `[0]` when done
-    /// with the stream, `[2, error]` when `fetch()` failed; rejects with a read's error before
-    /// the stream ended. One JavaScript function per request, so a read costs one call into
-    /// the module instead of a promise, two closures and an executor turn, and the end of a
-    /// body costs no call at all.
-    ///
-    /// Why read the end: it lets the browser put the HTTP/1.1 connection back in its pool; a
-    /// body cancelled before its end makes the browser close the connection, and the next
-    /// request on that slot would then open a new one inside its TTFO, a warm-up connection
-    /// included.
-    fn pump_response(
-        response: &JsValue,
-        on_read: &js_sys::Function,
-        grace_ms: f64,
-    ) -> js_sys::Promise;
-}
-
 /// About how many events [`rehearse_reading`] reads in all: enough for V8 to recompile every
 /// function on the per-read path with its optimizing compiler.
 const REHEARSAL_EVENTS: usize = 2_000;
@@ -413,17 +294,14 @@ const REHEARSAL_REASONING_TOKENS: usize = 8;
 /// [`REHEARSAL_EVENTS`] events in all) through the per-read path of a real request
 /// ([`BrowserReading::on_read`]: the copy out of a `Uint8Array`, the SSE decoder, the chunk
 /// interpreter, the accumulator), one event per read, and returns the last stream's result for
-/// the rest of a request's rehearsal ([`runner`](super::runner)). As for a real stream, reading
-/// stops at `[DONE]`; the body's end is read only when a stream has none. 20–40 ms here.
+/// the rest of a request's rehearsal ([`scheduler`](crate::web::measure::scheduler)). As for a
+/// real stream, reading stops at `[DONE]`; the body's end is read only when a stream has none.
 ///
-/// Why: V8 first runs wasm from a quick baseline compile and recompiles a function with its
-/// optimizing compiler, on background threads, once the function has run enough. Left to the
-/// measured run, that recompiling happened during it, on cores the browser's network path and
-/// the server share. Measured on this 2-core machine (36 requests at concurrency 6, six runs
-/// each): 2–10 rows per run whose first output was stamped more than 0.7 ms late; 0–5 with the
-/// optimizing compile forced up front (V8's `--no-wasm-dynamic-tiering`, given to Chromium as
-/// `--js-flags`) and 0–5 with this rehearsal; 0–2 for a plain-JavaScript client. The synthetic
-/// timestamps touch nothing measured.
+/// Why: V8 first runs wasm from a quick baseline compile and recompiles a hot function with its
+/// optimizing compiler on background threads; left to the measured run, that recompiling
+/// happens during it, on the cores the network path and the server share
+/// (docs/design/measurement.md, *Compiled before it is timed*). The synthetic timestamps touch
+/// nothing measured.
 pub fn rehearse_reading(content: &[String]) -> Option<StreamResult> {
     let events = synthetic_events(content);
     let streams = (REHEARSAL_EVENTS / events.len().max(1)).max(1);
@@ -531,12 +409,4 @@ async fn read_text_bounded(response: &Response) -> Option<String> {
     let _ = reader.cancel();
     bytes.truncate(ERROR_BODY_READ_LIMIT);
     Some(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// The message of a JS error value, or its string form.
-pub fn js_text(value: &JsValue) -> String {
-    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    value.as_string().unwrap_or_else(|| format!("{value:?}"))
 }

@@ -8,10 +8,10 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::form::RunForm;
 use crate::core::config::link::QueryNotice;
 
-use super::measurement::Measurement;
-use super::preflight::ModelsInfo;
 use crate::core::live::LiveRows;
 use crate::core::live::LiveSnapshot;
+use crate::web::run::host::Measurement;
+use crate::web::run::preflight::ModelsInfo;
 
 /// Where the run view is.
 #[derive(Clone, Debug, PartialEq)]

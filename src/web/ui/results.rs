@@ -7,10 +7,10 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::read::loaded::views::ClientView;
 
-use super::analysis::SelectionView;
-use super::files::download_text;
-use super::library::{ArtifactDrop, ArtifactList};
-use super::state::AppState;
+use crate::web::platform::files::download_text;
+use crate::web::ui::analysis::SelectionView;
+use crate::web::ui::library::{ArtifactDrop, ArtifactList};
+use crate::web::ui::state::AppState;
 
 /// The right column: what the last run measured, and the artifact library with its charts and
 /// comparisons.

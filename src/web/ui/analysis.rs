@@ -13,10 +13,10 @@ use crate::core::present::export::{rows_csv, summary_markdown};
 use crate::core::read::loaded::metrics::MetricStat;
 use crate::core::read::loaded::LoadedArtifact;
 
-use super::clock::measured;
-use super::echart::{prefers_dark, EChart};
-use super::files::download_text;
-use super::library::Library;
+use crate::web::platform::clock::measured;
+use crate::web::platform::files::download_text;
+use crate::web::ui::echart::{prefers_dark, EChart};
+use crate::web::ui::library::Library;
 
 fn theme() -> ChartTheme {
     ChartTheme {

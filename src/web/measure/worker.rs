@@ -18,9 +18,10 @@ use crate::core::live::{
 };
 use crate::core::plan::RunPlan;
 
-use super::clock::Clock;
-use super::runner::{self, LiveRun, RunSetup};
-use super::timers::sleep_ms;
+use crate::web::measure::live_run::{self, LiveRun, RunSetup};
+use crate::web::measure::scheduler;
+use crate::web::platform::clock::Clock;
+use crate::web::platform::timers::sleep_ms;
 
 /// How often the worker sends the page what finished: as often as the page refreshes its
 /// numbers, and cheap (a few rows of JSON) next to the reads it shares the thread with.
@@ -93,12 +94,12 @@ async fn run(
         plan,
         api_key,
     });
-    let live = runner::start(clock, &setup);
+    let live = live_run::start(clock, &setup);
     *current.borrow_mut() = Some(live.clone());
     let sent = Rc::new(Cell::new(0usize));
     let done = Rc::new(Cell::new(false));
     spawn_local(report_progress(live.clone(), sent.clone(), done.clone()));
-    let result = runner::execute(live.clone(), setup).await;
+    let result = scheduler::execute(live.clone(), setup).await;
     done.set(true);
     let finished = live.finished_since(sent.get());
     let progress = live.progress();

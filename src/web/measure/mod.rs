@@ -1,0 +1,15 @@
+//! What runs on the measuring thread: the dedicated measurement worker by default
+//! ([`worker`] is its entry), or the page's own thread with *Measure in: main*. The
+//! [`scheduler`] warms the connections up, rehearses, and keeps `concurrency` requests in flight
+//! through the fetch [`transport`]; nothing here renders.
+
+pub mod live_run;
+pub mod prepare;
+mod resource_timing;
+pub mod scheduler;
+pub mod transport;
+mod warmup;
+pub mod worker;
+
+#[cfg(feature = "bench-hooks")]
+pub mod read_bench;

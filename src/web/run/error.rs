@@ -1,0 +1,68 @@
+//! Why a run ended without an artifact ([`RunError`]), each reason with what to do next, in one
+//! place: the page shows its text in the status line, and a worker sends its reasons to the page
+//! as text inside [`FromMeasurement::Failed`](crate::core::live::FromMeasurement).
+
+use thiserror::Error;
+
+/// What the page suggests when the measurement worker cannot do its job.
+pub const USE_MAIN_THREAD: &str =
+    "Choose \"Measure in: main\" to measure on the page's own thread.";
+
+/// Why a run has no artifact.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum RunError {
+    /// The measuring thread said why: the warm-up failed, the plan was refused, the artifact
+    /// could not be built (its own words, which say what to do).
+    #[error("{0}")]
+    Measurement(String),
+    /// `performance.now()` is missing on the thread that would measure.
+    #[error("this browser has no performance clock on the thread that would measure")]
+    NoClock,
+    /// The page has no preload links to the app's JavaScript glue and wasm.
+    #[error(
+        "the measurement worker cannot find this app's wasm files on the page (the build's \
+         preload links are missing). {use_main}",
+        use_main = USE_MAIN_THREAD
+    )]
+    AppFilesNotFound,
+    /// `new Worker(…)` threw.
+    #[error("this browser could not start the measurement worker ({0}). {use_main}", use_main = USE_MAIN_THREAD)]
+    WorkerNotStarted(String),
+    /// Posting the app's module to the worker threw.
+    #[error(
+        "could not hand the app's code to the measurement worker ({0}). {use_main}",
+        use_main = USE_MAIN_THREAD
+    )]
+    CodeNotHandedOver(String),
+    /// The worker's script failed (an error event).
+    #[error("the measurement worker failed: {0}. {use_main}", use_main = USE_MAIN_THREAD)]
+    WorkerFailed(String),
+    /// The worker never said it was ready.
+    #[error("the measurement worker did not start within {0} s. {use_main}", use_main = USE_MAIN_THREAD)]
+    WorkerStartTimedOut(f64),
+    /// The worker fell silent mid-run (it reports four times a second while it runs).
+    #[error(
+        "the measurement worker stopped answering ({silence_s} s without a message) and its run \
+         is lost: the {reported} request(s) it had reported are counted above, but no artifact \
+         can be built without the rest. Run again; if it happens again, {use_main}",
+        use_main = USE_MAIN_THREAD
+    )]
+    WorkerSilent {
+        /// How long it had been silent, in seconds.
+        silence_s: f64,
+        /// How many finished requests it had reported.
+        reported: usize,
+    },
+    /// The worker's result channel closed without a result.
+    #[error("the measurement worker stopped without a result. {use_main}", use_main = USE_MAIN_THREAD)]
+    WorkerGone,
+    /// A message from the worker could not be read.
+    #[error("the measurement worker sent a message strobe cannot read: {0}")]
+    UnreadableMessage(String),
+    /// The artifact text the worker sent could not be read.
+    #[error("the measurement worker's artifact could not be read: {0}")]
+    UnreadableArtifact(String),
+    /// Cancel was pressed while the worker was still starting.
+    #[error("the run was cancelled before its first request")]
+    CancelledBeforeStart,
+}

@@ -1,0 +1,13 @@
+//! The page's components: the application shell, the run form and live numbers, the results
+//! of the last run, the artifact library with its charts and comparisons, and the one
+//! `<EChart>` component that owns every ECharts instance. Components only: the work they start
+//! is [`crate::web::run`]'s, and every number they show comes from [`crate::core`].
+
+pub mod analysis;
+pub mod app;
+pub mod echart;
+pub mod library;
+pub mod live_charts;
+pub mod results;
+pub mod run_view;
+pub mod state;
