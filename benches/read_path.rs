@@ -1,14 +1,17 @@
 //! What one network read costs before the next one can be stamped: the per-read path of a
-//! measured request (`core::reading::StreamReading::on_bytes`: SSE decoding, reading the event
+//! measured request (`core::observe::reading::StreamReading::on_bytes`: SSE decoding, reading the event
 //! as a chat-completions chunk, the stream accumulator), natively. In the browser the same code
 //! runs compiled to wasm, between reads of up to 64 concurrent streams on one thread, so every
-//! microsecond here can delay another stream's timestamp (README, *Reading and sending*).
+//! microsecond here can delay another stream's timestamp (docs/design/measurement.md, *Reading*).
 //!
 //! The streams are vLLM's shape (`tests/fixtures/sse/vllm-reasoning.sse`: role chunk, reasoning
 //! and content deltas, finish, usage, `[DONE]`), one event per read, 64 streams at a time. It
 //! prints, per stage, nanoseconds per read: the best and the median of the repeats.
 //!
 //! Run with `cargo bench --bench read_path`.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -17,10 +20,6 @@ use strobe::core::observe::accumulate::StreamAccumulator;
 use strobe::core::observe::reading::StreamReading;
 use strobe::core::stream::sse::{ChunkEvent, SseDecoder};
 
-const VLLM: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/sse/vllm-reasoning.sse"
-));
 const STREAMS: usize = 64;
 /// Streams read per repeat (64 at a time, as at concurrency 64).
 const ROUNDS: usize = 200;
@@ -28,7 +27,8 @@ const REPEATS: usize = 9;
 
 /// The fixture's events, each with its blank line: one network read each.
 fn events() -> Vec<String> {
-    VLLM.split_inclusive("\n\n")
+    common::fixture_text("sse/vllm-reasoning.sse")
+        .split_inclusive("\n\n")
         .filter(|event| event.starts_with("data:"))
         .map(str::to_owned)
         .collect()

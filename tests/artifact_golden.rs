@@ -3,6 +3,10 @@
 //! a mixed run and a 200-request run are built through the real observation pipeline, pass the
 //! validator, and recompute from their own rows without a single differing bit.
 
+mod common;
+
+use common::{fixture_text, reference_config, reference_text};
+
 #[path = "common/noise.rs"]
 mod noise;
 
@@ -33,34 +37,9 @@ use strobe::core::read::validate::report::Generation;
 use strobe::core::read::validate::{validate_artifact, validate_artifact_text};
 use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 
-const REFERENCE: &str = include_str!("fixtures/reference-artifact.json");
-const ALL_FAILED_STRICT: &str = include_str!("fixtures/generations/modern-all-failed-strict.json");
-
 // ---------------------------------------------------------------------------------------------
 // The reference artifact
 // ---------------------------------------------------------------------------------------------
-
-/// The reference run's settings (ARTIFACT.md §0): only inputs, nothing read from its results.
-fn reference_config() -> RunConfig {
-    RunConfig {
-        base_url: "http://10.0.0.7:8000/v1".to_owned(),
-        model: "qwen38-swift15-ninfer-dflash2-c4-262k".to_owned(),
-        engine: Some("ninfer".to_owned()),
-        gpu: Some("rtx5090".to_owned()),
-        requests: 6,
-        concurrency: 1,
-        context_tokens: 65_536,
-        context_seed: 1717,
-        max_tokens: 8192,
-        response_words: 0,
-        prompt_cache_mode: PromptCacheMode::Unique,
-        request_canaries: true,
-        controlled_output_policy: ControlledOutputPolicy::Observe,
-        temperature: Some(0.9),
-        top_p: Some(0.95),
-        ..RunConfig::default()
-    }
-}
 
 /// Per-request cached prompt tokens the reference rows do not keep (ARTIFACT.md §7.3: the only
 /// assignment with zero misses that reproduces its `prefix_cache_hit_avg`).
@@ -175,7 +154,7 @@ fn reference_timing() -> RunTiming {
 }
 
 fn build_reference() -> ArtifactV1 {
-    let reference: Value = serde_json::from_str(REFERENCE).expect("reference parses");
+    let reference: Value = serde_json::from_str(&reference_text()).expect("reference parses");
     let config = reference_config();
     let plan = RunPlan::new(&config, Some(262_144)).expect("reference plan");
     build_artifact(
@@ -203,7 +182,7 @@ fn the_reference_artifact_is_rebuilt_byte_for_byte() {
     assert_eq!(artifact.base_url, "http://10.0.0.7:8000/v1");
     artifact.redact_base_url();
     let text = artifact.to_json_text().expect("serializes");
-    let expected = format!("{REFERENCE}\n");
+    let expected = format!("{}\n", reference_text());
     if text != expected {
         // Name the first differing line rather than dumping 17 KB twice.
         let (line, (ours, theirs)) = text
@@ -220,8 +199,11 @@ fn the_reference_artifact_is_rebuilt_byte_for_byte() {
 
 #[test]
 fn the_reference_artifact_round_trips_through_the_typed_struct() {
-    let parsed: ArtifactV1 = serde_json::from_str(REFERENCE).expect("typed parse");
-    assert_eq!(parsed.to_json_text().ok(), Some(format!("{REFERENCE}\n")));
+    let parsed: ArtifactV1 = serde_json::from_str(&reference_text()).expect("typed parse");
+    assert_eq!(
+        parsed.to_json_text().ok(),
+        Some(format!("{}\n", reference_text()))
+    );
     let mut built = build_reference();
     built.redact_base_url();
     assert_eq!(parsed, built);
@@ -229,7 +211,7 @@ fn the_reference_artifact_round_trips_through_the_typed_struct() {
 
 #[test]
 fn the_reference_recomputes_with_zero_mismatches() {
-    let value: Value = serde_json::from_str(REFERENCE).expect("reference parses");
+    let value: Value = serde_json::from_str(&reference_text()).expect("reference parses");
     let report = recompute_from_rows(&value).expect("recomputable");
     assert_eq!(report.generation, Generation::Modern);
     assert!(report.diffs.is_empty(), "{:#?}", report.diffs);
@@ -284,7 +266,7 @@ fn every_real_artifact_with_rows_recomputes_with_zero_mismatches() {
 
 #[test]
 fn a_tampered_metric_is_named() {
-    let mut value: Value = serde_json::from_str(REFERENCE).expect("parses");
+    let mut value: Value = serde_json::from_str(&reference_text()).expect("parses");
     value["metrics"]["ttft_p50_ms"] = json!(8953.168);
     let report = recompute_from_rows(&value).expect("recomputable");
     let paths: Vec<&str> = report.diffs.iter().map(|d| d.path.as_str()).collect();
@@ -295,7 +277,7 @@ fn a_tampered_metric_is_named() {
 
 #[test]
 fn a_tampered_row_shows_at_the_row_and_in_the_metrics_it_feeds() {
-    let mut value: Value = serde_json::from_str(REFERENCE).expect("parses");
+    let mut value: Value = serde_json::from_str(&reference_text()).expect("parses");
     // An int where the producer wrote a float is a difference too.
     value["request_timings"][2]["decode_tok_s"] = json!(1);
     let report = recompute_from_rows(&value).expect("recomputable");
@@ -494,7 +476,9 @@ fn all_failed_strict_run_through_the_pipeline() {
 fn the_all_failed_fixture_is_rebuilt_byte_for_byte() {
     // The fixture was written by tests/fixtures/generations/make_fixtures.py; its failure
     // records are inputs here, everything else is built.
-    let fixture: Value = serde_json::from_str(ALL_FAILED_STRICT).expect("fixture parses");
+    let fixture: Value =
+        serde_json::from_str(&fixture_text("generations/modern-all-failed-strict.json"))
+            .expect("fixture parses");
     let failures: Vec<FailureRecord> =
         serde_json::from_value(fixture["failures"].clone()).expect("failure records");
     let config = strict_config();
@@ -508,8 +492,8 @@ fn the_all_failed_fixture_is_rebuilt_byte_for_byte() {
     let mut artifact = build_artifact(&config, &plan, outcomes, timing, None).expect("builds");
     artifact.redact_base_url();
     assert_eq!(
-        artifact.to_json_text().ok().as_deref(),
-        Some(ALL_FAILED_STRICT)
+        artifact.to_json_text().ok(),
+        Some(fixture_text("generations/modern-all-failed-strict.json"))
     );
 }
 
@@ -798,7 +782,7 @@ fn a_client_block_states_the_browser_clock() {
         })
     );
     // The other methodology strings stay the reference's.
-    let reference: Value = serde_json::from_str(REFERENCE).expect("parses");
+    let reference: Value = serde_json::from_str(&reference_text()).expect("parses");
     for (key, text) in reference["timing_methodology"]
         .as_object()
         .expect("an object")

@@ -10,7 +10,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{fixture_paths, repo_path};
+use common::{fixture_path, fixture_paths, fixture_text, reference_text, repo_path};
 
 use serde_json::{json, Value};
 use strobe::core::present::compare::compare;
@@ -31,8 +31,8 @@ fn file_name(path: &Path) -> String {
 }
 
 fn reference_value() -> Value {
-    let text = fs::read_to_string(repo_path("tests/fixtures/reference-artifact.json"))
-        .expect("reference artifact");
+    let text =
+        fs::read_to_string(fixture_path("reference-artifact.json")).expect("reference artifact");
     serde_json::from_str(&text).expect("reference parses")
 }
 
@@ -562,7 +562,7 @@ fn live_rows_and_failures_read_like_loaded_ones() {
 
     // Every row of the reference artifact, taken as the typed row strobe measures, gives the
     // same view as the tolerant reader of the file.
-    let text = fs::read_to_string("tests/fixtures/reference-artifact.json").unwrap();
+    let text = reference_text();
     let loaded = LoadedArtifact::from_text("reference.json", &text);
     let value: Value = serde_json::from_str(&text).unwrap();
     let rows = value["request_timings"].as_array().unwrap();
@@ -574,9 +574,7 @@ fn live_rows_and_failures_read_like_loaded_ones() {
         );
     }
 
-    let swift =
-        fs::read_to_string("tests/fixtures/real/2026-10-05-swift__swift-capacity-8k-c1.json")
-            .unwrap();
+    let swift = fixture_text("real/2026-10-05-swift__swift-capacity-8k-c1.json");
     let loaded = LoadedArtifact::from_text("swift.json", &swift);
     let value: Value = serde_json::from_str(&swift).unwrap();
     let failures = value["failures"].as_array().unwrap();

@@ -3,6 +3,10 @@
 //! the artifact's exact key sets, and a vLLM transcript flows through decoder, accumulator and
 //! disposition into the row the reference producer would have written.
 
+mod common;
+
+use common::{fixture_text, reference_text};
+
 use serde_json::Value;
 use strobe::core::artifact::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use strobe::core::config::choices::ControlledOutputPolicy;
@@ -12,13 +16,11 @@ use strobe::core::observe::failure::RequestError;
 use strobe::core::observe::row::{seconds_from_ms, RowInputs};
 use strobe::core::stream::sse::{ChunkEvent, SseDecoder};
 
-const REFERENCE: &str = include_str!("fixtures/reference-artifact.json");
-const SWIFT_WITH_FAILURES: &str =
-    include_str!("fixtures/real/2026-10-05-swift__swift-capacity-8k-c1.json");
 const VLLM_TRANSCRIPT: &[u8] = include_bytes!("fixtures/sse/vllm-reasoning.sse");
 
 fn reference_rows() -> Vec<Value> {
-    let artifact: Value = serde_json::from_str(REFERENCE).expect("reference artifact parses");
+    let artifact: Value =
+        serde_json::from_str(&reference_text()).expect("reference artifact parses");
     let rows = artifact["request_timings"]
         .as_array()
         .expect("request_timings is a list")
@@ -127,7 +129,10 @@ fn reference_rows_round_trip_with_the_same_key_set() {
 
 #[test]
 fn real_failure_records_round_trip_with_the_same_key_set() {
-    let artifact: Value = serde_json::from_str(SWIFT_WITH_FAILURES).expect("artifact parses");
+    let artifact: Value = serde_json::from_str(&fixture_text(
+        "real/2026-10-05-swift__swift-capacity-8k-c1.json",
+    ))
+    .expect("artifact parses");
     let failures = artifact["failures"].as_array().expect("failures is a list");
     assert_eq!(failures.len(), 12);
     for fixture in failures {

@@ -2,6 +2,10 @@
 //! plan fields, the SHA-256 of its six prompts and of a strict-capacity prompt (ARTIFACT.md §2),
 //! and the request body's key order (§3).
 
+mod common;
+
+use common::{reference_config, reference_json};
+
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use strobe::core::config::choices::{PromptCacheMode, ReasoningEffort, ThinkingMode};
@@ -28,36 +32,6 @@ fn sha256_hex(text: &str) -> String {
     format!("{:x}", Sha256::digest(text.as_bytes()))
 }
 
-fn reference_artifact() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/reference-artifact.json"
-    );
-    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{path}: {error}"));
-    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{path}: {error}"))
-}
-
-/// The settings the reference artifact was made with (ARTIFACT.md §0), its server reporting
-/// a 262144-token context.
-fn reference_config() -> RunConfig {
-    RunConfig {
-        base_url: "http://127.0.0.1:8000/v1".to_owned(),
-        model: "qwen38-swift15-ninfer-dflash2-c4-262k".to_owned(),
-        engine: Some("ninfer".to_owned()),
-        gpu: Some("rtx5090".to_owned()),
-        requests: 6,
-        concurrency: 1,
-        context_tokens: 65_536,
-        context_seed: 1_717,
-        max_tokens: 8_192,
-        prompt_cache_mode: PromptCacheMode::Unique,
-        request_canaries: true,
-        temperature: Some(0.9),
-        top_p: Some(0.95),
-        ..RunConfig::default()
-    }
-}
-
 fn reference_plan() -> RunPlan {
     RunPlan::new(&reference_config(), Some(262_144))
         .unwrap_or_else(|error| panic!("reference plan: {error}"))
@@ -65,7 +39,7 @@ fn reference_plan() -> RunPlan {
 
 #[test]
 fn plan_reproduces_the_reference_artifact_fields() {
-    let artifact = reference_artifact();
+    let artifact = reference_json();
     let plan = reference_plan();
     assert_eq!(json!(plan.requests()), artifact["requests"]);
     assert_eq!(json!(plan.concurrency()), artifact["concurrency"]);

@@ -2,16 +2,18 @@
 //! `core::pyjson`: its bytes by re-serialization, and its metrics by recomputation from its own
 //! `request_timings`, every float compared bit for bit.
 
+mod common;
+
+use common::reference_text;
+
 use serde_json::{Map, Value};
 use strobe::core::artifact::metrics::{write_distribution_family, DISTRIBUTION_FAMILIES};
 use strobe::core::python::json::{dumps_artifact, dumps_sorted};
 use strobe::core::python::stats::{exact_mean, Distribution, DISTRIBUTION_STATS};
 
-/// The reference artifact exactly as published: Python's output without its trailing newline.
-const REFERENCE: &str = include_str!("fixtures/reference-artifact.json");
-
+/// The reference artifact, parsed (its text is Python's output without the trailing newline).
 fn reference() -> Value {
-    serde_json::from_str(REFERENCE).expect("the reference artifact is valid JSON")
+    serde_json::from_str(&reference_text()).expect("the reference artifact is valid JSON")
 }
 
 fn object<'a>(value: &'a Value, key: &str) -> &'a Map<String, Value> {
@@ -60,15 +62,16 @@ fn reserializing_the_reference_artifact_gives_its_exact_bytes() {
     let artifact = reference();
     let text = dumps_sorted(&artifact).expect("the reference artifact has only finite numbers");
     assert_eq!(text.len(), 17_690, "ARTIFACT.md §8.4 counts 17,690 bytes");
+    let reference = reference_text();
     assert!(
-        text == REFERENCE,
+        text == reference,
         "first difference at byte {:?}",
         text.bytes()
-            .zip(REFERENCE.bytes())
+            .zip(reference.bytes())
             .position(|(ours, theirs)| ours != theirs)
     );
     let file = dumps_artifact(&artifact).expect("finite numbers");
-    assert_eq!(file.strip_suffix('\n'), Some(REFERENCE));
+    assert_eq!(file.strip_suffix('\n'), Some(reference.as_str()));
 }
 
 /// The older-generation artifacts in `fixtures/real/` were written by the same

@@ -5,7 +5,9 @@
 //! The hand-made fixtures in `tests/fixtures/generations/` come from
 //! `tests/fixtures/generations/make_fixtures.py` (Python 3.11, run once; not needed by the tests).
 
-use std::path::PathBuf;
+mod common;
+
+use common::{fixture_json, fixture_path, fixture_text, reference_json};
 
 use serde_json::{json, Value};
 use strobe::core::read::validate::report::{
@@ -15,31 +17,12 @@ use strobe::core::read::validate::{
     combiner_admission, combiner_field_mismatches, validate_artifact, validate_artifact_text,
 };
 
-fn fixture_path(relative: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(relative)
-}
-
-fn fixture_text(relative: &str) -> String {
-    let path = fixture_path(relative);
-    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-}
-
-fn fixture(relative: &str) -> Value {
-    serde_json::from_str(&fixture_text(relative)).expect("fixture is JSON")
-}
-
-fn reference() -> Value {
-    fixture("reference-artifact.json")
-}
-
 fn g3() -> Value {
-    fixture("generations/g3.json")
+    fixture_json("generations/g3.json")
 }
 
 fn all_failed_strict() -> Value {
-    fixture("generations/modern-all-failed-strict.json")
+    fixture_json("generations/modern-all-failed-strict.json")
 }
 
 /// Sets the value at a JSON pointer, which must exist (or whose parent object must exist).
@@ -204,7 +187,7 @@ fn hand_made_modern_all_failed_strict_run_is_valid() {
 
 #[test]
 fn strobe_extra_keys_are_allowed() {
-    let report = broken(reference(), |artifact| {
+    let report = broken(reference_json(), |artifact| {
         set(
             artifact,
             "/client",
@@ -248,7 +231,7 @@ fn generation_detection_follows_the_section_10_shapes() {
 
 #[test]
 fn every_violation_is_reported_not_just_the_first() {
-    let report = broken(reference(), |artifact| {
+    let report = broken(reference_json(), |artifact| {
         set(artifact, "/schema", json!("other"));
         set(artifact, "/request_timings/2/ttft_ms", json!(99_999.0));
         set(artifact, "/clock_domain_id", json!("has space"));
@@ -286,8 +269,8 @@ fn hostile_counts_do_not_blow_up_coverage() {
 
 #[test]
 fn ten_thousand_broken_rows_are_all_reported() {
-    let row = reference()["request_timings"][0].clone();
-    let report = broken(reference(), |artifact| {
+    let row = reference_json()["request_timings"][0].clone();
+    let report = broken(reference_json(), |artifact| {
         let rows: Vec<Value> = (0..10_000)
             .map(|index| {
                 let mut row = row.clone();
@@ -430,7 +413,7 @@ fn rule_not_an_object() {
 
 #[test]
 fn rule_schema_mismatch() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/schema", json!("anvil-serving.benchmark/v2"))
     });
     assert_only_rule(&report, RuleId::SchemaMismatch, "$.schema");
@@ -440,7 +423,7 @@ fn rule_schema_mismatch() {
 
 #[test]
 fn rule_metrics_not_object() {
-    let report = broken(fixture("generations/g2.json"), |a| {
+    let report = broken(fixture_json("generations/g2.json"), |a| {
         set(a, "/metrics", json!([]))
     });
     assert_only_rule(&report, RuleId::MetricsNotObject, "$.metrics");
@@ -448,7 +431,7 @@ fn rule_metrics_not_object() {
 
 #[test]
 fn rule_serve_flags_not_object() {
-    let report = broken(reference(), |a| set(a, "/serve_flags", json!("none")));
+    let report = broken(reference_json(), |a| set(a, "/serve_flags", json!("none")));
     assert_only_rule(&report, RuleId::ServeFlagsNotObject, "$.serve_flags");
 }
 
@@ -458,23 +441,25 @@ fn rule_serve_flags_not_object() {
 
 #[test]
 fn rule_count_field_rejects_booleans_and_low_values() {
-    let report = broken(reference(), |a| set(a, "/concurrency", json!(true)));
+    let report = broken(reference_json(), |a| set(a, "/concurrency", json!(true)));
     assert_only_rule(&report, RuleId::CountField, "$.concurrency");
-    let report = broken(reference(), |a| set(a, "/concurrency", json!(0)));
+    let report = broken(reference_json(), |a| set(a, "/concurrency", json!(0)));
     assert_only_rule(&report, RuleId::CountField, "$.concurrency");
-    let report = broken(fixture("generations/g2.json"), |a| remove(a, "/failed"));
+    let report = broken(fixture_json("generations/g2.json"), |a| {
+        remove(a, "/failed")
+    });
     assert_only_rule(&report, RuleId::CountField, "$.failed");
 }
 
 #[test]
 fn rule_counts_add_up() {
-    let report = broken(reference(), |a| set(a, "/failed", json!(1)));
+    let report = broken(reference_json(), |a| set(a, "/failed", json!(1)));
     assert_only_rule(&report, RuleId::CountsAddUp, "$.completed");
 }
 
 #[test]
 fn rule_performance_eligible_type() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/performance_eligible", json!("true"))
     });
     assert_only_rule(
@@ -486,15 +471,15 @@ fn rule_performance_eligible_type() {
 
 #[test]
 fn rule_plan_integer_field() {
-    let report = broken(reference(), |a| set(a, "/max_tokens", json!(0)));
+    let report = broken(reference_json(), |a| set(a, "/max_tokens", json!(0)));
     assert_only_rule(&report, RuleId::PlanIntegerField, "$.max_tokens");
-    let report = broken(reference(), |a| set(a, "/context_seed", json!(17.5)));
+    let report = broken(reference_json(), |a| set(a, "/context_seed", json!(17.5)));
     assert_only_rule(&report, RuleId::PlanIntegerField, "$.context_seed");
 }
 
 #[test]
 fn rule_wall_clock_ms() {
-    let report = broken(reference(), |a| set(a, "/wall_clock_ms", json!(-1.0)));
+    let report = broken(reference_json(), |a| set(a, "/wall_clock_ms", json!(-1.0)));
     assert_only_rule(&report, RuleId::WallClockMs, "$.wall_clock_ms");
 }
 
@@ -504,7 +489,7 @@ fn rule_wall_clock_ms() {
 
 #[test]
 fn rule_prompt_cache_mode() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/prompt_cache_mode", json!("private"))
     });
     assert_only_rule(&report, RuleId::PromptCacheMode, "$.prompt_cache_mode");
@@ -512,13 +497,15 @@ fn rule_prompt_cache_mode() {
 
 #[test]
 fn rule_request_canaries_type() {
-    let report = broken(reference(), |a| set(a, "/request_canaries", json!("yes")));
+    let report = broken(reference_json(), |a| {
+        set(a, "/request_canaries", json!("yes"))
+    });
     assert_only_rule(&report, RuleId::RequestCanariesType, "$.request_canaries");
 }
 
 #[test]
 fn rule_controlled_output_policy() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/controlled_output_policy", json!("lenient"))
     });
     assert_only_rule(
@@ -530,23 +517,25 @@ fn rule_controlled_output_policy() {
 
 #[test]
 fn rule_engine_model_names() {
-    let report = broken(reference(), |a| set(a, "/engine", json!("")));
+    let report = broken(reference_json(), |a| set(a, "/engine", json!("")));
     assert_only_rule(&report, RuleId::EngineModelNames, "$.engine");
 }
 
 #[test]
 fn rule_source_recipe_type() {
-    let report = broken(reference(), |a| set(a, "/source_recipe", json!(5)));
+    let report = broken(reference_json(), |a| set(a, "/source_recipe", json!(5)));
     assert_only_rule(&report, RuleId::SourceRecipeType, "$.source_recipe");
 }
 
 #[test]
 fn rule_sampling_shape() {
-    let report = broken(reference(), |a| set(a, "/sampling/seed", json!(1)));
+    let report = broken(reference_json(), |a| set(a, "/sampling/seed", json!(1)));
     assert_only_rule(&report, RuleId::SamplingShape, "$.sampling");
-    let report = broken(reference(), |a| remove(a, "/sampling/temperature/sent"));
+    let report = broken(reference_json(), |a| {
+        remove(a, "/sampling/temperature/sent")
+    });
     assert_only_rule(&report, RuleId::SamplingShape, "$.sampling.temperature");
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/sampling/top_p/sent", json!("true"))
     });
     assert_only_rule(&report, RuleId::SamplingShape, "$.sampling.top_p.sent");
@@ -554,7 +543,7 @@ fn rule_sampling_shape() {
 
 #[test]
 fn rule_sampling_range() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/sampling/temperature/requested", json!(2.5));
         set(a, "/sampling/temperature/effective_request", json!(2.5));
     });
@@ -563,7 +552,7 @@ fn rule_sampling_range() {
         RuleId::SamplingRange,
         "$.sampling.temperature.requested",
     );
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/sampling/top_p/requested", json!(0.0));
         set(a, "/sampling/top_p/effective_request", json!(0.0));
     });
@@ -576,7 +565,7 @@ fn rule_sampling_range() {
 
 #[test]
 fn rule_sampling_consistency() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/sampling/top_p/sent", json!(false))
     });
     assert_only_rule(
@@ -584,7 +573,7 @@ fn rule_sampling_consistency() {
         RuleId::SamplingConsistency,
         "$.sampling.top_p.sent",
     );
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/sampling/temperature/effective_request", json!(0.5))
     });
     assert_only_rule(
@@ -609,15 +598,15 @@ fn rule_sampling_consistency() {
 
 #[test]
 fn rule_timing_rows_shape() {
-    let report = broken(reference(), |a| set(a, "/request_timings", json!({})));
+    let report = broken(reference_json(), |a| set(a, "/request_timings", json!({})));
     assert_only_rule(&report, RuleId::TimingRowsShape, "$.request_timings");
-    let report = broken(reference(), |a| remove(a, "/request_timings"));
+    let report = broken(reference_json(), |a| remove(a, "/request_timings"));
     assert_only_rule(&report, RuleId::TimingRowsShape, "$.request_timings");
 }
 
 #[test]
 fn rule_timing_row_count() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         a["request_timings"].as_array_mut().expect("rows").pop();
     });
     assert_rule(&report, RuleId::TimingRowCount, "$.request_timings");
@@ -625,7 +614,7 @@ fn rule_timing_row_count() {
 
 #[test]
 fn rule_row_integer_field() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/1/content_chunks", json!(-1))
     });
     assert_only_rule(
@@ -633,7 +622,7 @@ fn rule_row_integer_field() {
         RuleId::RowIntegerField,
         "$.request_timings[1].content_chunks",
     );
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/3/prompt_tokens", json!(62327.0))
     });
     assert_only_rule(
@@ -645,7 +634,7 @@ fn rule_row_integer_field() {
 
 #[test]
 fn rule_row_output_tokens() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(
             a,
             "/request_timings/0/output_token_source",
@@ -657,7 +646,7 @@ fn rule_row_output_tokens() {
         RuleId::RowOutputTokens,
         "$.request_timings[0].output_tokens",
     );
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/2/output_token_source", json!("guess"))
     });
     assert_only_rule(
@@ -669,7 +658,7 @@ fn rule_row_output_tokens() {
 
 #[test]
 fn rule_row_timing_value() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/5/decode_tok_s", json!(-3.0))
     });
     assert_only_rule(
@@ -677,7 +666,7 @@ fn rule_row_timing_value() {
         RuleId::RowTimingValue,
         "$.request_timings[5].decode_tok_s",
     );
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         remove(a, "/request_timings/0/time_to_first_output_ms")
     });
     assert_only_rule(
@@ -689,11 +678,11 @@ fn rule_row_timing_value() {
 
 #[test]
 fn rule_timing_order() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/2/ttft_ms", json!(20_000.0))
     });
     assert_only_rule(&report, RuleId::TimingOrder, "$.request_timings[2].ttft_ms");
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(
             a,
             "/request_timings/0/time_to_first_output_ms",
@@ -709,7 +698,7 @@ fn rule_timing_order() {
 
 #[test]
 fn rule_index_coverage_zero_failure_form() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/3/request_index", json!(7))
     });
     assert_only_rule(
@@ -718,7 +707,7 @@ fn rule_index_coverage_zero_failure_form() {
         "$.request_timings[3].request_index",
     );
     assert_rule(&report, RuleId::IndexCoverage, "$.request_timings");
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/3/request_index", json!(2))
     });
     assert_only_rule(
@@ -767,7 +756,7 @@ fn rule_failure_shape() {
 
 #[test]
 fn rule_output_tokens_sum() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/metrics/output_tokens", json!(2284))
     });
     assert_only_rule(&report, RuleId::OutputTokensSum, "$.metrics.output_tokens");
@@ -779,7 +768,7 @@ fn rule_output_tokens_sum() {
 
 #[test]
 fn rule_throughput_value() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/metrics/throughput_tok_s", json!(-1.0))
     });
     assert_only_rule(
@@ -795,7 +784,7 @@ fn rule_throughput_value() {
 
 /// The reference artifact turned into an observe run with W = 8 where every row adhered.
 fn observe_run_with_controlled_rows() -> Value {
-    let mut artifact = reference();
+    let mut artifact = reference_json();
     set(&mut artifact, "/response_words", json!(8));
     for index in 0..6 {
         set(
@@ -813,7 +802,9 @@ fn observe_run_with_controlled_rows() -> Value {
 
 #[test]
 fn rule_canary_unexpected() {
-    let report = broken(reference(), |a| set(a, "/request_canaries", json!(false)));
+    let report = broken(reference_json(), |a| {
+        set(a, "/request_canaries", json!(false))
+    });
     assert_only_rule(
         &report,
         RuleId::CanaryUnexpected,
@@ -824,7 +815,7 @@ fn rule_canary_unexpected() {
 
 #[test]
 fn rule_canary_required() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/0/request_canary/passed", json!(false))
     });
     assert_only_rule(
@@ -832,7 +823,7 @@ fn rule_canary_required() {
         RuleId::CanaryRequired,
         "$.request_timings[0].request_canary.passed",
     );
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/4/request_canary", Value::Null)
     });
     assert_only_rule(
@@ -844,7 +835,7 @@ fn rule_canary_required() {
 
 #[test]
 fn rule_canary_modern_evidence() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(
             a,
             "/request_timings/1/request_canary/marker_at_start",
@@ -857,7 +848,7 @@ fn rule_canary_modern_evidence() {
         "$.request_timings[1].request_canary",
     );
     // Without a policy the same canary is acceptable legacy substring-only evidence.
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(
             a,
             "/request_timings/1/request_canary/marker_at_start",
@@ -870,7 +861,7 @@ fn rule_canary_modern_evidence() {
 
 #[test]
 fn rule_controlled_output_unexpected() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(
             a,
             "/request_timings/0/controlled_output",
@@ -886,7 +877,7 @@ fn rule_controlled_output_unexpected() {
 
 #[test]
 fn rule_controlled_output_shape() {
-    let report = broken(reference(), |a| set(a, "/response_words", json!(32)));
+    let report = broken(reference_json(), |a| set(a, "/response_words", json!(32)));
     assert_only_rule(
         &report,
         RuleId::ControlledOutputShape,
@@ -1004,11 +995,11 @@ fn rule_controlled_output_strict() {
 
 #[test]
 fn rule_iso_timestamp() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/started_at", json!("2026-10-05T11:42:24"))
     });
     assert_only_rule(&report, RuleId::IsoTimestamp, "$.started_at");
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/finished_at", json!("2026-10-05T11:43:06.250000Z"))
     });
     assert_only_rule(&report, RuleId::IsoTimestamp, "$.finished_at");
@@ -1017,7 +1008,7 @@ fn rule_iso_timestamp() {
     });
     assert_only_rule(&report, RuleId::IsoTimestamp, "$.started_at");
     // Other spellings Python accepts are fine when they name the same second.
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/started_at", json!("2026-10-05 13:42:24.000+02:00"))
     });
     assert_eq!(report.verdict, Verdict::Valid, "{report}");
@@ -1025,7 +1016,7 @@ fn rule_iso_timestamp() {
 
 #[test]
 fn rule_nanosecond_fields() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(
             a,
             "/finished_at_unix_ns",
@@ -1033,7 +1024,7 @@ fn rule_nanosecond_fields() {
         )
     });
     assert_only_rule(&report, RuleId::NanosecondFields, "$.finished_at_unix_ns");
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/started_at_unix_ns", json!("1791200544279383700"))
     });
     assert_only_rule(&report, RuleId::NanosecondFields, "$.started_at_unix_ns");
@@ -1041,7 +1032,7 @@ fn rule_nanosecond_fields() {
 
 #[test]
 fn rule_nanosecond_iso_second() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/started_at", json!("2026-10-05T11:42:25Z"))
     });
     assert_only_rule(&report, RuleId::NanosecondIsoSecond, "$.started_at_unix_ns");
@@ -1050,9 +1041,13 @@ fn rule_nanosecond_iso_second() {
 #[test]
 fn rule_wall_clock_reconciliation() {
     // The ns interval is 42385.4611 ms; 10 ms off exceeds max(5 ms, 0.01 % = 4.24 ms).
-    let report = broken(reference(), |a| set(a, "/wall_clock_ms", json!(42395.4611)));
+    let report = broken(reference_json(), |a| {
+        set(a, "/wall_clock_ms", json!(42395.4611))
+    });
     assert_only_rule(&report, RuleId::WallClockReconciliation, "$.wall_clock_ms");
-    let report = broken(reference(), |a| set(a, "/wall_clock_ms", json!(42390.0)));
+    let report = broken(reference_json(), |a| {
+        set(a, "/wall_clock_ms", json!(42390.0))
+    });
     assert_eq!(
         report.verdict,
         Verdict::Valid,
@@ -1062,9 +1057,11 @@ fn rule_wall_clock_reconciliation() {
 
 #[test]
 fn rule_clock_domain_id() {
-    let report = broken(reference(), |a| set(a, "/clock_domain_id", json!("lab a")));
+    let report = broken(reference_json(), |a| {
+        set(a, "/clock_domain_id", json!("lab a"))
+    });
     assert_only_rule(&report, RuleId::ClockDomainId, "$.clock_domain_id");
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/clock_domain_id", json!("x".repeat(65)))
     });
     assert_only_rule(&report, RuleId::ClockDomainId, "$.clock_domain_id");
@@ -1073,7 +1070,7 @@ fn rule_clock_domain_id() {
 #[test]
 fn rule_configuration_fingerprint() {
     let upper = format!("sha256:{}", "ABCDEF0123456789".repeat(4));
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/configuration_fingerprint", json!(upper))
     });
     assert_only_rule(
@@ -1089,9 +1086,11 @@ fn rule_configuration_fingerprint() {
 
 #[test]
 fn rule_distribution_value() {
-    let report = broken(reference(), |a| set(a, "/metrics/ttft_p50_ms", json!(-1.0)));
+    let report = broken(reference_json(), |a| {
+        set(a, "/metrics/ttft_p50_ms", json!(-1.0))
+    });
     assert_only_rule(&report, RuleId::DistributionValue, "$.metrics.ttft_p50_ms");
-    let report = broken(fixture("generations/g1-legacy-minimal.json"), |a| {
+    let report = broken(fixture_json("generations/g1-legacy-minimal.json"), |a| {
         set(a, "/metrics/e2e_p95_ms", json!("slow"))
     });
     assert_only_rule(&report, RuleId::DistributionValue, "$.metrics.e2e_p95_ms");
@@ -1100,9 +1099,9 @@ fn rule_distribution_value() {
 #[test]
 fn rule_distribution_value_leaves_ci_bounds_unchecked() {
     // The reference artifact itself has effective_prefill_tok_s_mean_ci95_low = −124187.7.
-    let low = &reference()["metrics"]["effective_prefill_tok_s_mean_ci95_low"];
+    let low = &reference_json()["metrics"]["effective_prefill_tok_s_mean_ci95_low"];
     assert!(low.as_f64().is_some_and(|low| low < 0.0));
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/metrics/ttft_mean_ci95_low_ms", json!(-5.0))
     });
     assert_eq!(report.verdict, Verdict::Valid);
@@ -1110,7 +1109,7 @@ fn rule_distribution_value_leaves_ci_bounds_unchecked() {
 
 #[test]
 fn rule_distribution_order() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/metrics/decode_tok_s_p75", json!(230.0))
     });
     assert_only_rule(
@@ -1118,7 +1117,7 @@ fn rule_distribution_order() {
         RuleId::DistributionOrder,
         "$.metrics.decode_tok_s_p75",
     );
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/metrics/completion_tokens_mean", json!(600.0))
     });
     assert_only_rule(
@@ -1133,7 +1132,9 @@ fn rule_distribution_order() {
 
 #[test]
 fn rule_context_within_max() {
-    let report = broken(reference(), |a| set(a, "/context_tokens", json!(300_000)));
+    let report = broken(reference_json(), |a| {
+        set(a, "/context_tokens", json!(300_000))
+    });
     assert_only_rule(&report, RuleId::ContextWithinMax, "$.context_tokens");
 }
 
@@ -1143,7 +1144,7 @@ fn rule_context_within_max() {
 
 #[test]
 fn report_json_and_display_name_rules_by_stable_id() {
-    let report = broken(reference(), |a| {
+    let report = broken(reference_json(), |a| {
         set(a, "/request_timings/2/ttft_ms", json!(20_000.0))
     });
     let machine = report.to_json();
@@ -1165,7 +1166,7 @@ fn report_json_and_display_name_rules_by_stable_id() {
 
 #[test]
 fn combiner_admits_the_reference_but_not_runs_with_failures() {
-    assert_eq!(combiner_admission(&reference()), Vec::<String>::new());
+    assert_eq!(combiner_admission(&reference_json()), Vec::<String>::new());
     let reasons = combiner_admission(&g3());
     assert!(
         reasons.iter().any(|r| r.contains("2 failed requests")),
@@ -1178,7 +1179,7 @@ fn combiner_admits_the_reference_but_not_runs_with_failures() {
             .any(|r| r.contains("performance_eligible is false")),
         "{reasons:?}"
     );
-    let reasons = combiner_admission(&fixture("generations/g2.json"));
+    let reasons = combiner_admission(&fixture_json("generations/g2.json"));
     assert!(
         reasons.iter().any(|r| r.contains("no request_timings")),
         "{reasons:?}"
@@ -1187,10 +1188,10 @@ fn combiner_admits_the_reference_but_not_runs_with_failures() {
 
 #[test]
 fn combiner_lists_mismatched_replica_fields() {
-    let mut other = reference();
+    let mut other = reference_json();
     set(&mut other, "/max_tokens", json!(4096));
     set(&mut other, "/sampling/top_p/requested", json!(0.9));
-    let mismatches = combiner_field_mismatches(&reference(), &other);
+    let mismatches = combiner_field_mismatches(&reference_json(), &other);
     assert_eq!(mismatches.len(), 2, "{mismatches:?}");
     assert!(mismatches[0].starts_with("max_tokens differs: 8192 versus 4096"));
     assert!(mismatches[1].starts_with("sampling differs"));

@@ -1,15 +1,16 @@
 //! Runs the built `strobe-artifact` binary on the shared fixtures and checks exit codes and the
 //! key lines of its output.
 
-use std::path::PathBuf;
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// A fixture's path as an argument for the binary.
 fn fixture(relative: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(relative)
+    common::fixture_path(relative)
         .to_string_lossy()
         .into_owned()
 }
