@@ -364,35 +364,80 @@ pub(crate) const MARGIN: FieldSpec = FieldSpec {
     group: FieldGroup::Limits,
 };
 
-/// Every setting of the run form, in display order; each group's fields are contiguous.
-pub const FIELDS: &[FieldSpec] = &[
-    BASE_URL,
-    POOL,
-    MODEL,
-    ENGINE,
-    GPU,
-    REQUESTS,
-    CONCURRENCY,
-    WARMUP,
-    TRACES,
-    MEASUREMENT,
-    LIVE_VIEW,
-    CONTEXT_TOKENS,
-    CONTEXT_SEED,
-    PROMPT_CACHE_MODE,
-    SHARED_PREFIX_TOKENS,
-    MAX_TOKENS,
-    RESPONSE_WORDS,
-    CONTROLLED_OUTPUT_POLICY,
-    REQUEST_CANARIES,
-    TEMPERATURE,
-    TOP_P,
-    THINKING_MODE,
-    REASONING_EFFORT,
-    TIMEOUT_S,
-    MAX_MODEL_LEN,
-    MARGIN,
-];
+/// Declares [`FieldKey`] and [`FIELDS`] from one list, so the enum and the table always hold the
+/// same fields in the same (display) order.
+macro_rules! run_form_fields {
+    ($($variant:ident => $spec:ident),* $(,)?) => {
+        /// Every field of the run form, by name: code that names a field names it with a
+        /// variant, so a misspelt field is a compile error, not a silently ignored key.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum FieldKey {
+            $(
+                #[doc = concat!("The `", stringify!($spec), "` field.")]
+                $variant,
+            )*
+        }
+
+        impl FieldKey {
+            /// Every field, in display order (the order of [`FIELDS`]).
+            pub const ALL: &'static [FieldKey] = &[$(FieldKey::$variant),*];
+
+            /// The field's description in [`FIELDS`].
+            pub fn spec(self) -> &'static FieldSpec {
+                match self {
+                    $(FieldKey::$variant => &$spec),*
+                }
+            }
+        }
+
+        /// Every run form field, in display order (groups are contiguous).
+        pub const FIELDS: &[FieldSpec] = &[$($spec),*];
+    };
+}
+
+run_form_fields! {
+    BaseUrl => BASE_URL,
+    Pool => POOL,
+    Model => MODEL,
+    Engine => ENGINE,
+    Gpu => GPU,
+    Requests => REQUESTS,
+    Concurrency => CONCURRENCY,
+    Warmup => WARMUP,
+    Traces => TRACES,
+    Measurement => MEASUREMENT,
+    LiveView => LIVE_VIEW,
+    ContextTokens => CONTEXT_TOKENS,
+    ContextSeed => CONTEXT_SEED,
+    PromptCacheMode => PROMPT_CACHE_MODE,
+    SharedPrefixTokens => SHARED_PREFIX_TOKENS,
+    MaxTokens => MAX_TOKENS,
+    ResponseWords => RESPONSE_WORDS,
+    ControlledOutputPolicy => CONTROLLED_OUTPUT_POLICY,
+    RequestCanaries => REQUEST_CANARIES,
+    Temperature => TEMPERATURE,
+    TopP => TOP_P,
+    ThinkingMode => THINKING_MODE,
+    ReasoningEffort => REASONING_EFFORT,
+    TimeoutS => TIMEOUT_S,
+    MaxModelLen => MAX_MODEL_LEN,
+    Margin => MARGIN,
+}
+
+impl FieldKey {
+    /// The artifact field name (also the query key), e.g. `"max_tokens"`.
+    pub fn as_str(self) -> &'static str {
+        self.spec().key
+    }
+
+    /// The field named `key` (a query key, say), if the form has one.
+    pub fn named(key: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|field| field.as_str() == key)
+    }
+}
 
 /// The form field with this key, if there is one.
 pub fn field_spec(key: &str) -> Option<&'static FieldSpec> {
@@ -515,5 +560,17 @@ mod tests {
             LIVE_VIEWS,
             LiveView::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn field_keys_name_the_table_in_its_order_and_round_trip() {
+        assert_eq!(FieldKey::ALL.len(), FIELDS.len());
+        for (key, spec) in FieldKey::ALL.iter().zip(FIELDS) {
+            assert_eq!(key.spec(), spec);
+            assert_eq!(FieldKey::named(key.as_str()), Some(*key));
+        }
+        assert_eq!(FieldKey::MaxTokens.as_str(), "max_tokens");
+        assert_eq!(FieldKey::named("burst"), None, "a setting without a field");
+        assert_eq!(FieldKey::named("api_key"), None);
     }
 }

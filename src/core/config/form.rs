@@ -8,6 +8,7 @@ use thiserror::Error;
 
 use crate::core::config::choices::*;
 use crate::core::config::fields::display_position;
+use crate::core::config::fields::FieldKey;
 use crate::core::config::fields::FieldKind;
 use crate::core::config::fields::FieldSpec;
 use crate::core::config::fields::BASE_URL;
@@ -46,7 +47,7 @@ const ENGINE_REQUIRED_MESSAGE: &str = "engine must name the serving engine (e.g.
      llama.cpp): artifacts without one cannot be compared or combined; Check endpoint fills it \
      from the server's model list when it can.";
 
-/// [`RunForm::set`] was given a key that is not in [`FIELDS`].
+/// [`RunForm::set_named`] was given a key that is not in [`FIELDS`].
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error("{key:?} is not a run form field; use one of the keys in FIELDS")]
 pub struct UnknownFieldError {
@@ -172,17 +173,35 @@ impl RunForm {
         ])
     }
 
-    /// The text of field `key`, or `None` when no such field exists.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.texts.get(key).map(String::as_str)
+    /// The text of field `key`.
+    pub fn get(&self, key: FieldKey) -> &str {
+        self.text(key.spec())
     }
 
     /// Replaces the text of field `key` with exactly `text` (no trimming: that is
     /// [`RunForm::to_config`]'s job, so the input shows what was typed).
-    pub fn set(&mut self, key: &str, text: impl Into<String>) -> Result<(), UnknownFieldError> {
-        match self.texts.get_mut(key) {
-            Some(slot) => {
-                *slot = text.into();
+    pub fn set(&mut self, key: FieldKey, text: impl Into<String>) {
+        if let Some(slot) = self.texts.get_mut(key.as_str()) {
+            *slot = text.into();
+        }
+    }
+
+    /// The text of the field named `key` (a name from outside the code), or `None` when the
+    /// form has no such field.
+    pub fn get_named(&self, key: &str) -> Option<&str> {
+        self.texts.get(key).map(String::as_str)
+    }
+
+    /// Like [`RunForm::set`] for a field named by text; an unknown name is an error that says
+    /// so.
+    pub fn set_named(
+        &mut self,
+        key: &str,
+        text: impl Into<String>,
+    ) -> Result<(), UnknownFieldError> {
+        match FieldKey::named(key) {
+            Some(field) => {
+                self.set(field, text);
                 Ok(())
             }
             None => Err(UnknownFieldError {
@@ -193,7 +212,7 @@ impl RunForm {
 
     /// The text of a field of [`FIELDS`] (always present by construction).
     pub(crate) fn text(&self, spec: &FieldSpec) -> &str {
-        self.get(spec.key).unwrap_or_default()
+        self.texts.get(spec.key).map_or("", String::as_str)
     }
 
     /// Parses every field and checks the result with [`RunConfig::validate`].

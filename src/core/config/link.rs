@@ -58,42 +58,6 @@ fn is_run_key(key: &str) -> bool {
     )
 }
 
-/// The value of one ASCII hex digit.
-fn hex_value(byte: u8) -> Option<u8> {
-    match byte {
-        b'0'..=b'9' => Some(byte - b'0'),
-        b'a'..=b'f' => Some(byte - b'a' + 10),
-        b'A'..=b'F' => Some(byte - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Decodes one `application/x-www-form-urlencoded` component: `+` → space, `%XX` → byte,
-/// any other `%` kept literally, invalid UTF-8 → U+FFFD.
-fn percent_decode(component: &str) -> String {
-    let bytes = component.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut rest = bytes;
-    while let Some((&byte, after)) = rest.split_first() {
-        rest = after;
-        match byte {
-            b'+' => decoded.push(b' '),
-            b'%' => match after {
-                [high, low, tail @ ..] => match (hex_value(*high), hex_value(*low)) {
-                    (Some(high), Some(low)) => {
-                        decoded.push((high << 4) | low);
-                        rest = tail;
-                    }
-                    _ => decoded.push(b'%'),
-                },
-                _ => decoded.push(b'%'),
-            },
-            other => decoded.push(other),
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
-}
-
 /// Percent-encodes every UTF-8 byte except the unreserved `A-Z a-z 0-9 - . _ ~`.
 fn percent_encode(text: &str) -> String {
     const HEX_DIGITS: &[u8; 16] = b"0123456789ABCDEF";
@@ -147,9 +111,10 @@ impl RunForm {
         let mut applied: BTreeSet<&'static str> = BTreeSet::new();
         let mut unknown_keys: Vec<String> = Vec::new();
 
-        for pair in query.split('&') {
-            let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
-            let key = percent_decode(raw_key);
+        // application/x-www-form-urlencoded as browsers read it: `+` is a space, `%XX` a byte,
+        // a `%` without two hex digits stays literal, invalid UTF-8 becomes U+FFFD.
+        for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+            let key = key.into_owned();
             if key.is_empty() {
                 continue;
             }
@@ -191,7 +156,7 @@ impl RunForm {
                     ),
                 });
             }
-            let value = percent_decode(raw_value);
+            let value = value.into_owned();
             let value_chars = value.chars().count();
             if value_chars > MAX_QUERY_VALUE_CHARS {
                 notify(QueryNotice {
@@ -264,8 +229,8 @@ mod tests {
     fn client_options_of_link(query: &str) -> Result<ClientOptions, Vec<ConfigError>> {
         let (mut form, notices) = RunForm::from_query(query);
         assert!(notices.is_empty(), "{notices:?}");
-        assert_eq!(form.set("model", "sim-model"), Ok(()));
-        assert_eq!(form.set("engine", "strobe-sim"), Ok(()));
+        assert_eq!(form.set_named("model", "sim-model"), Ok(()));
+        assert_eq!(form.set_named("engine", "strobe-sim"), Ok(()));
         form.to_config().map(|config| config.client)
     }
 
@@ -340,8 +305,8 @@ mod tests {
         assert_eq!(defaults, Ok(ClientOptions::default()));
 
         let (form, _) = RunForm::from_query("warmup=false&traces=on");
-        assert_eq!(form.get("warmup"), Some("false"));
-        assert_eq!(form.get("traces"), Some("on"));
+        assert_eq!(form.get_named("warmup"), Some("false"));
+        assert_eq!(form.get_named("traces"), Some("on"));
         assert_eq!(
             client_options_of_link("warmup=false&traces=on"),
             Ok(ClientOptions {
@@ -422,7 +387,7 @@ mod tests {
         ];
         for (key, text, encoded) in cases {
             let mut form = RunForm::browser_defaults();
-            assert_eq!(form.set(key, text), Ok(()));
+            assert_eq!(form.set_named(key, text), Ok(()));
             assert_eq!(form.to_query(), format!("{key}={encoded}"));
         }
     }
@@ -440,9 +405,13 @@ mod tests {
             ("100%", "100%"),
         ];
         for (raw, decoded) in cases {
-            assert_eq!(percent_decode(raw), decoded, "{raw}");
+            // The decoder the link uses, on the component alone, then through the link.
+            let component = form_urlencoded::parse(format!("k={raw}").as_bytes())
+                .map(|(_, value)| value.into_owned())
+                .next();
+            assert_eq!(component.as_deref(), Some(decoded), "{raw}");
             let (form, notices) = RunForm::from_query(&format!("model={raw}"));
-            assert_eq!(form.get("model"), Some(decoded), "{raw}");
+            assert_eq!(form.get_named("model"), Some(decoded), "{raw}");
             assert!(notices.is_empty());
         }
     }
@@ -450,15 +419,15 @@ mod tests {
     #[test]
     fn hostile_queries_never_panic_and_keep_the_rest() {
         let (form, notices) = RunForm::from_query("&&model=a=b=c&&=x&requests&#concurrency=9");
-        assert_eq!(form.get("model"), Some("a=b=c"));
+        assert_eq!(form.get_named("model"), Some("a=b=c"));
         // A key without `=` sets the empty text; the fragment is not part of the query.
-        assert_eq!(form.get("requests"), Some(""));
-        assert_eq!(form.get("concurrency"), Some("4"));
+        assert_eq!(form.get_named("requests"), Some(""));
+        assert_eq!(form.get_named("concurrency"), Some("4"));
         assert!(notices.is_empty(), "{notices:?}");
 
         let (form, _) = RunForm::from_query("model=%E6%A8%A1%E5%9E%8B+%F0%9F%A6%80&gpu=日本");
-        assert_eq!(form.get("model"), Some("模型 🦀"));
-        assert_eq!(form.get("gpu"), Some("日本"));
+        assert_eq!(form.get_named("model"), Some("模型 🦀"));
+        assert_eq!(form.get_named("gpu"), Some("日本"));
 
         for query in [
             "%",
@@ -473,7 +442,7 @@ mod tests {
         ] {
             let (form, _) = RunForm::from_query(query);
             assert_eq!(
-                form.get("base_url"),
+                form.get_named("base_url"),
                 Some("http://127.0.0.1:8011/v1"),
                 "{query}"
             );
@@ -484,8 +453,8 @@ mod tests {
     fn overlong_values_are_dropped_with_a_notice() {
         let long = "x".repeat(10_000);
         let (form, notices) = RunForm::from_query(&format!("model=ok&model={long}&gpu=g"));
-        assert_eq!(form.get("model"), Some("ok"));
-        assert_eq!(form.get("gpu"), Some("g"));
+        assert_eq!(form.get_named("model"), Some("ok"));
+        assert_eq!(form.get_named("gpu"), Some("g"));
         assert!(notices.iter().any(|n| n.key == "model"
             && n.message.contains("10000 characters")
             && n.message.contains("2048")));
@@ -493,7 +462,7 @@ mod tests {
         // Exactly the limit is kept; the limit counts characters, not bytes.
         let at_limit = "é".repeat(MAX_QUERY_VALUE_CHARS);
         let (form, notices) = RunForm::from_query(&format!("engine={at_limit}"));
-        assert_eq!(form.get("engine"), Some(at_limit.as_str()));
+        assert_eq!(form.get_named("engine"), Some(at_limit.as_str()));
         assert!(notices.is_empty());
 
         // A 10k-character unknown key is reported shortened, not echoed in full.
@@ -537,7 +506,7 @@ mod tests {
     fn links_never_start_runs() {
         for key in ["autorun", "run", "START", "AutoRun"] {
             let (form, notices) = RunForm::from_query(&format!("{key}=1&requests=3"));
-            assert_eq!(form.get("requests"), Some("3"));
+            assert_eq!(form.get_named("requests"), Some("3"));
             assert_eq!(notices.len(), 1);
             assert_eq!(notices[0].key, key);
             assert!(notices[0].message.contains("never start runs"));
@@ -547,8 +516,8 @@ mod tests {
     #[test]
     fn unknown_and_repeated_keys_get_notices() {
         let (form, notices) = RunForm::from_query("foo=1&requests=3&Model=x&requests=5&foo=2");
-        assert_eq!(form.get("requests"), Some("5"));
-        assert_eq!(form.get("model"), Some(""));
+        assert_eq!(form.get_named("requests"), Some("5"));
+        assert_eq!(form.get_named("model"), Some(""));
         let keys: Vec<&str> = notices.iter().map(|n| n.key.as_str()).collect();
         assert_eq!(keys, ["requests", "foo", "Model"]);
         assert!(notices[0].message.contains("last value"));

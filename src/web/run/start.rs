@@ -11,6 +11,7 @@ use crate::core::config::choices::LiveView;
 use crate::core::plan::RunPlan;
 use crate::core::read::loaded::LoadedArtifact;
 
+use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::models::engine_hint;
 use crate::core::config::settings::ConfigError;
@@ -138,21 +139,21 @@ fn poll_live(live: Rc<Measurement>, state: AppState) {
 }
 
 /// Fields the endpoint check fills when they are empty (from `/models`).
-pub const FILLED_BY_PREFLIGHT: [&str; 2] = ["model", "engine"];
+pub const FILLED_BY_PREFLIGHT: [FieldKey; 2] = [FieldKey::Model, FieldKey::Engine];
 
 /// The configuration to check the endpoint with: model and engine may still be empty then,
 /// since the check is what fills them.
 pub fn config_for_preflight(form: &RunForm) -> Result<RunConfig, Vec<ConfigError>> {
     let mut probe = form.clone();
     for key in FILLED_BY_PREFLIGHT {
-        if probe.get(key).unwrap_or_default().trim().is_empty() {
-            let _ = probe.set(key, "to-be-discovered");
+        if probe.get(key).trim().is_empty() {
+            probe.set(key, "to-be-discovered");
         }
     }
     let mut config = probe.to_config()?;
-    config.model = form.get("model").unwrap_or_default().trim().to_string();
-    config.engine = Some(form.get("engine").unwrap_or_default().trim().to_string())
-        .filter(|engine| !engine.is_empty());
+    config.model = form.get(FieldKey::Model).trim().to_string();
+    config.engine =
+        Some(form.get(FieldKey::Engine).trim().to_string()).filter(|engine| !engine.is_empty());
     Ok(config)
 }
 
@@ -171,17 +172,17 @@ pub async fn load_models(state: AppState) -> Option<u64> {
             if config.model.is_empty() {
                 if let Some(first) = models.ids.first() {
                     state.form.update(|form| {
-                        let _ = form.set("model", first.as_str());
+                        form.set(FieldKey::Model, first.as_str());
                     });
                 }
             }
             let model = state
                 .form
-                .with_untracked(|form| form.get("model").unwrap_or_default().to_string());
+                .with_untracked(|form| form.get(FieldKey::Model).to_string());
             if config.engine.is_none() {
                 if let Some(engine) = engine_hint(&models.body, &model) {
                     state.form.update(|form| {
-                        let _ = form.set("engine", engine);
+                        form.set(FieldKey::Engine, engine);
                     });
                 }
             }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::core::config::fields::{FieldGroup, FieldKind, FieldSpec, FIELDS};
+use crate::core::config::fields::{FieldGroup, FieldKey, FieldKind};
 use crate::core::config::form::list_entries;
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 
@@ -105,7 +105,11 @@ pub fn RunView() -> impl IntoView {
                             busy()
                                 || errors
                                     .with(|errors| {
-                                        errors.keys().any(|key| !FILLED_BY_PREFLIGHT.contains(&key.as_str()))
+                                        errors.keys().any(|key| {
+                                            !FILLED_BY_PREFLIGHT
+                                                .iter()
+                                                .any(|filled| filled.as_str() == key.as_str())
+                                        })
                                     })
                         }
                     >
@@ -171,10 +175,10 @@ fn FieldSet(
     view! {
         <fieldset class="field-group" disabled=busy>
             <legend>{group.label()}</legend>
-            {FIELDS
+            {FieldKey::ALL
                 .iter()
-                .filter(|spec| spec.group == group)
-                .map(|spec| view! { <Field spec=spec errors=errors /> })
+                .filter(|key| key.spec().group == group)
+                .map(|&key| view! { <Field key=key errors=errors /> })
                 .collect_view()}
         </fieldset>
     }
@@ -183,39 +187,31 @@ fn FieldSet(
 /// One labelled input, bound to the form's raw text for its key, with its error under it.
 #[component]
 fn Field(
-    /// The field's description.
-    spec: &'static FieldSpec,
+    /// Which field.
+    key: FieldKey,
     /// The current validation errors, by field key.
     errors: Memo<BTreeMap<String, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
-    let key = spec.key;
-    let value = move || {
-        state
-            .form
-            .with(|form| form.get(key).unwrap_or_default().to_string())
-    };
-    let set = move |text: String| {
-        // Every key comes from FIELDS, so the form always knows it.
-        state.form.update(|form| {
-            let _ = form.set(key, text);
-        })
-    };
+    let spec = key.spec();
+    let name = key.as_str();
+    let value = move || state.form.with(|form| form.get(key).to_string());
+    let set = move |text: String| state.form.update(|form| form.set(key, text));
     // Model and engine start empty and the endpoint check fills them: no red before that.
     let error = move || {
         let shown = !FILLED_BY_PREFLIGHT.contains(&key)
             || state.models.with(Option::is_some)
             || matches!(state.phase.get(), RunPhase::Failed(_));
         errors
-            .with(|errors| errors.get(key).cloned())
+            .with(|errors| errors.get(key.as_str()).cloned())
             .filter(|_| shown)
     };
     let input = match spec.kind {
         FieldKind::Toggle => view! {
             <input
                 type="checkbox"
-                name=key
-                data-testid=format!("field-{key}")
+                name=name
+                data-testid=format!("field-{name}")
                 prop:checked=move || value() == "true"
                 on:change=move |ev| set(event_target_checked(&ev).to_string())
             />
@@ -225,8 +221,8 @@ fn Field(
             let optional = matches!(spec.kind, FieldKind::OptionalChoice(_));
             view! {
                 <select
-                    name=key
-                    data-testid=format!("field-{key}")
+                    name=name
+                    data-testid=format!("field-{name}")
                     prop:value=value
                     on:change=move |ev| set(event_target_value(&ev))
                 >
@@ -243,26 +239,26 @@ fn Field(
             <input
                 type="text"
                 inputmode="decimal"
-                name=key
-                data-testid=format!("field-{key}")
+                name=name
+                data-testid=format!("field-{name}")
                 prop:value=value
                 on:input=move |ev| set(event_target_value(&ev))
             />
         }
         .into_any(),
         FieldKind::Text | FieldKind::Url => {
-            let list = (key == "model").then_some("model-options");
+            let list = (key == FieldKey::Model).then_some("model-options");
             view! {
                 <input
                     type="text"
-                    name=key
+                    name=name
                     list=list
                     spellcheck="false"
-                    data-testid=format!("field-{key}")
+                    data-testid=format!("field-{name}")
                     prop:value=value
                     on:input=move |ev| set(event_target_value(&ev))
                 />
-                {(key == "model").then(|| view! { <ModelOptions /> })}
+                {(key == FieldKey::Model).then(|| view! { <ModelOptions /> })}
             }
             .into_any()
         }
@@ -276,7 +272,7 @@ fn Field(
                 error()
                     .map(|message| {
                         view! {
-                            <span class="field-error" data-testid=format!("error-{key}")>
+                            <span class="field-error" data-testid=format!("error-{name}")>
                                 {message}
                             </span>
                         }
@@ -316,12 +312,11 @@ fn ConnectionLimitWarning() -> impl IntoView {
     let per_origin = move || {
         state.form.with(|form| {
             let concurrency = form
-                .get("concurrency")
-                .unwrap_or_default()
+                .get(FieldKey::Concurrency)
                 .trim()
                 .parse::<u64>()
                 .unwrap_or(0);
-            let endpoints = 1 + list_entries(form.get("pool").unwrap_or_default()).count() as u64;
+            let endpoints = 1 + list_entries(form.get(FieldKey::Pool)).count() as u64;
             (concurrency, endpoints, concurrency.div_ceil(endpoints))
         })
     };

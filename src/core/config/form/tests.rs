@@ -8,8 +8,8 @@ use crate::core::config::link::PREVIEW_CHARS;
 /// fetch from strobe-sim (whose models are `owned_by` "strobe-sim").
 pub(crate) fn defaults_with_model() -> RunForm {
     let mut form = RunForm::browser_defaults();
-    assert_eq!(form.set("model", "sim-model"), Ok(()));
-    assert_eq!(form.set("engine", "strobe-sim"), Ok(()));
+    assert_eq!(form.set_named("model", "sim-model"), Ok(()));
+    assert_eq!(form.set_named("engine", "strobe-sim"), Ok(()));
     form
 }
 
@@ -27,7 +27,7 @@ pub(crate) fn errors_of(form: &RunForm) -> Vec<(&'static str, String)> {
 pub(crate) fn form_with(changes: &[(&str, &str)]) -> RunForm {
     let mut form = defaults_with_model();
     for (key, text) in changes {
-        assert_eq!(form.set(key, *text), Ok(()), "{key}");
+        assert_eq!(form.set_named(key, *text), Ok(()), "{key}");
     }
     form
 }
@@ -60,17 +60,17 @@ fn browser_defaults_need_only_a_model_and_an_engine() {
 #[test]
 fn get_and_set_know_only_form_fields() {
     let mut form = RunForm::browser_defaults();
-    assert_eq!(form.get("requests"), Some("24"));
-    assert_eq!(form.get("api_key"), None);
-    assert_eq!(form.set("requests", " 4.5"), Ok(()));
-    assert_eq!(form.get("requests"), Some(" 4.5"));
+    assert_eq!(form.get_named("requests"), Some("24"));
+    assert_eq!(form.get_named("api_key"), None);
+    assert_eq!(form.set_named("requests", " 4.5"), Ok(()));
+    assert_eq!(form.get_named("requests"), Some(" 4.5"));
     assert_eq!(
-        form.set("burst", "3"),
+        form.set_named("burst", "3"),
         Err(UnknownFieldError {
             key: "burst".to_owned()
         })
     );
-    assert_eq!(form.get("burst"), None);
+    assert_eq!(form.get_named("burst"), None);
 }
 
 /// Configs that exercise every field away from its default, every enum value, sampled
@@ -476,7 +476,7 @@ fn a_named_engine_is_accepted_and_kept_through_links() {
         // Form → link → form → config keeps the engine.
         let (reopened, notices) = RunForm::from_query(&form.to_query());
         assert!(notices.is_empty(), "{notices:?}");
-        assert_eq!(reopened.get("engine"), Some(engine));
+        assert_eq!(reopened.get_named("engine"), Some(engine));
         assert_eq!(reopened.to_config(), config);
     }
     // Config → form → config keeps it too.
