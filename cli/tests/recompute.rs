@@ -1,15 +1,17 @@
 //! Runs `strobe-artifact recompute` on the golden artifact, on a tampered copy and on a legacy
 //! file, and checks exit codes and the lines that name what differs.
 
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// A fixture's path.
 fn fixture(relative: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(relative)
+    common::fixture_path(relative)
 }
 
 fn run(args: &[&str]) -> Output {
