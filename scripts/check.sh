@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check CI runs, in order: setup, formatting, clippy (host and wasm32, -D warnings), native
-# tests, the release build, and the end-to-end tests in headless Chromium.
-# Usage: scripts/check.sh [--quick]   (--quick skips the release build and the browser tests)
+# tests, rustdoc, the JavaScript and Markdown checks, the release builds, and the end-to-end
+# tests in headless Chromium (docs/development.md, The checks).
+# Usage: scripts/check.sh [--quick]   (--quick skips the release builds and the browser tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -31,6 +32,14 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
 step "JavaScript modules parse (node --check)"
 for module in src/web/js/*.js; do node --check "$module"; done
+
+step "Markdown links resolve inside the repository"
+node scripts/check-links.mjs
+# The artifact spec is copied into docs/spec/ so a clone is complete; where the shared original
+# sits beside the checkout, the copy must be it, byte for byte.
+if [ -f ../shared/spec/ARTIFACT.md ]; then
+  cmp ../shared/spec/ARTIFACT.md docs/spec/ARTIFACT.md
+fi
 
 if $quick; then
   echo "quick mode: skipped the release build and the browser tests"
