@@ -25,7 +25,13 @@ use crate::web::ui::library::Library;
 use crate::web::ui::live_charts::LIVE_CHART_REFRESH_MS;
 use crate::web::ui::state::{AppState, FinishedRun, RunPhase};
 
-pub fn start_run(state: AppState, library: Library) {
+/// The page's Run: an action that checks the endpoint, plans, measures on the chosen thread
+/// and files the result; dispatching it while a run is being started or running does nothing.
+pub fn run_action(state: AppState, library: Library) -> Action<(), ()> {
+    Action::new_local(move |_: &()| run(state, library))
+}
+
+async fn run(state: AppState, library: Library) {
     if matches!(
         state.phase.get_untracked(),
         RunPhase::Preflight | RunPhase::Running
@@ -33,78 +39,76 @@ pub fn start_run(state: AppState, library: Library) {
         return;
     }
     state.phase.set(RunPhase::Preflight);
-    spawn_local(async move {
-        let discovered = load_models(state).await;
-        if state.preflight_error.with_untracked(Option::is_some) {
-            state.phase.set(RunPhase::Failed(
-                "the endpoint check failed; see the message above".to_string(),
-            ));
+    let discovered = load_models(state).await;
+    if state.preflight_error.with_untracked(Option::is_some) {
+        state.phase.set(RunPhase::Failed(
+            "the endpoint check failed; see the message above".to_string(),
+        ));
+        return;
+    }
+    let config = match state.form.with_untracked(|form| form.to_config()) {
+        Ok(config) => config,
+        Err(errors) => {
+            let fields: Vec<&str> = errors.iter().map(|error| error.field).collect();
+            state.phase.set(RunPhase::Failed(format!(
+                "fix these fields first: {}",
+                fields.join(", ")
+            )));
             return;
         }
-        let config = match state.form.with_untracked(|form| form.to_config()) {
-            Ok(config) => config,
-            Err(errors) => {
-                let fields: Vec<&str> = errors.iter().map(|error| error.field).collect();
-                state.phase.set(RunPhase::Failed(format!(
-                    "fix these fields first: {}",
-                    fields.join(", ")
-                )));
-                return;
-            }
-        };
-        let plan = match RunPlan::new(&config, discovered) {
-            Ok(plan) => plan,
-            Err(error) => {
-                state.phase.set(RunPhase::Failed(error.to_string()));
-                return;
-            }
-        };
-        let Some(clock) = Clock::of_this_thread() else {
-            state.phase.set(RunPhase::Failed(
-                "this browser has no performance clock".to_string(),
-            ));
+    };
+    let plan = match RunPlan::new(&config, discovered) {
+        Ok(plan) => plan,
+        Err(error) => {
+            state.phase.set(RunPhase::Failed(error.to_string()));
             return;
-        };
-        let key = state.api_key.get_untracked();
-        let setup = RunSetup {
-            config,
-            plan,
-            api_key: (!key.is_empty()).then_some(key),
-        };
-        state.finished.set(None);
-        let quiet = setup.config.client.live_view == LiveView::End;
-        let (live, result) = match Measurement::start(clock, setup, discovered) {
-            Ok(started) => started,
-            Err(reason) => {
-                state.phase.set(RunPhase::Failed(reason.to_string()));
-                return;
-            }
-        };
-        state.live.set_value(Some(live.clone()));
-        state.snapshot.set(live.snapshot());
-        state.quiet_run.set(quiet);
-        state.phase.set(RunPhase::Running);
-        if !quiet {
-            poll_live(live.clone(), state);
         }
-        let result = result.await;
-        live.refresh();
-        state.snapshot.set(live.snapshot());
-        match result {
-            Ok(artifact) => {
-                // The run joins the library too, so it is charted and can be compared with
-                // saved artifacts exactly like a dropped file.
-                if let Ok(text) = artifact.to_json_text() {
-                    library.add(LoadedArtifact::from_text(&artifact.file_name(), &text));
-                }
-                state.finished.set(Some(FinishedRun {
-                    artifact: Rc::new(artifact),
-                }));
-                state.phase.set(RunPhase::Finished);
-            }
-            Err(reason) => state.phase.set(RunPhase::Failed(reason.to_string())),
+    };
+    let Some(clock) = Clock::of_this_thread() else {
+        state.phase.set(RunPhase::Failed(
+            "this browser has no performance clock".to_string(),
+        ));
+        return;
+    };
+    let key = state.api_key.get_untracked();
+    let setup = RunSetup {
+        config,
+        plan,
+        api_key: (!key.is_empty()).then_some(key),
+    };
+    state.finished.set(None);
+    let quiet = setup.config.client.live_view == LiveView::End;
+    let (live, result) = match Measurement::start(clock, setup, discovered) {
+        Ok(started) => started,
+        Err(reason) => {
+            state.phase.set(RunPhase::Failed(reason.to_string()));
+            return;
         }
-    });
+    };
+    state.live.set_value(Some(live.clone()));
+    state.snapshot.set(live.snapshot());
+    state.quiet_run.set(quiet);
+    state.phase.set(RunPhase::Running);
+    if !quiet {
+        poll_live(live.clone(), state);
+    }
+    let result = result.await;
+    live.refresh();
+    state.snapshot.set(live.snapshot());
+    match result {
+        Ok(artifact) => {
+            // The run joins the library too, so it is charted and can be compared with
+            // saved artifacts exactly like a dropped file.
+            if let Ok(text) = artifact.to_json_text() {
+                library.add(LoadedArtifact::from_text(&artifact.file_name(), &text));
+            }
+            state.finished.set(Some(FinishedRun {
+                artifact: Rc::new(artifact),
+            }));
+            state.phase.set(RunPhase::Finished);
+        }
+        Err(reason) => state.phase.set(RunPhase::Failed(reason.to_string())),
+    }
 }
 
 /// How often the live numbers are refreshed: a few times a second is plenty for a person, and

@@ -11,7 +11,7 @@ use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 
 use crate::core::live::LiveSnapshot;
 use crate::web::run::preflight::CORS_RECIPES;
-use crate::web::run::start::{load_models, start_run, FILLED_BY_PREFLIGHT};
+use crate::web::run::start::{load_models, run_action, FILLED_BY_PREFLIGHT};
 use crate::web::ui::library::Library;
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::state::{AppState, RunPhase};
@@ -21,6 +21,7 @@ use crate::web::ui::state::{AppState, RunPhase};
 pub fn RunView() -> impl IntoView {
     let state = AppState::expect();
     let library = expect_context::<Library>();
+    let start = run_action(state, library);
     let errors = Memo::new(move |_| {
         state.form.with(|form| match form.to_config() {
             Ok(_) => BTreeMap::new(),
@@ -51,7 +52,7 @@ pub fn RunView() -> impl IntoView {
                 class="run-form"
                 on:submit=move |ev| {
                     ev.prevent_default();
-                    start_run(state, library);
+                    start.dispatch(());
                 }
             >
                 {[FieldGroup::Endpoint, FieldGroup::Load, FieldGroup::Prompt, FieldGroup::Sampling, FieldGroup::Limits]
