@@ -10,8 +10,10 @@ use serde_json::{json, Value};
 use thiserror::Error;
 
 use crate::core::config::choices::*;
+use crate::core::config::error::ConfigError;
 use crate::core::config::settings::SAMPLED_CONTEXT_TABLE;
 use crate::core::config::settings::*;
+use crate::core::load::schedule::arrival_times_ms;
 use crate::core::python::random::PyRandom;
 
 /// Why a run cannot be planned. Each is a usage error: no request is sent.
@@ -88,6 +90,8 @@ pub struct RunPlan {
     max_model_len: Option<u64>,
     prompt_budget_cap: Option<u64>,
     planned_context_tokens: Vec<u64>,
+    /// When each request is due, ms from the run's start, in an open-loop (`load: rate`) run.
+    arrival_times_ms: Option<Vec<f64>>,
 }
 
 impl RunPlan {
@@ -101,11 +105,23 @@ impl RunPlan {
     ) -> Result<Self, PlanError> {
         config.validate().map_err(PlanError::InvalidConfig)?;
 
-        let (requests, concurrency) = if config.burst > 0 {
+        let (mut requests, concurrency) = if config.burst > 0 {
             (config.burst, config.burst)
         } else {
             (config.requests, config.concurrency)
         };
+        // An open-loop run is drawn up front; with a duration, it has the requests due before
+        // the duration ends (at most `requests`).
+        let arrival_times_ms = config.load.is_open_loop().then(|| {
+            arrival_times_ms(
+                &config.load,
+                config.load.seed(config.context_seed),
+                requests,
+            )
+        });
+        if let Some(times) = &arrival_times_ms {
+            requests = times.len() as u64;
+        }
 
         let max_model_len = if config.max_model_len != 0 {
             Some(config.max_model_len)
@@ -166,7 +182,14 @@ impl RunPlan {
             max_model_len,
             prompt_budget_cap,
             planned_context_tokens,
+            arrival_times_ms,
         })
+    }
+
+    /// When each request is due, ms from the run's start (request `i` at index `i`), in an
+    /// open-loop run; `None` in a closed-loop one.
+    pub fn arrival_times_ms(&self) -> Option<&[f64]> {
+        self.arrival_times_ms.as_deref()
     }
 
     /// The settings this plan was made from.

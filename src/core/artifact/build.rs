@@ -2,6 +2,7 @@
 //! and the caller's [`RunTiming`] to an [`ArtifactV1`]. Like the rest
 //! of the core it never reads a clock: the caller supplies the run's timing.
 
+use crate::core::artifact::load::load_block;
 use crate::core::artifact::metrics::compute_metrics;
 use crate::core::artifact::metrics::ResultTotals;
 use crate::core::artifact::schema::browser_clock;
@@ -21,7 +22,7 @@ use crate::core::config::settings::*;
 use crate::core::observe::conclude::*;
 use crate::core::plan::RunPlan;
 use crate::core::python::time::UtcSecond;
-use crate::core::read::validate::SCHEMA;
+use crate::core::read::validate::report::SCHEMA;
 
 /// When the run happened, as the caller measured it; the core never reads a clock.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,6 +61,7 @@ pub fn build_artifact(
         return Err(ArtifactError::ConfigDoesNotMatchPlan);
     }
     check_run_timing(&timing)?;
+    let load = load_block(config, plan, &outcomes, timing.wall_seconds);
     let (mut results, mut failures) = sort_outcomes(plan, outcomes)?;
     results.sort_by_key(|result| result.request_index);
     failures.sort_by_key(|failure| failure.request_index);
@@ -129,6 +131,7 @@ pub fn build_artifact(
         request_timings: rows,
         metrics,
         client,
+        load,
     })
 }
 

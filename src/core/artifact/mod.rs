@@ -11,7 +11,8 @@
 
 //!
 //! In order: [`schema`] (every serde type of the file: the artifact, its rows and failures, the
-//! `client` block), [`metrics`] (the §7 metrics from the rows), [`build`] (a plan and its
+//! `client` block, the `load` block), [`metrics`] (the §7 metrics from the rows), [`load`] (the
+//! `load` block of an open-loop run), [`build`] (a plan and its
 //! outcomes to an artifact), [`recompute`] (a file's row-derived fields recomputed and compared
 //! bit for bit).
 
@@ -20,10 +21,11 @@ use thiserror::Error;
 use crate::core::python::json::PyJsonError;
 
 pub mod build;
+pub mod load;
 pub mod metrics;
 pub mod recompute;
 pub mod schema;
-use crate::core::read::validate::Generation;
+use crate::core::read::validate::report::Generation;
 
 /// `timestamp_precision`: the ns fields are exact, the ISO labels whole seconds.
 pub const TIMESTAMP_PRECISION: &str = "nanosecond-unix-fields; ISO labels are second precision";

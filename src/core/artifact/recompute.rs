@@ -15,7 +15,7 @@ use crate::core::artifact::ArtifactError;
 use crate::core::artifact::DERIVED_ROW_FIELDS;
 use crate::core::python::stats::DISTRIBUTION_STATS;
 use crate::core::python::time::UtcSecond;
-use crate::core::read::validate::{detect_generation, Generation};
+use crate::core::read::validate::report::{detect_generation, Generation};
 
 /// One field whose stored value differs from its recomputation.
 #[derive(Clone, Debug, PartialEq)]

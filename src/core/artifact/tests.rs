@@ -29,7 +29,7 @@ use crate::core::observe::failure::RequestError;
 use crate::core::observe::row::RowInputs;
 use crate::core::observe::transport::ResourceTimingEntry;
 use crate::core::plan::RunPlan;
-use crate::core::read::validate::SCHEMA;
+use crate::core::read::validate::report::SCHEMA;
 use serde_json::json;
 use serde_json::Map;
 use std::collections::BTreeSet;
@@ -600,4 +600,113 @@ fn legacy_generations_without_rows_are_not_recomputable() {
         recompute_from_rows(&bad_row),
         Err(ArtifactError::MalformedField { path, .. }) if path == "$.request_timings[0]"
     ));
+}
+
+/// An open-loop config: four requests at 4 a second, constant gaps, at most two in flight.
+fn rate_config() -> RunConfig {
+    use crate::core::config::choices::{Arrivals, LoadMode};
+    use crate::core::config::load::LoadOptions;
+    RunConfig {
+        concurrency: 2,
+        engine: Some("strobe-sim".to_owned()),
+        load: LoadOptions {
+            mode: LoadMode::Rate,
+            rate: 4.0,
+            arrivals: Arrivals::Constant,
+            ..LoadOptions::default()
+        },
+        ..small_config(4)
+    }
+}
+
+#[test]
+fn an_open_loop_run_records_its_load_and_how_it_was_kept() {
+    use crate::core::artifact::schema::load::LagSummary;
+    use crate::core::observe::dispatch::DispatchFacts;
+    let config = rate_config();
+    let plan = RunPlan::new(&config, None).expect("plan");
+    assert_eq!(
+        plan.arrival_times_ms(),
+        Some(&[0.0, 250.0, 500.0, 750.0][..])
+    );
+    // Sent 1, 2, 1 and 12 ms late; the last waited 10 ms for a slot.
+    let sends = [
+        (0.0, 1.0, 0.0),
+        (250.0, 252.0, 0.0),
+        (500.0, 501.0, 0.0),
+        (750.0, 762.0, 10.0),
+    ];
+    let outcomes: Vec<RequestOutcome> = sends
+        .iter()
+        .enumerate()
+        .map(|(index, &(scheduled_ms, sent_ms, cap_wait_ms))| {
+            let mut outcome = completed(index as u64, 0.05, 0.3, 10);
+            outcome.set_dispatch(&DispatchFacts {
+                scheduled_ms,
+                sent_ms,
+                cap_wait_ms,
+            });
+            outcome
+        })
+        .collect();
+    let artifact = build_artifact(&config, &plan, outcomes, timing(), None).expect("builds");
+    let load = artifact
+        .load
+        .as_ref()
+        .expect("an open loop has a load block");
+    assert_eq!(load.cap, 2);
+    assert_eq!((load.scheduled_requests, load.sent_requests), (4, 4));
+    assert_eq!(load.offered_rate, Some(4.0));
+    assert_eq!(load.achieved_rate, Some(3.0 / 0.761));
+    assert_eq!(load.completed_per_s, Some(2.0), "4 in the 2 s wall time");
+    assert_eq!(
+        load.dispatch_lag_ms,
+        LagSummary {
+            p50: Some(1.0),
+            p95: Some(12.0),
+            max: Some(12.0)
+        }
+    );
+    assert_eq!((load.late_sends, load.capped_sends), (1, 1));
+    assert!(!load.schedule_kept && load.throttled);
+    assert_eq!(load.max_in_flight, 2, "each request takes 300 ms");
+    let row = &artifact.request_timings[3];
+    assert_eq!(
+        (row.scheduled_ms, row.dispatch_lag_ms, row.cap_wait_ms),
+        (Some(750.0), Some(12.0), Some(10.0))
+    );
+    // The file keeps it, and the reader and the validator take it.
+    let text = artifact.to_json_text().expect("writes");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(value["load"]["mode"], "rate");
+    assert_eq!(value["load"]["arrivals"], "constant");
+    assert_eq!(value["load"]["burstiness"], serde_json::Value::Null);
+    assert_eq!(value["request_timings"][0]["scheduled_ms"], 0.0);
+    let report = crate::core::read::validate::validate_artifact_text(&text);
+    assert!(report.is_acceptable(), "{report}");
+    let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(parsed.load, artifact.load);
+}
+
+#[test]
+fn a_closed_loop_run_has_no_load_block_and_no_dispatch_keys() {
+    let (config, plan) = small_plan(2);
+    assert_eq!(plan.arrival_times_ms(), None);
+    let outcomes = vec![completed(0, 0.05, 0.15, 10), completed(1, 0.05, 0.15, 10)];
+    let artifact = build_artifact(&config, &plan, outcomes, timing(), None).expect("builds");
+    assert_eq!(artifact.load, None);
+    let value: serde_json::Value =
+        serde_json::from_str(&artifact.to_json_text().expect("writes")).expect("JSON");
+    assert!(value.get("load").is_none());
+    assert!(value["request_timings"][0].get("scheduled_ms").is_none());
+}
+
+#[test]
+fn a_duration_sets_how_many_requests_an_open_loop_has() {
+    let mut config = rate_config();
+    config.requests = 100;
+    config.load.duration_s = Some(0.8);
+    let plan = RunPlan::new(&config, None).expect("plan");
+    assert_eq!(plan.requests(), 4, "due at 0, 250, 500 and 750 ms");
+    assert_eq!(plan.planned_context_tokens().len(), 4);
 }

@@ -159,3 +159,31 @@ choice_enum! {
         End => "end",
     }
 }
+
+choice_enum! {
+    /// How requests are sent (the `load` link key): a fixed number in flight, or on a schedule.
+    #[derive(Default)]
+    LoadMode for "load" {
+        /// Closed loop: exactly `concurrency` requests in flight until all are done.
+        #[default]
+        Concurrency => "concurrency",
+        /// Open loop: each request sent at its scheduled time, `rate` a second, with at most
+        /// `concurrency` in flight.
+        Rate => "rate",
+    }
+}
+
+choice_enum! {
+    /// How the gaps between scheduled requests are drawn (the `arrivals` link key).
+    #[derive(Default)]
+    Arrivals for "arrivals" {
+        /// Exponential gaps of mean `1 / rate`: a Poisson process.
+        #[default]
+        Poisson => "poisson",
+        /// Every gap exactly `1 / rate`.
+        Constant => "constant",
+        /// Gamma gaps of shape `burstiness` and mean `1 / rate`: 1 is Poisson, below 1
+        /// burstier, above 1 smoother (vLLM's meaning of burstiness).
+        Gamma => "gamma",
+    }
+}

@@ -2,6 +2,7 @@
 //! each field's key (the artifact's field name, or strobe's own for [`ClientOptions`]), group,
 //! kind, bounds and help, in display order; and the cross-field rules' inputs.
 
+use crate::core::config::load::{MAX_BURSTINESS, MAX_DURATION_S, MAX_RAMP_S, MAX_RATE, MIN_RATE};
 use crate::core::config::settings::*;
 
 /// Which fieldset a setting is shown in.
@@ -67,6 +68,13 @@ pub enum FieldKind {
         /// Whether the field may be left empty (then the setting is not sent / recorded null).
         optional: bool,
     },
+    /// Empty, or a whole number from `min` to `max` (inclusive).
+    OptionalInteger {
+        /// Smallest accepted value.
+        min: i64,
+        /// Largest accepted value.
+        max: i64,
+    },
     /// On or off; the form text is `"true"` or `"false"`.
     Toggle,
     /// One of the listed spellings.
@@ -102,6 +110,10 @@ const REASONING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high",
 const MEASUREMENT_THREADS: &[&str] = &["worker", "main"];
 /// The spellings of [`LiveView`], in its `ALL` order.
 pub(crate) const LIVE_VIEWS: &[&str] = &["during", "end"];
+/// The spellings of [`LoadMode`](super::choices::LoadMode), in its `ALL` order.
+pub(crate) const LOAD_MODES: &[&str] = &["concurrency", "rate"];
+/// The spellings of [`Arrivals`](super::choices::Arrivals), in its `ALL` order.
+pub(crate) const ARRIVAL_KINDS: &[&str] = &["poisson", "constant", "gamma"];
 
 /// `u64` bounds as `i64` for [`FieldKind::Integer`]; every bound in plan.rs is far below
 /// `i64::MAX`, and a larger one saturates instead of wrapping.
@@ -170,7 +182,100 @@ pub(crate) const CONCURRENCY: FieldSpec = FieldSpec {
         min: 1,
         max: bound(MAX_CONCURRENCY),
     },
-    help: "Requests in flight at once, 1–256. A new request starts as soon as one finishes.",
+    help: "Requests in flight at once, 1–256. With load concurrency a new request starts as \
+           soon as one finishes; with load rate it is the most in flight, and a request due \
+           while that many are running waits for a slot (the run then says it was throttled).",
+    group: FieldGroup::Load,
+};
+pub(crate) const LOAD: FieldSpec = FieldSpec {
+    key: "load",
+    label: "Load",
+    kind: FieldKind::Choice(LOAD_MODES),
+    help: "concurrency keeps exactly that many requests in flight (a closed loop, the \
+           reference tool's way); rate sends each request at its scheduled time, rate a second, \
+           whatever the server's pace (an open loop), to ask how much load it carries.",
+    group: FieldGroup::Load,
+};
+pub(crate) const RATE: FieldSpec = FieldSpec {
+    key: "rate",
+    label: "Rate (req/s)",
+    kind: FieldKind::Decimal {
+        min: MIN_RATE,
+        max: MAX_RATE,
+        min_exclusive: false,
+        optional: false,
+    },
+    help: "With load rate: requests per second, 0.01–10000 (after any ramp).",
+    group: FieldGroup::Load,
+};
+pub(crate) const ARRIVALS: FieldSpec = FieldSpec {
+    key: "arrivals",
+    label: "Arrivals",
+    kind: FieldKind::Choice(ARRIVAL_KINDS),
+    help: "With load rate: how the gaps between requests are drawn. poisson: exponential gaps \
+           (a Poisson process); constant: every gap 1/rate; gamma: gaps of shape burstiness.",
+    group: FieldGroup::Load,
+};
+pub(crate) const BURSTINESS: FieldSpec = FieldSpec {
+    key: "burstiness",
+    label: "Burstiness",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: MAX_BURSTINESS,
+        min_exclusive: true,
+        optional: false,
+    },
+    help: "With gamma arrivals: the gamma shape, above 0 and at most 100. 1 is Poisson, below 1 \
+           burstier, above 1 smoother (vLLM's meaning).",
+    group: FieldGroup::Load,
+};
+pub(crate) const ARRIVAL_SEED: FieldSpec = FieldSpec {
+    key: "arrival_seed",
+    label: "Arrival seed",
+    kind: FieldKind::OptionalInteger {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    help: "With load rate: the seed of the gaps, any whole number. Empty uses the context seed. \
+           The same seed gives the same schedule (and Python's random.Random the same gaps).",
+    group: FieldGroup::Load,
+};
+pub(crate) const RAMP_S: FieldSpec = FieldSpec {
+    key: "ramp_s",
+    label: "Ramp (s)",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: MAX_RAMP_S,
+        min_exclusive: false,
+        optional: false,
+    },
+    help: "With load rate: seconds over which the rate goes linearly from the ramp's start rate \
+           to rate, 0–3600; 0 is no ramp.",
+    group: FieldGroup::Load,
+};
+pub(crate) const RAMP_START_RATE: FieldSpec = FieldSpec {
+    key: "ramp_start_rate",
+    label: "Ramp start (req/s)",
+    kind: FieldKind::Decimal {
+        min: MIN_RATE,
+        max: MAX_RATE,
+        min_exclusive: false,
+        optional: true,
+    },
+    help: "With a ramp: the rate it starts from, 0.01–10000. Needed when ramp is above 0.",
+    group: FieldGroup::Load,
+};
+pub(crate) const DURATION_S: FieldSpec = FieldSpec {
+    key: "duration_s",
+    label: "Duration (s)",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: MAX_DURATION_S,
+        min_exclusive: true,
+        optional: true,
+    },
+    help: "With load rate: schedule requests for this many seconds only (at most requests of \
+           them); the run then has those due before it ends. Empty sends every request.",
     group: FieldGroup::Load,
 };
 pub(crate) const WARMUP: FieldSpec = FieldSpec {
@@ -337,8 +442,9 @@ pub(crate) const TIMEOUT_S: FieldSpec = FieldSpec {
         min_exclusive: true,
         optional: false,
     },
-    help: "Per-request timeout in seconds, above 0 and at most 3600. A request that takes longer \
-           is recorded as failed.",
+    help: "Per-request idle timeout in seconds, above 0 and at most 3600: a request on which no \
+           data arrives for that long is recorded as failed (TimeoutError), as the reference \
+           tool's read timeout does.",
     group: FieldGroup::Limits,
 };
 pub(crate) const MAX_MODEL_LEN: FieldSpec = FieldSpec {
@@ -403,6 +509,14 @@ run_form_fields! {
     Gpu => GPU,
     Requests => REQUESTS,
     Concurrency => CONCURRENCY,
+    Load => LOAD,
+    Rate => RATE,
+    Arrivals => ARRIVALS,
+    Burstiness => BURSTINESS,
+    ArrivalSeed => ARRIVAL_SEED,
+    RampS => RAMP_S,
+    RampStartRate => RAMP_START_RATE,
+    DurationS => DURATION_S,
     Warmup => WARMUP,
     Traces => TRACES,
     Measurement => MEASUREMENT,
@@ -460,6 +574,11 @@ pub(crate) const RULE_INPUTS: &[(&str, &[&str])] = &[
     ("controlled_output_policy", &["response_words"]),
     ("max_model_len", &["max_tokens", "margin"]),
     ("reasoning_effort", &["thinking_mode"]),
+    ("rate", &["load"]),
+    ("burstiness", &["load", "arrivals"]),
+    ("ramp_s", &["load"]),
+    ("ramp_start_rate", &["load", "ramp_s"]),
+    ("duration_s", &["load"]),
 ];
 
 #[cfg(test)]
@@ -478,6 +597,14 @@ mod tests {
             "gpu",
             "requests",
             "concurrency",
+            "load",
+            "rate",
+            "arrivals",
+            "burstiness",
+            "arrival_seed",
+            "ramp_s",
+            "ramp_start_rate",
+            "duration_s",
             "warmup",
             "traces",
             "measurement",
@@ -559,6 +686,14 @@ mod tests {
         assert_eq!(
             LIVE_VIEWS,
             LiveView::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            LOAD_MODES,
+            LoadMode::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            ARRIVAL_KINDS,
+            Arrivals::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
         );
     }
 

@@ -7,19 +7,26 @@ use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
 use crate::core::config::choices::*;
+use crate::core::config::choices::{Arrivals, LoadMode};
+use crate::core::config::error::ConfigError;
 use crate::core::config::fields::display_position;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::fields::FieldKind;
 use crate::core::config::fields::FieldSpec;
+use crate::core::config::fields::ARRIVALS;
+use crate::core::config::fields::ARRIVAL_SEED;
 use crate::core::config::fields::BASE_URL;
+use crate::core::config::fields::BURSTINESS;
 use crate::core::config::fields::CONCURRENCY;
 use crate::core::config::fields::CONTEXT_SEED;
 use crate::core::config::fields::CONTEXT_TOKENS;
 use crate::core::config::fields::CONTROLLED_OUTPUT_POLICY;
+use crate::core::config::fields::DURATION_S;
 use crate::core::config::fields::ENGINE;
 use crate::core::config::fields::FIELDS;
 use crate::core::config::fields::GPU;
 use crate::core::config::fields::LIVE_VIEW;
+use crate::core::config::fields::LOAD;
 use crate::core::config::fields::MARGIN;
 use crate::core::config::fields::MAX_MODEL_LEN;
 use crate::core::config::fields::MAX_TOKENS;
@@ -27,6 +34,9 @@ use crate::core::config::fields::MEASUREMENT;
 use crate::core::config::fields::MODEL;
 use crate::core::config::fields::POOL;
 use crate::core::config::fields::PROMPT_CACHE_MODE;
+use crate::core::config::fields::RAMP_S;
+use crate::core::config::fields::RAMP_START_RATE;
+use crate::core::config::fields::RATE;
 use crate::core::config::fields::REASONING_EFFORT;
 use crate::core::config::fields::REQUESTS;
 use crate::core::config::fields::REQUEST_CANARIES;
@@ -39,6 +49,7 @@ use crate::core::config::fields::TIMEOUT_S;
 use crate::core::config::fields::TOP_P;
 use crate::core::config::fields::TRACES;
 use crate::core::config::fields::WARMUP;
+use crate::core::config::load::LoadOptions;
 use crate::core::config::settings::*;
 use crate::core::format::quoted_preview;
 
@@ -96,6 +107,11 @@ impl RunForm {
             (BASE_URL.key, "http://127.0.0.1:8011/v1".to_owned()),
             (REQUESTS.key, "24".to_owned()),
             (CONCURRENCY.key, "4".to_owned()),
+            (LOAD.key, LoadMode::Concurrency.as_str().to_owned()),
+            (RATE.key, "10".to_owned()),
+            (ARRIVALS.key, Arrivals::Poisson.as_str().to_owned()),
+            (BURSTINESS.key, "1".to_owned()),
+            (RAMP_S.key, "0".to_owned()),
             (WARMUP.key, "true".to_owned()),
             (TRACES.key, "false".to_owned()),
             (
@@ -137,6 +153,24 @@ impl RunForm {
             (GPU.key, optional_text(&config.gpu)),
             (REQUESTS.key, config.requests.to_string()),
             (CONCURRENCY.key, config.concurrency.to_string()),
+            (LOAD.key, config.load.mode.as_str().to_owned()),
+            (RATE.key, config.load.rate.to_string()),
+            (ARRIVALS.key, config.load.arrivals.as_str().to_owned()),
+            (BURSTINESS.key, config.load.burstiness.to_string()),
+            (
+                ARRIVAL_SEED.key,
+                config
+                    .load
+                    .arrival_seed
+                    .map(|seed| seed.to_string())
+                    .unwrap_or_default(),
+            ),
+            (RAMP_S.key, config.load.ramp_s.to_string()),
+            (
+                RAMP_START_RATE.key,
+                decimal_text(config.load.ramp_start_rate),
+            ),
+            (DURATION_S.key, decimal_text(config.load.duration_s)),
             (POOL.key, config.client.endpoint_pool.join(" ")),
             (WARMUP.key, config.client.warmup.to_string()),
             (TRACES.key, config.client.chunk_traces.to_string()),
@@ -270,6 +304,18 @@ impl RunForm {
                 .unsigned(&MAX_MODEL_LEN)
                 .unwrap_or(defaults.max_model_len),
             margin: parser.unsigned(&MARGIN).unwrap_or(defaults.margin),
+            load: LoadOptions {
+                mode: parser.choice(&LOAD).unwrap_or(defaults.load.mode),
+                rate: parser.decimal(&RATE).unwrap_or(defaults.load.rate),
+                arrivals: parser.choice(&ARRIVALS).unwrap_or(defaults.load.arrivals),
+                burstiness: parser
+                    .decimal(&BURSTINESS)
+                    .unwrap_or(defaults.load.burstiness),
+                arrival_seed: parser.optional_signed(&ARRIVAL_SEED).unwrap_or(None),
+                ramp_s: parser.decimal(&RAMP_S).unwrap_or(defaults.load.ramp_s),
+                ramp_start_rate: parser.optional_decimal(&RAMP_START_RATE).unwrap_or(None),
+                duration_s: parser.optional_decimal(&DURATION_S).unwrap_or(None),
+            },
             client: ClientOptions {
                 warmup: parser.toggle(&WARMUP).unwrap_or(defaults.client.warmup),
                 chunk_traces: parser
@@ -371,6 +417,13 @@ impl FieldParser<'_> {
                 max: i64::MAX,
             } => "a whole number, e.g. 0 or -5".to_owned(),
             FieldKind::Integer { min, max } => format!("a whole number from {min} to {max}"),
+            FieldKind::OptionalInteger {
+                min: i64::MIN,
+                max: i64::MAX,
+            } => "a whole number, e.g. 0 or -5, or empty".to_owned(),
+            FieldKind::OptionalInteger { min, max } => {
+                format!("a whole number from {min} to {max}, or empty")
+            }
             _ => "a whole number".to_owned(),
         };
         let message = format!(
@@ -400,6 +453,15 @@ impl FieldParser<'_> {
             self.whole_number_error(spec, &text);
         }
         parsed
+    }
+
+    /// `Some(None)` when empty, `Some(Some(n))` for a whole number, `None` when invalid.
+    fn optional_signed(&mut self, spec: &FieldSpec) -> Option<Option<i64>> {
+        if self.trimmed(spec).is_empty() {
+            Some(None)
+        } else {
+            self.signed(spec).map(Some)
+        }
     }
 
     /// The "must be a number …" message of a decimal field.

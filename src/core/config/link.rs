@@ -220,9 +220,9 @@ mod tests {
     use super::*;
     use crate::core::config::choices::LiveView;
     use crate::core::config::choices::MeasurementThread;
+    use crate::core::config::error::ConfigError;
     use crate::core::config::form::tests::*;
     use crate::core::config::settings::ClientOptions;
-    use crate::core::config::settings::ConfigError;
 
     /// The client options a link gives, once the endpoint check has filled model and engine;
     /// the link itself must read without notices.
@@ -540,5 +540,70 @@ mod tests {
         let (form, notices) = RunForm::from_query("");
         assert_eq!(form, RunForm::browser_defaults());
         assert!(notices.is_empty());
+    }
+
+    #[test]
+    fn the_load_shape_travels_in_the_link() {
+        let query = "model=m&engine=e&load=rate&rate=20&arrivals=gamma&burstiness=0.5\
+                     &arrival_seed=-3&ramp_s=10&ramp_start_rate=2&duration_s=60";
+        let (form, notices) = RunForm::from_query(query);
+        assert!(notices.is_empty(), "{notices:?}");
+        let config = form.to_config().expect("a valid open-loop config");
+        assert_eq!(
+            config.load,
+            crate::core::config::load::LoadOptions {
+                mode: crate::core::config::choices::LoadMode::Rate,
+                rate: 20.0,
+                arrivals: crate::core::config::choices::Arrivals::Gamma,
+                burstiness: 0.5,
+                arrival_seed: Some(-3),
+                ramp_s: 10.0,
+                ramp_start_rate: Some(2.0),
+                duration_s: Some(60.0),
+            }
+        );
+        assert_eq!(
+            RunForm::from_config(&config).to_query(),
+            query.replace("\n", "")
+        );
+        // A closed-loop link carries none of it.
+        assert!(!defaults_with_model().to_query().contains("load"));
+    }
+
+    #[test]
+    fn load_fields_say_what_is_wrong() {
+        let errors = errors_of(&form_with(&[
+            ("load", "rate"),
+            ("rate", "0"),
+            ("ramp_s", "5"),
+            ("arrival_seed", "x"),
+        ]));
+        let fields: Vec<&str> = errors.iter().map(|(field, _)| *field).collect();
+        assert_eq!(fields, ["rate", "arrival_seed", "ramp_start_rate"]);
+        assert!(
+            errors[0]
+                .1
+                .contains("from 0.01 to 10000 requests per second"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[1]
+                .1
+                .contains("a whole number, e.g. 0 or -5, or empty"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[2].1.contains("must be set when ramp_s is above 0"),
+            "{errors:?}"
+        );
+        let errors = errors_of(&form_with(&[("load", "open")]));
+        assert!(
+            errors[0]
+                .1
+                .contains("load must be one of concurrency, rate"),
+            "{errors:?}"
+        );
+        // In concurrency mode the rate fields are not checked against their bounds.
+        assert!(form_with(&[("rate", "0")]).to_config().is_ok());
     }
 }

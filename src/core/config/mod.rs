@@ -3,15 +3,19 @@
 //! what a server's `/models` answer tells about them.
 //!
 //! - [`choices`]: the settings with fixed spellings (one table each);
+//! - [`error`]: a setting out of bounds, with the field to fix and what is allowed;
 //! - [`settings`]: [`RunConfig`](settings::RunConfig), its bounds and validation;
+//! - [`load`]: the load shape (closed loop, or a request rate with its arrivals);
 //! - [`fields`]: the field table the form, the link and their help text read;
 //! - [`form`]: the run form (raw text per field) and its parsing into a `RunConfig`;
 //! - [`link`]: the page's query string, both ways, with secrets refused;
 //! - [`models`]: model ids and the context window from a `/models` body.
 
 pub mod choices;
+pub mod error;
 pub mod fields;
 pub mod form;
 pub mod link;
+pub mod load;
 pub mod models;
 pub mod settings;

@@ -8,9 +8,10 @@ use crate::core::config::choices::MeasurementThread;
 use crate::core::config::choices::PromptCacheMode;
 use crate::core::config::choices::ReasoningEffort;
 use crate::core::config::choices::ThinkingMode;
+use crate::core::config::error::ConfigError;
+use crate::core::config::load::LoadOptions;
 use crate::core::format::quoted_preview;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 /// Largest `requests` value (`--requests` is 1..=10000).
 pub const MAX_REQUESTS: u64 = 10_000;
@@ -115,6 +116,10 @@ pub struct RunConfig {
     pub reasoning_effort: Option<ReasoningEffort>,
     /// Per-request timeout in seconds, 0 < t <= 3600 (default 900).
     pub timeout_s: f64,
+    /// How requests are sent: closed loop at `concurrency` (the reference tool's way, the
+    /// default) or open loop at a request rate, `concurrency` then capping requests in flight.
+    /// strobe's own; recorded in the artifact's `load` block when open.
+    pub load: LoadOptions,
     /// How strobe's browser client carries the plan out (warm-up, traces). Not a setting of the
     /// reference tool, and never recorded as one: see [`ClientOptions`].
     pub client: ClientOptions,
@@ -209,26 +214,8 @@ impl Default for RunConfig {
             thinking_mode: ThinkingMode::Default,
             reasoning_effort: None,
             timeout_s: 900.0,
+            load: LoadOptions::default(),
             client: ClientOptions::default(),
-        }
-    }
-}
-
-/// One setting that is out of bounds, with a message saying what is allowed.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{message}")]
-pub struct ConfigError {
-    /// The artifact field / query key to fix, e.g. `"max_tokens"`.
-    pub field: &'static str,
-    /// What is allowed, what was given, and what to change.
-    pub message: String,
-}
-
-impl ConfigError {
-    fn new(field: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            field,
-            message: message.into(),
         }
     }
 }
@@ -457,6 +444,7 @@ impl RunConfig {
             }
         }
         self.check_endpoint_pool(&mut errors);
+        self.load.check(self.burst, &mut errors);
         if !self.timeout_s.is_finite() || self.timeout_s <= 0.0 || self.timeout_s > MAX_TIMEOUT_S {
             errors.push(ConfigError::new(
                 "timeout_s",

@@ -166,6 +166,9 @@ pub fn conclude_request(
                 response_metadata: Some(ResponseMetadata::from_stream(&stream)),
                 request_canary,
                 controlled_output,
+                scheduled_ms: None,
+                dispatch_lag_ms: None,
+                cap_wait_ms: None,
             })
         };
 

@@ -43,6 +43,9 @@ impl FailureRecord {
             response_metadata: None,
             request_canary: None,
             controlled_output: None,
+            scheduled_ms: None,
+            dispatch_lag_ms: None,
+            cap_wait_ms: None,
         }
     }
 
@@ -63,6 +66,9 @@ impl FailureRecord {
             response_metadata: None,
             request_canary: None,
             controlled_output: None,
+            scheduled_ms: None,
+            dispatch_lag_ms: None,
+            cap_wait_ms: None,
         }
     }
 }

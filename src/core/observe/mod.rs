@@ -18,6 +18,7 @@
 //! In order: [`accumulate`] (events to a stream result, and its validity), [`contract`] (canary
 //! and controlled output), [`row`] (the timing row), [`transport`] (Resource Timing facts),
 //! [`failure`] (failure records and request errors), [`conclude`] (the one call per request),
+//! [`dispatch`] (when an open-loop request went out against when it was due),
 //! and [`reading`], which chains the SSE decoder, the chunk reader and the accumulator for one
 //! network read. The row and failure *types* are the artifact's
 //! ([`crate::core::artifact::schema::rows`]); this module builds them.
@@ -25,6 +26,7 @@
 pub mod accumulate;
 pub mod conclude;
 pub mod contract;
+pub mod dispatch;
 pub mod failure;
 pub mod reading;
 pub mod row;

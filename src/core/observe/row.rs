@@ -141,6 +141,9 @@ impl RequestTiming {
             preflight: None,
             client_queue_ms: None,
             http_protocol: None,
+            scheduled_ms: None,
+            dispatch_lag_ms: None,
+            cap_wait_ms: None,
         })
     }
 

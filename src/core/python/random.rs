@@ -3,7 +3,11 @@
 //!
 //! The sampled context plan (ARTIFACT.md §1.2, §11.16) is defined as "whatever CPython's
 //! `Random(seed).random()` returns", so an artifact's `context_distribution` can only be
-//! reproduced if this generator matches CPython draw for draw.
+//! reproduced if this generator matches CPython draw for draw. The arrival schedules of
+//! request-rate load draw their gaps with CPython 3.11's `expovariate` and `gammavariate`, so a
+//! Python script with the same seed draws the same gaps: to the bit where the platform's `log`,
+//! `exp` and `pow` are glibc's (native builds on Linux); in the browser, whose math library
+//! differs from glibc's in the last bit for a few draws in a hundred, to within a few ulps.
 
 /// Number of 32-bit words in the Mersenne Twister state.
 const STATE_WORDS: usize = 624;
@@ -136,6 +140,67 @@ impl PyRandom {
         let high_bits = f64::from(self.next_u32() >> 5);
         let low_bits = f64::from(self.next_u32() >> 6);
         (high_bits * 67_108_864.0 + low_bits) * (1.0 / 9_007_199_254_740_992.0)
+    }
+
+    /// CPython's `expovariate(lambd)`: an exponential variate of mean `1 / lambd`, drawn as
+    /// `-log(1 - random()) / lambd` (one draw).
+    pub fn expovariate(&mut self, lambd: f64) -> f64 {
+        -(1.0 - self.random()).ln() / lambd
+    }
+
+    /// CPython 3.11's `gammavariate(alpha, beta)`: a gamma variate of shape `alpha` and scale
+    /// `beta` (mean `alpha * beta`), by the same algorithms and the same draws: Cheng's
+    /// rejection method above 1, the exponential at 1, Kennedy and Gentle's algorithm GS below.
+    /// `None` unless both parameters are finite and above 0 (CPython raises `ValueError`).
+    pub fn gammavariate(&mut self, alpha: f64, beta: f64) -> Option<f64> {
+        if !(alpha > 0.0 && beta > 0.0 && alpha.is_finite() && beta.is_finite()) {
+            return None;
+        }
+        // CPython's module constants: LOG4 = log(4.0), SG_MAGICCONST = 1.0 + log(4.5).
+        const LOG4: f64 = 1.386_294_361_119_890_6;
+        const SG_MAGICCONST: f64 = 2.504_077_396_776_274;
+        if alpha > 1.0 {
+            let ainv = (2.0 * alpha - 1.0).sqrt();
+            let bbb = alpha - LOG4;
+            let ccc = alpha + ainv;
+            loop {
+                let u1 = self.random();
+                if !(1e-7 < u1 && u1 < 0.999_999_9) {
+                    continue;
+                }
+                let u2 = 1.0 - self.random();
+                let v = (u1 / (1.0 - u1)).ln() / ainv;
+                let x = alpha * v.exp();
+                let z = u1 * u1 * u2;
+                let r = bbb + ccc * v - x;
+                if r + SG_MAGICCONST - 4.5 * z >= 0.0 || r >= z.ln() {
+                    return Some(x * beta);
+                }
+            }
+        } else if alpha == 1.0 {
+            Some(-(1.0 - self.random()).ln() * beta)
+        } else {
+            let e = std::f64::consts::E;
+            loop {
+                let u = self.random();
+                let b = (e + alpha) / e;
+                let p = b * u;
+                let x = if p <= 1.0 {
+                    p.powf(1.0 / alpha)
+                } else {
+                    -((b - p) / alpha).ln()
+                };
+                let u1 = self.random();
+                let accepted = if p > 1.0 {
+                    u1 <= x.powf(alpha - 1.0)
+                } else {
+                    u1 <= (-x).exp()
+                };
+                if accepted {
+                    return Some(x * beta);
+                }
+            }
+        }
     }
 }
 
@@ -285,6 +350,105 @@ mod tests {
         for _ in 0..2_000 {
             let u = generator.random();
             assert!((0.0..1.0).contains(&u), "{u}");
+        }
+    }
+
+    /// CPython 3.11.7: `random.Random(seed)` then 3,000 draws; the SHA-256 of their
+    /// little-endian IEEE bits, and the first three draws' bits:
+    /// `hashlib.sha256(b"".join(struct.pack("<d", v) for v in vals)).hexdigest()`.
+    /// (seed, variate, first parameter, second parameter, digest, first three draws' bits).
+    type VariateVector = (i64, &'static str, f64, f64, &'static str, [u64; 3]);
+
+    const VARIATE_VECTORS: [VariateVector; 6] = [
+        (
+            0,
+            "expo",
+            3.7,
+            0.0,
+            "00929a2999744933950384d1e56026bc0b3d73274987a29dcef99347388754fb",
+            [0x3fe0177c166e194b, 0x3fd889d7df89c9dc, 0x3fc2e0f41fb74c09],
+        ),
+        (
+            1717,
+            "expo",
+            0.01,
+            0.0,
+            "5a7b388d4ba3cc3e462721e739da2fa1869e71f3fe79b89cca1641b27a2d12ff",
+            [0x4062e424301c3759, 0x4039f9f418bda6f0, 0x4071685884a7a42b],
+        ),
+        (
+            0,
+            "gamma",
+            0.5,
+            2.0,
+            "35c0652770bb978ea3960e5a9f5f3f8e939b5ac88fcf878f620c0ee5f90f34de",
+            [0x3fdfbc5b3869604e, 0x3fe77344b8098503, 0x3ffb8e5e1478958d],
+        ),
+        (
+            1717,
+            "gamma",
+            1.0,
+            0.25,
+            "6cd3a562514c2e6399632a45770a0dff958142adb23fe9ae26f1af60e7bdd9d7",
+            [0x3fd82e42ccf0eaaf, 0x3fb09ff861c10eae, 0x3fe6481f621e42c6],
+        ),
+        (
+            0,
+            "gamma",
+            2.5,
+            0.4,
+            "573d5a3e7e22491ee39e8e371ed29e308ec99b33ffe4a653afecacc6d35cb93a",
+            [0x4002a349085aec0a, 0x3feb4345286bf2e8, 0x3ff05d6d822b7c77],
+        ),
+        (
+            1717,
+            "gamma",
+            0.05,
+            20.0,
+            "f424340c299a953763c5b1c2b14c9748f5b4e9ca85fa08d6de078b9968eb7eba",
+            [0x3fc9349676dcd886, 0x40201bde83aa238c, 0x3f1e0528498c1f0b],
+        ),
+    ];
+
+    #[test]
+    fn variates_match_cpython_draw_for_draw() {
+        use sha2::{Digest, Sha256};
+        for (seed, kind, first, second, digest, head) in VARIATE_VECTORS {
+            let mut random = PyRandom::new(seed);
+            let values: Vec<f64> = (0..3000)
+                .map(|_| match kind {
+                    "expo" => random.expovariate(first),
+                    _ => random
+                        .gammavariate(first, second)
+                        .expect("valid parameters"),
+                })
+                .collect();
+            let bits: Vec<u64> = values.iter().map(|value| value.to_bits()).collect();
+            assert_eq!(bits[..3], head, "{seed} {kind} {first} {second}");
+            let mut hasher = Sha256::new();
+            for value in &values {
+                hasher.update(value.to_le_bytes());
+            }
+            let hex: String = hasher
+                .finalize()
+                .iter()
+                .map(|byte| format!("{byte:02x}"))
+                .collect();
+            assert_eq!(hex, digest, "{seed} {kind} {first} {second}");
+        }
+    }
+
+    #[test]
+    fn gammavariate_refuses_what_cpython_refuses() {
+        let mut random = PyRandom::new(1);
+        for (alpha, beta) in [
+            (0.0, 1.0),
+            (1.0, 0.0),
+            (-1.0, 1.0),
+            (f64::NAN, 1.0),
+            (1.0, f64::INFINITY),
+        ] {
+            assert_eq!(random.gammavariate(alpha, beta), None, "{alpha} {beta}");
         }
     }
 }

@@ -11,10 +11,10 @@ use crate::core::config::choices::LiveView;
 use crate::core::plan::RunPlan;
 use crate::core::read::loaded::LoadedArtifact;
 
+use crate::core::config::error::ConfigError;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::models::engine_hint;
-use crate::core::config::settings::ConfigError;
 use crate::core::config::settings::RunConfig;
 use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;

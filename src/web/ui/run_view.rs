@@ -236,7 +236,9 @@ fn Field(
             }
             .into_any()
         }
-        FieldKind::Integer { .. } | FieldKind::Decimal { .. } => view! {
+        FieldKind::Integer { .. }
+        | FieldKind::OptionalInteger { .. }
+        | FieldKind::Decimal { .. } => view! {
             <input
                 type="text"
                 inputmode="decimal"

@@ -4,6 +4,7 @@
 //! and failures ([`rows`]); the `client` block ([`client`]).
 
 pub mod client;
+pub mod load;
 pub mod rows;
 
 use std::collections::BTreeMap;
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::core::artifact::schema::client::*;
+use crate::core::artifact::schema::load::LoadBlock;
 use crate::core::artifact::schema::rows::*;
 use crate::core::artifact::ArtifactError;
 use crate::core::artifact::FAILURE_POLICY;
@@ -325,6 +327,10 @@ pub struct ArtifactV1 {
     /// strobe's measurement context (§12); omitted when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientBlock>,
+    /// strobe addition (open-loop load, docs/load.md): the load shape and whether the client
+    /// kept it. Absent in closed-loop runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadBlock>,
 }
 
 impl ArtifactV1 {

@@ -158,6 +158,18 @@ pub struct RequestTiming {
         deserialize_with = "deserialize_present"
     )]
     pub http_protocol: Option<Option<String>>,
+    /// strobe addition (open-loop load): when this request was due, ms from the run's start.
+    /// Omitted in closed-loop runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_ms: Option<f64>,
+    /// strobe addition (open-loop load): how late the request was sent, ms: the clock reading
+    /// that started it minus `scheduled_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatch_lag_ms: Option<f64>,
+    /// strobe addition (open-loop load): how much of that lag was spent waiting for a free slot
+    /// because the cap on requests in flight was reached (0 when a slot was free).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap_wait_ms: Option<f64>,
 }
 
 /// Deserializes a present key (even when null) as `Some(value)`, so that `Option<Option<T>>`
@@ -266,4 +278,16 @@ pub struct FailureRecord {
         deserialize_with = "deserialize_present"
     )]
     pub controlled_output: Option<Option<ControlledOutput>>,
+    /// strobe addition (open-loop load): when this request was due, ms from the run's start.
+    /// Omitted in closed-loop runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_ms: Option<f64>,
+    /// strobe addition (open-loop load): how late the request was sent, ms: the clock reading
+    /// that started it minus `scheduled_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatch_lag_ms: Option<f64>,
+    /// strobe addition (open-loop load): how much of that lag was spent waiting for a free slot
+    /// because the cap on requests in flight was reached (0 when a slot was free).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap_wait_ms: Option<f64>,
 }

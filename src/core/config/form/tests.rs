@@ -2,7 +2,9 @@
 
 use super::*;
 use crate::core::config::choices::ReasoningEffort;
+use crate::core::config::choices::{Arrivals, LoadMode};
 use crate::core::config::link::PREVIEW_CHARS;
+use crate::core::config::load::LoadOptions;
 
 /// The browser defaults with a model and engine picked, as after the first `/models`
 /// fetch from strobe-sim (whose models are `owned_by` "strobe-sim").
@@ -84,6 +86,29 @@ pub(crate) fn sample_configs() -> Vec<RunConfig> {
     };
     let mut configs = vec![
         base.clone(),
+        RunConfig {
+            load: LoadOptions {
+                mode: LoadMode::Rate,
+                rate: 2.5,
+                arrivals: Arrivals::Gamma,
+                burstiness: 0.25,
+                arrival_seed: Some(-9),
+                ramp_s: 30.0,
+                ramp_start_rate: Some(0.5),
+                duration_s: Some(120.0),
+            },
+            ..base.clone()
+        },
+        RunConfig {
+            load: LoadOptions {
+                mode: LoadMode::Rate,
+                rate: 10_000.0,
+                arrivals: Arrivals::Constant,
+                ..LoadOptions::default()
+            },
+            concurrency: 64,
+            ..base.clone()
+        },
         RunConfig {
             context_tokens: 0,
             context_seed: -1_717,

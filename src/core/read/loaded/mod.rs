@@ -16,9 +16,8 @@ use thiserror::Error;
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
 use crate::core::read::loaded::views::*;
-use crate::core::read::validate::{
-    validate_artifact, validate_artifact_text, Generation, Report, Verdict,
-};
+use crate::core::read::validate::report::{Generation, Report, Verdict};
+use crate::core::read::validate::{validate_artifact, validate_artifact_text};
 
 pub mod metrics;
 pub mod text;

@@ -1,0 +1,7 @@
+//! Load shapes beyond the reference tool's closed loop: the arrival schedule of a request-rate
+//! run, drawn up front from its seed ([`schedule`]), and the open-loop dispatcher that sends
+//! each request at its time without exceeding the cap on requests in flight ([`dispatch`]).
+//! Pure: times are milliseconds from the run's start, given by the caller.
+
+pub mod dispatch;
+pub mod schedule;
