@@ -61,6 +61,22 @@ pub struct LiveProgress {
     pub run_started_unix_ms: Option<f64>,
     /// When the last request ended, Unix epoch ms; `None` while the run goes on.
     pub finished_unix_ms: Option<f64>,
+    /// How an open-loop run is keeping its schedule; `None` in a closed loop.
+    #[serde(default)]
+    pub open_loop: Option<OpenLoopProgress>,
+}
+
+/// An open-loop run's sends so far: how many went out, how many late, how many the cap held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoopProgress {
+    /// Requests on the schedule.
+    pub scheduled: u64,
+    /// Requests that went out.
+    pub sent: u64,
+    /// Sends more than [`LATE_SEND_MS`](crate::core::artifact::schema::load::LATE_SEND_MS) late.
+    pub late: u64,
+    /// Sends the cap on requests in flight held back.
+    pub capped: u64,
 }
 
 impl LiveProgress {
@@ -103,6 +119,8 @@ pub struct LiveSnapshot {
     pub cancelled: bool,
     /// The unmeasured warm-up is running (no measured request has started yet).
     pub warming_up: bool,
+    /// How an open-loop run is keeping its schedule; `None` in a closed loop.
+    pub open_loop: Option<OpenLoopProgress>,
 }
 
 /// The page's copy of a run in progress: every finished request so far, in the order they
@@ -187,6 +205,7 @@ impl LiveTally {
             last_failure,
             cancelled: self.progress.cancelled,
             warming_up: self.progress.warming_up,
+            open_loop: self.progress.open_loop,
         }
     }
 

@@ -99,6 +99,14 @@ impl OpenLoop {
     pub fn remaining(&self) -> usize {
         self.times_ms.len() - self.next
     }
+
+    /// Gives up the requests not sent yet (the run was cancelled): their indices, after which
+    /// the dispatcher is done.
+    pub fn abandon(&mut self) -> std::ops::Range<u64> {
+        let rest = self.next as u64..self.times_ms.len() as u64;
+        self.next = self.times_ms.len();
+        rest
+    }
 }
 
 #[cfg(test)]
@@ -205,5 +213,18 @@ mod tests {
         ));
         assert_eq!(dispatcher.poll(100.0), Dispatch::Done);
         assert_eq!(dispatcher.due_ms(2), None);
+    }
+
+    #[test]
+    fn abandoning_gives_up_exactly_the_requests_not_sent() {
+        let mut dispatcher = OpenLoop::new(vec![0.0, 1.0, 2.0, 3.0], 1);
+        assert!(matches!(
+            dispatcher.poll(0.0),
+            Dispatch::Send { index: 0, .. }
+        ));
+        assert_eq!(dispatcher.abandon(), 1..4);
+        assert_eq!(dispatcher.poll(10.0), Dispatch::Done);
+        assert_eq!(dispatcher.abandon(), 4..4);
+        assert_eq!(dispatcher.in_flight(), 1, "the one sent is still in flight");
     }
 }

@@ -196,7 +196,7 @@ fn number_of<T: ToString>(number: Option<T>) -> Option<String> {
     number.map(|number| number.to_string())
 }
 
-const WORKLOAD_FIELDS: [WorkloadField; 19] = [
+const WORKLOAD_FIELDS: [WorkloadField; 22] = [
     WorkloadField {
         field: "measurement_protocol",
         read: |run| text_of(&run.identity.measurement_protocol),
@@ -243,6 +243,39 @@ const WORKLOAD_FIELDS: [WorkloadField; 19] = [
         explanation: "more requests in flight raise throughput but also queueing, so \
                       per-request latency is not comparable",
         absent_differs: true,
+    },
+    WorkloadField {
+        field: "load.mode",
+        // A file without a `load` block is a closed loop: the reference tool has no other.
+        read: |run| {
+            Some(
+                run.load
+                    .as_ref()
+                    .and_then(|load| text_of(&load.mode))
+                    .unwrap_or_else(|| "concurrency".to_owned()),
+            )
+        },
+        explanation: "a closed loop keeps a fixed number in flight and waits for the server; an \
+                      open loop sends at a rate whatever the server's pace, so queueing and \
+                      latency behave differently",
+        absent_differs: true,
+    },
+    WorkloadField {
+        field: "load.rate",
+        read: |run| {
+            run.load
+                .as_ref()
+                .and_then(|load| load.rate)
+                .map(format_number_exact)
+        },
+        explanation: "a higher offered rate means more load: latency rises toward saturation",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "load.arrivals",
+        read: |run| run.load.as_ref().and_then(|load| text_of(&load.arrivals)),
+        explanation: "burstier arrivals queue more at the same mean rate, so tail latency grows",
+        absent_differs: false,
     },
     WorkloadField {
         field: "max_tokens",
@@ -514,5 +547,36 @@ mod tests {
         assert!(compare(&[&worker, &other_tool]).mismatches.is_empty());
         let three = compare(&[&worker, &other_tool, &main]).mismatches;
         assert_eq!(three[0].values, ["worker", ABSENT, "main"]);
+    }
+
+    #[test]
+    fn an_open_loop_differs_from_a_closed_one_and_rates_from_each_other() {
+        let open = |rate: f64, arrivals: &str| {
+            LoadedArtifact::from_text(
+                "open.json",
+                &format!(
+                    r#"{{"load": {{"mode": "rate", "rate": {rate}, "arrivals": "{arrivals}"}}}}"#
+                ),
+            )
+        };
+        let closed = LoadedArtifact::from_text("closed.json", "{}");
+        let fields = |runs: &[&LoadedArtifact]| -> Vec<&str> {
+            compare(runs)
+                .mismatches
+                .iter()
+                .map(|mismatch| mismatch.field)
+                .collect()
+        };
+        let twenty = open(20.0, "poisson");
+        assert_eq!(fields(&[&closed, &twenty]), ["load.mode"]);
+        assert_eq!(
+            compare(&[&closed, &twenty]).mismatches[0].values,
+            ["concurrency", "rate"]
+        );
+        assert_eq!(
+            fields(&[&twenty, &open(40.0, "gamma")]),
+            ["load.rate", "load.arrivals"]
+        );
+        assert!(fields(&[&twenty, &open(20.0, "poisson")]).is_empty());
     }
 }

@@ -14,6 +14,9 @@ use crate::core::live::{FinishedRequest, LiveProgress};
 use crate::core::observe::conclude::{RequestOutcome, RequestPlanFacts};
 use crate::core::plan::RunPlan;
 
+use crate::core::artifact::schema::load::LATE_SEND_MS;
+use crate::core::live::OpenLoopProgress;
+use crate::core::observe::dispatch::DispatchFacts;
 use crate::web::measure::transport::{AbortCause, RequestControl, RequestHeaders};
 use crate::web::platform::clock::Clock;
 
@@ -61,6 +64,10 @@ pub struct LiveRun {
     pub(super) requests: u64,
     pub(super) next_index: Cell<u64>,
     pub(super) in_flight: Cell<u64>,
+    /// When each open-loop request went out against when it was due (empty in a closed loop).
+    pub(super) dispatch: RefCell<BTreeMap<u64, DispatchFacts>>,
+    /// The open-loop sends so far, for the live view.
+    pub(super) open_loop: Cell<Option<OpenLoopProgress>>,
     /// Measured requests in flight per endpoint (each endpoint is an origin of its own), and
     /// the most any endpoint ever had: what decides whether the browser can have queued them.
     pub(super) in_flight_per_endpoint: RefCell<Vec<u64>>,
@@ -123,7 +130,28 @@ impl LiveRun {
                 .finished_ms
                 .get()
                 .map(|finished| self.clock.unix_ms_at(finished)),
+            open_loop: self.open_loop.get(),
         }
+    }
+
+    /// Keeps how open-loop request `index` went out, and counts it for the live view.
+    pub(super) fn record_dispatch(&self, index: u64, facts: DispatchFacts) {
+        if let Some(mut progress) = self.open_loop.get() {
+            progress.sent += 1;
+            progress.late += u64::from(facts.lag_ms() > LATE_SEND_MS);
+            progress.capped += u64::from(facts.cap_wait_ms > 0.0);
+            self.open_loop.set(Some(progress));
+        }
+        self.dispatch.borrow_mut().insert(index, facts);
+    }
+
+    /// The endpoint with the fewest measured requests in flight (the first of equals): where
+    /// an open-loop request goes, so no origin carries more than its share.
+    pub(super) fn least_loaded_endpoint(&self) -> usize {
+        let per_endpoint = self.in_flight_per_endpoint.borrow();
+        (0..per_endpoint.len())
+            .min_by_key(|&endpoint| per_endpoint[endpoint])
+            .unwrap_or(0)
     }
 
     pub(super) fn take_index(&self) -> Option<u64> {
@@ -168,6 +196,11 @@ impl LiveRun {
             requests,
             next_index: Cell::new(0),
             in_flight: Cell::new(0),
+            dispatch: RefCell::new(BTreeMap::new()),
+            open_loop: Cell::new(setup.plan.arrival_times_ms().map(|times| OpenLoopProgress {
+                scheduled: times.len() as u64,
+                ..OpenLoopProgress::default()
+            })),
             in_flight_per_endpoint: RefCell::new(vec![0; setup.plan.endpoint_count()]),
             max_in_flight_per_endpoint: Cell::new(0),
             cancelled: Cell::new(false),

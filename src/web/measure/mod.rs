@@ -4,7 +4,9 @@
 //! through the fetch [`transport`]; nothing here renders.
 
 pub mod live_run;
+mod open_loop;
 pub mod prepare;
+mod request;
 mod resource_timing;
 pub mod scheduler;
 pub mod transport;

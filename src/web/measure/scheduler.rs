@@ -12,23 +12,20 @@
 use std::rc::Rc;
 
 use futures::future::join_all;
-use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
 use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
-use crate::core::artifact::schema::rows::FailureRecord;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::MeasurementThread;
-use crate::core::observe::conclude::{conclude_request, RequestOutcome};
-use crate::core::observe::failure::RequestError;
-use crate::core::plan::RunPlan;
-use crate::core::prompt::{request_body, PromptSpec};
+use crate::core::prompt::PromptSpec;
 
 use crate::web::measure::live_run::*;
+use crate::web::measure::open_loop::run_open_loop;
 use crate::web::measure::prepare::*;
+use crate::web::measure::request::{cancelled_before_sending, run_one};
 use crate::web::measure::resource_timing::*;
-use crate::web::measure::transport::{synthetic_stream, AbortCause, RequestControl};
+use crate::web::measure::transport::{AbortCause, RequestControl};
 use crate::web::measure::warmup::*;
 use crate::web::platform::clock::{cross_origin_isolated, protocols_seen, user_agent};
 use crate::web::platform::scope;
@@ -67,13 +64,22 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let run_started_ms = clock.now_ms();
     live.run_started_ms.set(run_started_ms);
     let started_unix_ns = clock.unix_ns_at(run_started_ms);
-    run_slots(&live, &setup, &prompt_spec, &urls).await;
+    if setup.plan.arrival_times_ms().is_some() {
+        run_open_loop(&live, &setup, &prompt_spec, &urls).await;
+    } else {
+        run_slots(&live, &setup, &prompt_spec, &urls).await;
+    }
     let finished_ms = clock.now_ms();
     live.finished_ms.set(Some(finished_ms));
     let wall_seconds = (finished_ms - run_started_ms) / 1000.0;
     let finished_unix_ns = clock.unix_ns_at(finished_ms);
 
     let mut outcomes = live.outcomes.borrow().clone();
+    for outcome in &mut outcomes {
+        if let Some(facts) = live.dispatch.borrow().get(&outcome.request_index()) {
+            outcome.set_dispatch(facts);
+        }
+    }
     let sent = live.sent.borrow().clone();
     account_transport(&mut outcomes, &sent, &urls).await;
     let protocols = setup
@@ -115,8 +121,6 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
 /// How many requests [`dry_run`] runs in all, and at most per round.
 const DRY_RUN_REQUESTS: u64 = 384;
 const DRY_RUN_ROUND: u64 = 64;
-/// The body of a dry run's requests, which are never sent.
-const DRY_RUN_BODY: &str = "{}";
 
 /// Runs the scheduler dry before anything goes on the wire: [`DRY_RUN_REQUESTS`] requests of
 /// the plan (in rounds of at most [`DRY_RUN_ROUND`]) through the very code of the measured
@@ -210,71 +214,6 @@ async fn run_slot(
         };
         live.outcomes.borrow_mut().push(outcome);
     }
-}
-
-/// The failure of a request the run was cancelled before it sent.
-fn cancelled_before_sending(plan: &RunPlan, index: u64) -> RequestOutcome {
-    let error = RequestError::new(
-        "AbortError",
-        "the run was cancelled before this request was sent",
-    );
-    RequestOutcome::Failed(FailureRecord::request_error(
-        index,
-        planned_context(plan, index),
-        &error,
-        0.0,
-    ))
-}
-
-async fn run_one(
-    live: &LiveRun,
-    setup: &RunSetup,
-    prompt_spec: &PromptSpec,
-    endpoint: usize,
-    url: &str,
-    index: u64,
-) -> RequestOutcome {
-    let clock = &live.clock;
-    let request_started_ms = clock.now_ms();
-    let facts = setup.plan_facts(index, live.run_started_ms.get());
-    let prepared = live.prepared_bodies.borrow_mut().remove(&index);
-    let body = match prepared {
-        Some(body) => body,
-        // A dry run sends nothing: its requests need no prompt (building one per request
-        // would cost a long context's run seconds).
-        None if live.dry_run => JsValue::from_str(DRY_RUN_BODY),
-        None => match prompt_spec.build(index as usize, facts.planned_context_tokens) {
-            Ok(prompt) => JsValue::from_str(&request_body(&setup.config, &prompt)),
-            Err(err) => {
-                let error = RequestError::new("ValueError", err.to_string());
-                return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
-            }
-        },
-    };
-    let control = match RequestControl::new(clock.now_ms()) {
-        Ok(control) => control,
-        Err(error) => {
-            return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms())
-        }
-    };
-    live.controls.borrow_mut().insert(index, control.clone());
-    let chunk_traces = setup.config.client.chunk_traces;
-    let synthetic = live
-        .dry_run
-        .then(|| synthetic_stream(&rehearsal_content(setup, &facts)));
-    let (sent_ms, result) = send_watched(
-        live,
-        setup,
-        &control,
-        url,
-        &body,
-        chunk_traces,
-        synthetic.as_ref(),
-    )
-    .await;
-    live.controls.borrow_mut().remove(&index);
-    live.sent.borrow_mut().insert(index, (endpoint, sent_ms));
-    conclude_request(&facts, request_started_ms, result, clock.now_ms())
 }
 
 /// Aborts every running request, warm-up or measured, on which no data has arrived for

@@ -10,8 +10,10 @@ use crate::core::present::charts::{ChartTheme, NamedChart};
 use crate::core::present::compare::compare;
 use crate::core::present::compare::{format_delta, ComparedMetric};
 use crate::core::present::export::{rows_csv, summary_markdown};
+use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::MetricStat;
 use crate::core::read::loaded::LoadedArtifact;
+use crate::web::ui::notes::LoadWarnings;
 
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
@@ -90,6 +92,17 @@ fn SingleRun(
     view! {
         <section class="analysis" data-testid="single-run">
             <h3>{run.label()}</h3>
+            <LoadWarnings warnings=run.load.as_ref().map(LoadView::warnings).unwrap_or_default() />
+            {run
+                .load
+                .as_ref()
+                .map(|load| {
+                    view! {
+                        <ul class="load-notes" data-testid="load-notes">
+                            {load.notes().into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
+                        </ul>
+                    }
+                })}
             {run
                 .client
                 .as_ref()

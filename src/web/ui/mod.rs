@@ -8,6 +8,7 @@ pub mod app;
 pub mod echart;
 pub mod library;
 pub mod live_charts;
+pub mod notes;
 pub mod results;
 pub mod run_view;
 pub mod state;

@@ -4,12 +4,14 @@
 use leptos::prelude::*;
 
 use crate::core::artifact::schema::ArtifactV1;
+use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::read::loaded::views::ClientView;
 
 use crate::web::platform::files::download_text;
 use crate::web::ui::analysis::SelectionView;
 use crate::web::ui::library::{ArtifactDrop, ArtifactList};
+use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::state::AppState;
 
 /// The right column: what the last run measured, and the artifact library with its charts and
@@ -69,6 +71,9 @@ fn RunSummary(
         }
         notes
     });
+    let load = artifact.load.as_ref().map(LoadView::of_block);
+    let load_warnings = load.as_ref().map(LoadView::warnings).unwrap_or_default();
+    let load_notes = load.as_ref().map(LoadView::notes);
     let fmt = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.2}"));
     let artifact_for_download = artifact.clone();
     let on_download = move |_| {
@@ -93,6 +98,7 @@ fn RunSummary(
                 " · "
                 {artifact.measurement_protocol.to_string()}
             </p>
+            <LoadWarnings warnings=load_warnings />
             <table class="metrics-table" data-testid="summary-table">
                 <thead>
                     <tr><th>"metric"</th><th>"p50"</th><th>"p95"</th><th>"mean"</th><th>"unit"</th></tr>
@@ -120,6 +126,14 @@ fn RunSummary(
                 " · prefix cache hit: "
                 {cache.map_or("not reported".to_string(), |v| format!("{:.1} %", v * 100.0))}
             </p>
+            {load_notes
+                .map(|notes| {
+                    view! {
+                        <ul class="load-notes" data-testid="load-notes">
+                            {notes.into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
+                        </ul>
+                    }
+                })}
             {client_note
                 .map(|notes| {
                     view! {

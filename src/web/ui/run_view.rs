@@ -9,7 +9,7 @@ use crate::core::config::fields::{FieldGroup, FieldKey, FieldKind};
 use crate::core::config::form::list_entries;
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 
-use crate::core::live::LiveSnapshot;
+use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{load_models, run_action, FILLED_BY_PREFLIGHT};
 use crate::web::ui::library::Library;
@@ -434,12 +434,27 @@ fn LivePanel() -> impl IntoView {
                 </dl>
                 {move || {
                     snapshot
+                        .with(|s| s.open_loop)
+                        .map(|open| view! {
+                            <p class="open-loop" data-testid="live-schedule">{schedule_text(&open)}</p>
+                        })
+                }}
+                {move || {
+                    snapshot
                         .with(|s| s.last_failure.clone())
                         .map(|reason| view! { <p class="failure-reason">"Last failure: " {reason}</p> })
                 }}
             </Show>
         </div>
     }
+}
+
+/// How an open-loop run is keeping its schedule, in words.
+fn schedule_text(open: &OpenLoopProgress) -> String {
+    format!(
+        "On schedule: {} of {} sent; {} more than 5 ms late; {} held back by the concurrency cap.",
+        open.sent, open.scheduled, open.late, open.capped
+    )
 }
 
 fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String {

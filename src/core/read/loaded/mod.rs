@@ -13,12 +13,14 @@
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
 use crate::core::read::loaded::views::*;
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};
 
+pub mod load;
 pub mod metrics;
 pub mod text;
 pub mod views;
@@ -84,6 +86,8 @@ pub struct LoadedArtifact {
     pub failures: Vec<FailureView>,
     /// strobe's `client` block, when present.
     pub client: Option<ClientView>,
+    /// The `load` block of an open-loop run, when present.
+    pub load: Option<LoadView>,
 }
 
 impl LoadedArtifact {
@@ -259,6 +263,7 @@ impl LoadedArtifact {
             rows: Vec::new(),
             failures: Vec::new(),
             client: None,
+            load: None,
         }
     }
 
@@ -357,6 +362,10 @@ impl LoadedArtifact {
             .get("client")
             .and_then(Value::as_object)
             .map(ClientView::from_json);
+        self.load = artifact
+            .get("load")
+            .and_then(Value::as_object)
+            .map(LoadView::from_json);
     }
 }
 
