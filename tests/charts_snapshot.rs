@@ -12,12 +12,14 @@ use std::fs;
 use common::{fixture_paths, repo_path};
 
 use serde_json::{Map, Value};
+use strobe::core::present::capacity::capacity_series;
 use strobe::core::present::charts::legacy_percentiles_bar;
 use strobe::core::present::charts::timeline;
 use strobe::core::present::charts::{artifact_charts, comparison_charts};
+use strobe::core::present::charts::{capacity_curve, offered_vs_achieved, pareto, CapacityAxis};
 use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
 use strobe::core::present::charts::{ChartTheme, NamedChart};
-use strobe::core::read::loaded::metrics::MetricKind;
+use strobe::core::read::loaded::metrics::{MetricKind, MetricStat};
 use strobe::core::read::loaded::views::FailureView;
 use strobe::core::read::loaded::LoadedArtifact;
 
@@ -296,4 +298,88 @@ fn walk(value: &Value, visit: &mut dyn FnMut(Option<&str>, &Value)) {
         }
         _ => {}
     }
+}
+
+/// Four closed-loop steps of one sweep, the knee at concurrency 4, and two rate steps of another
+/// (the second saturated): the runs the capacity view is snapshot-tested on.
+fn capacity_runs() -> Vec<LoadedArtifact> {
+    let closed = |concurrency: u64, ttft_p95: f64, tokens: u64| {
+        LoadedArtifact::from_text(
+            &format!("c{concurrency}.json"),
+            &format!(
+                r#"{{"concurrency": {concurrency}, "completed": 32, "wall_clock_ms": 4000,
+                    "metrics": {{"output_tokens": {tokens}, "ttfo_p50_ms": 20,
+                    "ttft_p50_ms": {}, "ttft_p95_ms": {ttft_p95}, "e2e_p95_ms": {},
+                    "decode_tok_s_p50": {}}},
+                    "sweep": {{"id": "sweep-20261201T120000Z", "step_index": 0, "step_count": 4,
+                    "variable": "concurrency", "value": {concurrency}}}}}"#,
+                ttft_p95 / 2.0,
+                ttft_p95 + 600.0,
+                400.0 / concurrency as f64
+            ),
+        )
+    };
+    let rate = |rate: f64, completed: u64| {
+        LoadedArtifact::from_text(
+            &format!("r{rate}.json"),
+            &format!(
+                r#"{{"concurrency": 16, "completed": {completed}, "wall_clock_ms": 1000,
+                    "metrics": {{"output_tokens": {}, "ttft_p95_ms": {}, "decode_tok_s_p50": 50}},
+                    "load": {{"mode": "rate", "rate": {rate}, "offered_rate": {rate}}},
+                    "sweep": {{"id": "sweep-rates", "variable": "rate", "value": {rate}}}}}"#,
+                completed * 64,
+                completed * 10
+            ),
+        )
+    };
+    vec![
+        closed(1, 40.0, 2048),
+        closed(2, 42.0, 4096),
+        closed(4, 45.0, 8192),
+        closed(8, 900.0, 8192),
+        rate(5.0, 5),
+        rate(20.0, 12),
+    ]
+}
+
+#[test]
+fn capacity_charts_match_snapshot() {
+    let runs = capacity_runs();
+    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let series = capacity_series(&refs);
+    assert_eq!(series.len(), 2, "one curve per sweep");
+    let mut charts = Map::new();
+    for theme in [ChartTheme::LIGHT, ChartTheme::DARK] {
+        let options = [
+            (
+                "curve-ttft-p95",
+                capacity_curve(
+                    &series,
+                    MetricKind::Ttft,
+                    MetricStat::P95,
+                    CapacityAxis::Tokens,
+                    theme,
+                ),
+            ),
+            (
+                "curve-e2e-p95-requests",
+                capacity_curve(
+                    &series,
+                    MetricKind::E2e,
+                    MetricStat::P95,
+                    CapacityAxis::Requests,
+                    theme,
+                ),
+            ),
+            ("offered-achieved", offered_vs_achieved(&series, theme)),
+            ("pareto", pareto(&series, theme)),
+        ];
+        for (id, option) in options {
+            assert_safe_option(id, &option);
+            if theme == ChartTheme::LIGHT {
+                charts.insert(id.to_owned(), option);
+            }
+        }
+    }
+    assert_snapshot("capacity", &Value::Object(charts));
 }

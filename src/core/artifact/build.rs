@@ -132,6 +132,7 @@ pub fn build_artifact(
         metrics,
         client,
         load,
+        sweep: None,
     })
 }
 

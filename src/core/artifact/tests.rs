@@ -123,6 +123,34 @@ fn file_names_keep_only_safe_characters() {
 }
 
 #[test]
+fn a_sweep_step_names_its_file_after_its_step() {
+    use crate::core::artifact::schema::sweep::{SweepBlock, SweepVariable};
+    let (config, plan) = small_plan(1);
+    let mut artifact = build_artifact(
+        &config,
+        &plan,
+        vec![completed(0, 0.5, 1.0, 10)],
+        timing(),
+        None,
+    )
+    .expect("builds");
+    artifact.sweep = Some(SweepBlock {
+        id: "sweep-benchmark-20231114T221320Z".to_owned(),
+        step_index: 1,
+        step_count: 4,
+        variable: SweepVariable::Rate,
+        value: 2.5,
+        spec: "rate:1,2.5".to_owned(),
+        stop_reason: None,
+    });
+    assert_eq!(
+        artifact.file_name(),
+        "benchmark-20231114T221320Z-step02-rate-2.5.json",
+        "two steps in one second still get two names"
+    );
+}
+
+#[test]
 fn browser_clock_uses_python_float_repr() {
     assert_eq!(
         browser_clock(0.005, true).ok().as_deref(),

@@ -2,7 +2,9 @@
 //! each field's key (the artifact's field name, or strobe's own for [`ClientOptions`]), group,
 //! kind, bounds and help, in display order; and the cross-field rules' inputs.
 
-use crate::core::config::load::{MAX_BURSTINESS, MAX_DURATION_S, MAX_RAMP_S, MAX_RATE, MIN_RATE};
+use crate::core::config::load::{
+    AUTO_STEPS, MAX_BURSTINESS, MAX_COOLDOWN_S, MAX_DURATION_S, MAX_RAMP_S, MAX_RATE, MIN_RATE,
+};
 use crate::core::config::settings::*;
 
 /// Which fieldset a setting is shown in.
@@ -278,6 +280,59 @@ pub(crate) const DURATION_S: FieldSpec = FieldSpec {
            them); the run then has those due before it ends. Empty sends every request.",
     group: FieldGroup::Load,
 };
+pub(crate) const SWEEP: FieldSpec = FieldSpec {
+    key: "sweep",
+    label: "Sweep",
+    kind: FieldKind::Text,
+    help: "Optional: a series of complete runs over one variable, to find the load the server \
+           carries. concurrency:1,2,4,8 runs each concurrency; rate:1,2,5,10 each rate (the \
+           concurrency above is the cap); auto runs one request at a time, then at full \
+           concurrency, then rates evenly between the two. Empty runs once.",
+    group: FieldGroup::Load,
+};
+pub(crate) const SWEEP_STEPS: FieldSpec = FieldSpec {
+    key: "sweep_steps",
+    label: "Sweep steps",
+    kind: FieldKind::Integer {
+        min: *AUTO_STEPS.start() as i64,
+        max: *AUTO_STEPS.end() as i64,
+    },
+    help: "With sweep auto: how many steps, 3–20, the two measuring steps included.",
+    group: FieldGroup::Load,
+};
+pub(crate) const SWEEP_MAX_ERROR: FieldSpec = FieldSpec {
+    key: "sweep_max_error",
+    label: "Stop at failures",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: 1.0,
+        min_exclusive: false,
+        optional: true,
+    },
+    help: "With a sweep: stop after a step whose failed share of requests is above this, 0–1 \
+           (0.05 is 5 %). Empty never stops for failures.",
+    group: FieldGroup::Load,
+};
+pub(crate) const SWEEP_STOP_SATURATED: FieldSpec = FieldSpec {
+    key: "sweep_stop_saturated",
+    label: "Stop when saturated",
+    kind: FieldKind::Toggle,
+    help: "With a rate sweep: stop after a step that completed fewer than 90 % of the \
+           requests per second it offered (the server is saturated).",
+    group: FieldGroup::Load,
+};
+pub(crate) const SWEEP_COOLDOWN_S: FieldSpec = FieldSpec {
+    key: "sweep_cooldown_s",
+    label: "Cool-down (s)",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: MAX_COOLDOWN_S,
+        min_exclusive: false,
+        optional: false,
+    },
+    help: "With a sweep: seconds to wait between steps, 0–600, so the server settles.",
+    group: FieldGroup::Load,
+};
 pub(crate) const WARMUP: FieldSpec = FieldSpec {
     key: "warmup",
     label: "Warm-up",
@@ -517,6 +572,11 @@ run_form_fields! {
     RampS => RAMP_S,
     RampStartRate => RAMP_START_RATE,
     DurationS => DURATION_S,
+    Sweep => SWEEP,
+    SweepSteps => SWEEP_STEPS,
+    SweepMaxError => SWEEP_MAX_ERROR,
+    SweepStopSaturated => SWEEP_STOP_SATURATED,
+    SweepCooldownS => SWEEP_COOLDOWN_S,
     Warmup => WARMUP,
     Traces => TRACES,
     Measurement => MEASUREMENT,
@@ -605,6 +665,11 @@ mod tests {
             "ramp_s",
             "ramp_start_rate",
             "duration_s",
+            "sweep",
+            "sweep_steps",
+            "sweep_max_error",
+            "sweep_stop_saturated",
+            "sweep_cooldown_s",
             "warmup",
             "traces",
             "measurement",

@@ -43,14 +43,20 @@ use crate::core::config::fields::REQUEST_CANARIES;
 use crate::core::config::fields::RESPONSE_WORDS;
 use crate::core::config::fields::RULE_INPUTS;
 use crate::core::config::fields::SHARED_PREFIX_TOKENS;
+use crate::core::config::fields::SWEEP;
+use crate::core::config::fields::SWEEP_COOLDOWN_S;
+use crate::core::config::fields::SWEEP_MAX_ERROR;
+use crate::core::config::fields::SWEEP_STEPS;
+use crate::core::config::fields::SWEEP_STOP_SATURATED;
 use crate::core::config::fields::TEMPERATURE;
 use crate::core::config::fields::THINKING_MODE;
 use crate::core::config::fields::TIMEOUT_S;
 use crate::core::config::fields::TOP_P;
 use crate::core::config::fields::TRACES;
 use crate::core::config::fields::WARMUP;
-use crate::core::config::load::LoadOptions;
+use crate::core::config::load::{LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S};
 use crate::core::config::settings::*;
+use crate::core::config::sweep::{SweepKind, SweepSpec};
 use crate::core::format::quoted_preview;
 
 /// Why an empty engine field blocks a run, and how it gets filled.
@@ -112,6 +118,9 @@ impl RunForm {
             (ARRIVALS.key, Arrivals::Poisson.as_str().to_owned()),
             (BURSTINESS.key, "1".to_owned()),
             (RAMP_S.key, "0".to_owned()),
+            (SWEEP_STEPS.key, DEFAULT_AUTO_STEPS.to_string()),
+            (SWEEP_STOP_SATURATED.key, "false".to_owned()),
+            (SWEEP_COOLDOWN_S.key, "0".to_owned()),
             (WARMUP.key, "true".to_owned()),
             (TRACES.key, "false".to_owned()),
             (
@@ -171,6 +180,10 @@ impl RunForm {
                 decimal_text(config.load.ramp_start_rate),
             ),
             (DURATION_S.key, decimal_text(config.load.duration_s)),
+            // A configuration is one run: the sweep fields keep their defaults.
+            (SWEEP_STEPS.key, DEFAULT_AUTO_STEPS.to_string()),
+            (SWEEP_STOP_SATURATED.key, "false".to_owned()),
+            (SWEEP_COOLDOWN_S.key, "0".to_owned()),
             (POOL.key, config.client.endpoint_pool.join(" ")),
             (WARMUP.key, config.client.warmup.to_string()),
             (TRACES.key, config.client.chunk_traces.to_string()),
@@ -332,6 +345,8 @@ impl RunForm {
             ..defaults
         };
 
+        // The sweep fields are not settings of one run; their errors show with the others.
+        parser.sweep();
         let mut errors = parser.errors;
         if let Err(rule_errors) = config.validate() {
             let unparsed: BTreeSet<&str> = errors.iter().map(|error| error.field).collect();
@@ -352,6 +367,21 @@ impl RunForm {
         } else {
             errors.sort_by_key(|error| display_position(error.field));
             Err(errors)
+        }
+    }
+
+    /// The sweep the form asks for, `None` when its `sweep` field is empty; the errors of the
+    /// sweep fields otherwise (the run's own fields are [`RunForm::to_config`]'s).
+    pub fn to_sweep(&self) -> Result<Option<SweepSpec>, Vec<ConfigError>> {
+        let mut parser = FieldParser {
+            form: self,
+            errors: Vec::new(),
+        };
+        let sweep = parser.sweep();
+        if parser.errors.is_empty() {
+            Ok(sweep)
+        } else {
+            Err(parser.errors)
         }
     }
 }
@@ -453,6 +483,61 @@ impl FieldParser<'_> {
             self.whole_number_error(spec, &text);
         }
         parsed
+    }
+
+    /// The sweep fields: `None` when `sweep` is empty or a field does not parse (its error is
+    /// recorded).
+    fn sweep(&mut self) -> Option<SweepSpec> {
+        let steps = self.unsigned(&SWEEP_STEPS);
+        let max_error = self.optional_decimal(&SWEEP_MAX_ERROR);
+        let stop_when_saturated = self.toggle(&SWEEP_STOP_SATURATED);
+        let cooldown_s = self.decimal(&SWEEP_COOLDOWN_S);
+        if let Some(steps) = steps.filter(|steps| !AUTO_STEPS.contains(steps)) {
+            self.reject(
+                &SWEEP_STEPS,
+                format!(
+                    "sweep_steps must be from {} to {} (got {steps})",
+                    AUTO_STEPS.start(),
+                    AUTO_STEPS.end()
+                ),
+            );
+        }
+        if let Some(Some(max)) =
+            max_error.filter(|max| max.is_some_and(|m| !(0.0..=1.0).contains(&m)))
+        {
+            self.reject(
+                &SWEEP_MAX_ERROR,
+                format!("sweep_max_error must be a share from 0 to 1 (got {max}); 0.05 is 5 %"),
+            );
+        }
+        if let Some(cooldown) = cooldown_s.filter(|c| !(0.0..=MAX_COOLDOWN_S).contains(c)) {
+            self.reject(
+                &SWEEP_COOLDOWN_S,
+                format!(
+                    "sweep_cooldown_s must be from 0 to {MAX_COOLDOWN_S} seconds (got {cooldown})"
+                ),
+            );
+        }
+        let text = self.trimmed(&SWEEP).to_owned();
+        if text.is_empty() {
+            return None;
+        }
+        let kind = match text.parse::<SweepKind>() {
+            Ok(SweepKind::Auto { .. }) => SweepKind::Auto {
+                steps: steps.unwrap_or(DEFAULT_AUTO_STEPS),
+            },
+            Ok(kind) => kind,
+            Err(error) => {
+                self.reject(&SWEEP, error.0);
+                return None;
+            }
+        };
+        Some(SweepSpec {
+            kind,
+            max_error: max_error.flatten(),
+            stop_when_saturated: stop_when_saturated.unwrap_or(false),
+            cooldown_s: cooldown_s.unwrap_or(0.0),
+        })
     }
 
     /// `Some(None)` when empty, `Some(Some(n))` for a whole number, `None` when invalid.

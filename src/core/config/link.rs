@@ -606,4 +606,47 @@ mod tests {
         // In concurrency mode the rate fields are not checked against their bounds.
         assert!(form_with(&[("rate", "0")]).to_config().is_ok());
     }
+
+    #[test]
+    fn a_sweep_travels_in_the_link_and_says_what_is_wrong() {
+        use crate::core::config::sweep::{SweepKind, SweepSpec};
+        let (form, notices) = RunForm::from_query(
+            "model=m&engine=e&sweep=concurrency:1,2,4&sweep_max_error=0.1\
+             &sweep_stop_saturated=true&sweep_cooldown_s=2",
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(
+            form.to_sweep(),
+            Ok(Some(SweepSpec {
+                kind: SweepKind::Concurrency(vec![1, 2, 4]),
+                max_error: Some(0.1),
+                stop_when_saturated: true,
+                cooldown_s: 2.0,
+            }))
+        );
+        assert!(form.to_config().is_ok(), "a sweep is a valid form");
+        assert_eq!(
+            defaults_with_model().to_sweep(),
+            Ok(None),
+            "no sweep by default"
+        );
+        let auto = form_with(&[("sweep", "auto"), ("sweep_steps", "5")]);
+        assert_eq!(
+            auto.to_sweep().map(|spec| spec.map(|spec| spec.kind)),
+            Ok(Some(SweepKind::Auto { steps: 5 }))
+        );
+        let errors = errors_of(&form_with(&[
+            ("sweep", "rate:fast"),
+            ("sweep_steps", "40"),
+            ("sweep_max_error", "2"),
+        ]));
+        let fields: Vec<&str> = errors.iter().map(|(field, _)| *field).collect();
+        assert_eq!(fields, ["sweep", "sweep_steps", "sweep_max_error"]);
+        assert!(
+            errors[0].1.contains("sweep rate values must be numbers"),
+            "{errors:?}"
+        );
+        assert!(errors[1].1.contains("from 3 to 20"), "{errors:?}");
+        assert!(errors[2].1.contains("share from 0 to 1"), "{errors:?}");
+    }
 }

@@ -19,6 +19,18 @@ pub const MAX_RAMP_S: f64 = 3_600.0;
 /// Longest `duration_s`, seconds (a day).
 pub const MAX_DURATION_S: f64 = 86_400.0;
 
+/// Most steps a sweep may have.
+pub const MAX_SWEEP_STEPS: usize = 32;
+
+/// Fewest and most steps of an `auto` sweep (the synchronous and throughput steps included).
+pub const AUTO_STEPS: std::ops::RangeInclusive<u64> = 3..=20;
+
+/// An `auto` sweep's steps when `sweep_steps` is not given.
+pub const DEFAULT_AUTO_STEPS: u64 = 8;
+
+/// The longest cool-down between steps, seconds.
+pub const MAX_COOLDOWN_S: f64 = 600.0;
+
 /// How requests are sent. In `concurrency` mode every other field is ignored; in `rate` mode
 /// the run's `concurrency` is the cap on requests in flight.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

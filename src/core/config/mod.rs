@@ -9,7 +9,8 @@
 //! - [`fields`]: the field table the form, the link and their help text read;
 //! - [`form`]: the run form (raw text per field) and its parsing into a `RunConfig`;
 //! - [`link`]: the page's query string, both ways, with secrets refused;
-//! - [`models`]: model ids and the context window from a `/models` body.
+//! - [`models`]: model ids and the context window from a `/models` body;
+//! - [`sweep`]: a sweep as asked for (its variable, values, stop rules).
 
 pub mod choices;
 pub mod error;
@@ -19,3 +20,4 @@ pub mod link;
 pub mod load;
 pub mod models;
 pub mod settings;
+pub mod sweep;

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::core::format::file_stem;
 use crate::core::present::compare::{format_delta, Comparison};
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::{FailureView, RowView};
@@ -355,6 +356,34 @@ pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> St
     markdown
 }
 
+/// Several artifacts as one `.zip` (a sweep's steps): each text under its name, deflated, in
+/// the given order, with no timestamps from a clock (every entry is dated 1980-01-01, the zip
+/// format's first day). Names are made safe with [`file_stem`] and given `.json`; a name given
+/// twice gets its position appended.
+pub fn artifacts_zip(files: &[(String, String)]) -> Result<Vec<u8>, String> {
+    use std::io::Write as _;
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    let mut used = std::collections::BTreeSet::new();
+    for (position, (name, text)) in files.iter().enumerate() {
+        let stem = file_stem(name.trim_end_matches(".json"), "artifact");
+        let mut entry = format!("{stem}.json");
+        if !used.insert(entry.clone()) {
+            entry = format!("{stem}-{position}.json");
+            used.insert(entry.clone());
+        }
+        writer
+            .start_file(entry, options)
+            .and_then(|()| writer.write_all(text.as_bytes()).map_err(Into::into))
+            .map_err(|error| format!("the sweep could not be zipped: {error}"))?;
+    }
+    writer
+        .finish()
+        .map(std::io::Cursor::into_inner)
+        .map_err(|error| format!("the sweep could not be zipped: {error}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,6 +453,43 @@ mod tests {
         assert_eq!(
             summary_markdown(&[], &comparison),
             "# strobe run summary\n\nNo runs loaded.\n"
+        );
+    }
+
+    #[test]
+    fn a_sweep_zips_and_reads_back_file_for_file() {
+        use crate::core::read::bundle::read_bundle;
+        let files = vec![
+            ("benchmark-1.json".to_owned(), "{\"step\": 0}".to_owned()),
+            ("benchmark-1.json".to_owned(), "{\"step\": 1}".to_owned()),
+            ("../evil name".to_owned(), "{}".to_owned()),
+        ];
+        let bytes = artifacts_zip(&files).expect("zips");
+        let bundle = read_bundle(&bytes).expect("reads");
+        let names: Vec<&str> = bundle
+            .entries
+            .iter()
+            .map(|entry| entry.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "benchmark-1.json",
+                "benchmark-1-1.json",
+                "artifact.._evil_name.json"
+            ]
+        );
+        let texts: Vec<&[u8]> = bundle
+            .entries
+            .iter()
+            .map(|entry| entry.bytes.as_slice())
+            .collect();
+        assert_eq!(texts, [&b"{\"step\": 0}"[..], b"{\"step\": 1}", b"{}"]);
+        assert!(bundle.skipped.is_empty());
+        assert_eq!(
+            artifacts_zip(&files),
+            Ok(bytes),
+            "the same files give the same bytes"
         );
     }
 }

@@ -1,7 +1,8 @@
 //! What the results pages show, built from [`crate::core::read`]'s loaded runs and never the
 //! reverse: chart options ([`charts`]), the comparison of runs with its workload-difference flags
-//! ([`compare`]), and the text exports ([`export`]).
+//! ([`compare`]), the capacity view's curves ([`capacity`]), and the exports ([`export`]).
 
+pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod export;

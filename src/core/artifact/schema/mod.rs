@@ -6,6 +6,7 @@
 pub mod client;
 pub mod load;
 pub mod rows;
+pub mod sweep;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -16,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::core::artifact::schema::client::*;
 use crate::core::artifact::schema::load::LoadBlock;
 use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::sweep::SweepBlock;
 use crate::core::artifact::ArtifactError;
 use crate::core::artifact::FAILURE_POLICY;
 use crate::core::artifact::P99_DESCRIPTIVE_ONLY;
@@ -331,6 +333,10 @@ pub struct ArtifactV1 {
     /// kept it. Absent in closed-loop runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadBlock>,
+    /// strobe addition (sweeps, docs/load.md): the sweep and step this run was. Absent outside
+    /// a sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepBlock>,
 }
 
 impl ArtifactV1 {
@@ -354,11 +360,22 @@ impl ArtifactV1 {
 
     /// `<run_id>.json`, the run id made safe by [`file_stem`](crate::core::format::file_stem)
     /// (characters outside `[A-Za-z0-9._-]` replaced by `_`; `benchmark` first when it would
-    /// be empty or start with a dot).
+    /// be empty or start with a dot). A sweep's step adds its number, variable and value
+    /// (`…-step02-concurrency-4.json`): steps can start within the same second.
     pub fn file_name(&self) -> String {
+        let stem = match &self.sweep {
+            None => self.run_id.clone(),
+            Some(sweep) => format!(
+                "{}-step{:02}-{}-{}",
+                self.run_id,
+                sweep.step_index + 1,
+                sweep.variable,
+                sweep.value
+            ),
+        };
         format!(
             "{}.json",
-            crate::core::format::file_stem(&self.run_id, "benchmark")
+            crate::core::format::file_stem(&stem, "benchmark")
         )
     }
 

@@ -25,12 +25,14 @@ use serde_json::Value;
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::LoadedArtifact;
 
+mod capacity;
 mod distribution;
 mod style;
 mod throughput;
 mod timeline;
 mod traces;
 
+pub use capacity::*;
 pub use distribution::*;
 use style::*;
 pub use style::{

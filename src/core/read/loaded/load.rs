@@ -174,6 +174,62 @@ impl LoadView {
     }
 }
 
+/// What an artifact's `sweep` block says: which sweep and step it was.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SweepView {
+    /// The sweep's id, shared by its steps.
+    pub id: Option<CappedText>,
+    /// From 0.
+    pub step_index: Option<u64>,
+    /// The steps the sweep planned.
+    pub step_count: Option<u64>,
+    /// `concurrency` or `rate`.
+    pub variable: Option<CappedText>,
+    /// This step's value.
+    pub value: Option<f64>,
+    /// The `sweep` setting it was started with.
+    pub spec: Option<CappedText>,
+    /// Why the sweep stopped at this step, if it did.
+    pub stop_reason: Option<CappedText>,
+}
+
+impl SweepView {
+    /// Reads a `sweep` object tolerantly.
+    pub fn from_json(sweep: &Map<String, Value>) -> Self {
+        Self {
+            id: capped_string(sweep.get("id")),
+            step_index: sweep.get("step_index").and_then(Value::as_u64),
+            step_count: sweep.get("step_count").and_then(Value::as_u64),
+            variable: capped_string(sweep.get("variable")),
+            value: finite_f64(sweep.get("value")),
+            spec: capped_string(sweep.get("spec")),
+            stop_reason: capped_string(sweep.get("stop_reason")),
+        }
+    }
+
+    /// "Step 2 of 4 of sweep-… (concurrency 8)", and why it stopped there.
+    pub fn note(&self) -> String {
+        let mut note = format!(
+            "Step {} of {} of {} ({} {}).",
+            self.step_index
+                .map_or("?".to_owned(), |index| (index + 1).to_string()),
+            self.step_count
+                .map_or("?".to_owned(), |count| count.to_string()),
+            self.id
+                .as_ref()
+                .map_or("a sweep".to_owned(), ToString::to_string),
+            self.variable
+                .as_ref()
+                .map_or("value".to_owned(), ToString::to_string),
+            self.value.map_or("?".to_owned(), |value| value.to_string()),
+        );
+        if let Some(reason) = &self.stop_reason {
+            note.push_str(&format!(" The sweep stopped after this step: {reason}."));
+        }
+        note
+    }
+}
+
 fn show(value: Option<f64>) -> String {
     value.map_or("–".to_owned(), |value| format!("{value:.2}"))
 }

@@ -13,7 +13,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::read::loaded::load::LoadView;
+use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
 use crate::core::read::loaded::views::*;
@@ -88,6 +88,8 @@ pub struct LoadedArtifact {
     pub client: Option<ClientView>,
     /// The `load` block of an open-loop run, when present.
     pub load: Option<LoadView>,
+    /// The `sweep` block of a sweep's step, when present.
+    pub sweep: Option<SweepView>,
 }
 
 impl LoadedArtifact {
@@ -264,6 +266,7 @@ impl LoadedArtifact {
             failures: Vec::new(),
             client: None,
             load: None,
+            sweep: None,
         }
     }
 
@@ -366,6 +369,10 @@ impl LoadedArtifact {
             .get("load")
             .and_then(Value::as_object)
             .map(LoadView::from_json);
+        self.sweep = artifact
+            .get("sweep")
+            .and_then(Value::as_object)
+            .map(SweepView::from_json);
     }
 }
 

@@ -1,0 +1,253 @@
+//! The capacity view's data (docs/load.md): each run as one point of a throughput–latency curve,
+//! grouped into curves — the steps of one sweep (by its id), or, for runs without a sweep
+//! block, the selected runs of one load mode — and ordered by the variable they step through
+//! (concurrency or rate).
+
+use std::collections::BTreeMap;
+
+use crate::core::load::sweep::SATURATION_SHARE;
+use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
+use crate::core::read::loaded::LoadedArtifact;
+
+/// One run as a point of the capacity curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityPoint {
+    /// The step's value: its concurrency (closed loop) or its rate (open loop).
+    pub value: f64,
+    /// How the point is labelled: `c=8` or `20 req/s`.
+    pub label: String,
+    /// Output tokens of the completed requests per second of wall time.
+    pub output_tok_s: Option<f64>,
+    /// Completed requests per second of wall time.
+    pub requests_per_s: Option<f64>,
+    /// The run's summary statistics (p50, p95 … of TTFO, TTFT, TPOT, E2E, decode).
+    pub metrics: KeyMetrics,
+    /// The rate offered (open loop), requests per second.
+    pub offered_rate: Option<f64>,
+    /// Completions per second against the offered rate fell below 90 %.
+    pub saturated: bool,
+}
+
+/// One curve: the points of one sweep, or of the selected runs of one load mode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacitySeries {
+    /// The legend: the sweep's id, or what the runs have in common.
+    pub name: String,
+    /// `concurrency`, `rate`, or [`MIXED`] for `auto`: what the points step through.
+    pub variable: &'static str,
+    /// The points, by value.
+    pub points: Vec<CapacityPoint>,
+}
+
+/// The curves of `runs`: one per sweep id, and one per load mode for runs outside a sweep, each
+/// with at least two points (one run is no curve). Curves keep the order their first run had.
+pub fn capacity_series(runs: &[&LoadedArtifact]) -> Vec<CapacitySeries> {
+    let mut groups: BTreeMap<String, (usize, Vec<CapacityPoint>)> = BTreeMap::new();
+    for (position, run) in runs.iter().enumerate() {
+        let rate = run.load.as_ref().and_then(|load| load.rate);
+        let variable = if rate.is_some() {
+            "rate"
+        } else {
+            "concurrency"
+        };
+        let key = match run.sweep.as_ref().and_then(|sweep| sweep.id.as_ref()) {
+            Some(id) => id.to_string(),
+            None => format!("selected runs ({variable})"),
+        };
+        let Some(point) = capacity_point(run) else {
+            continue;
+        };
+        let group = groups.entry(key).or_insert((position, Vec::new()));
+        group.1.push(point);
+    }
+    let mut series: Vec<(usize, CapacitySeries)> = groups
+        .into_iter()
+        .filter(|(_, (_, points))| points.len() >= 2)
+        .map(|(name, (first, mut points))| {
+            let rates = points.iter().filter(|p| p.offered_rate.is_some()).count();
+            let variable = match rates {
+                0 => "concurrency",
+                n if n == points.len() => "rate",
+                _ => MIXED,
+            };
+            if variable == MIXED {
+                // `auto`: the synchronous step, the rates, then the throughput step, in the
+                // order of the load each carried.
+                points.sort_by(|a, b| load_of(a).total_cmp(&load_of(b)));
+            } else {
+                points.sort_by(|a, b| a.value.total_cmp(&b.value));
+            }
+            (
+                first,
+                CapacitySeries {
+                    name,
+                    variable,
+                    points,
+                },
+            )
+        })
+        .collect();
+    series.sort_by_key(|(first, _)| *first);
+    series.into_iter().map(|(_, series)| series).collect()
+}
+
+/// The `variable` of a curve whose steps are both closed-loop and open-loop (`auto`).
+pub const MIXED: &str = "concurrency and rate";
+
+/// The load a point carried, in requests per second: offered (open loop) or completed.
+fn load_of(point: &CapacityPoint) -> f64 {
+    point
+        .offered_rate
+        .or(point.requests_per_s)
+        .unwrap_or(point.value)
+}
+
+/// `run` as a point of a capacity curve: its rate (open loop) or its concurrency, and what it
+/// got through; `None` when the file lacks its wall time or concurrency.
+pub fn capacity_point(run: &LoadedArtifact) -> Option<CapacityPoint> {
+    let rate = run.load.as_ref().and_then(|load| load.rate);
+    let (value, label) = match rate {
+        Some(rate) => (rate, format!("{} req/s", trim_number(rate))),
+        None => {
+            let concurrency = run.workload.concurrency? as f64;
+            (concurrency, format!("c={}", trim_number(concurrency)))
+        }
+    };
+    let wall_s = run.workload.wall_clock_ms.filter(|ms| *ms > 0.0)? / 1000.0;
+    let completed = run.workload.completed.unwrap_or(run.rows.len() as u64);
+    // `throughput_tok_s` is withheld when a request failed; a capacity point still has a rate.
+    let output_tok_s = run
+        .metrics
+        .output_tokens
+        .map(|tokens| tokens as f64 / wall_s)
+        .or(run.metrics.throughput_tok_s);
+    let requests_per_s = Some(completed as f64 / wall_s);
+    let offered_rate = run.load.as_ref().and_then(|load| load.offered_rate);
+    let saturated = match (offered_rate, requests_per_s) {
+        (Some(offered), Some(achieved)) => achieved < SATURATION_SHARE * offered,
+        _ => false,
+    };
+    Some(CapacityPoint {
+        value,
+        label,
+        output_tok_s,
+        requests_per_s,
+        metrics: run.metrics.clone(),
+        offered_rate,
+        saturated,
+    })
+}
+
+/// The latency metrics the curve can show on its y axis.
+pub const CAPACITY_LATENCIES: [MetricKind; 4] = [
+    MetricKind::Ttfo,
+    MetricKind::Ttft,
+    MetricKind::Tpot,
+    MetricKind::E2e,
+];
+
+fn trim_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        format!("{value}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> LoadedArtifact {
+        LoadedArtifact::from_text("run.json", text)
+    }
+
+    fn closed(concurrency: u64, id: Option<&str>) -> LoadedArtifact {
+        let sweep = id.map_or(String::new(), |id| {
+            format!(
+                r#", "sweep": {{"id": "{id}", "variable": "concurrency", "value": {concurrency}}}"#
+            )
+        });
+        run(&format!(
+            r#"{{"concurrency": {concurrency}, "completed": 10, "wall_clock_ms": 2000,
+                "metrics": {{"output_tokens": 1000, "ttft_p95_ms": {}}}{sweep}}}"#,
+            concurrency * 10
+        ))
+    }
+
+    #[test]
+    fn a_sweep_is_one_curve_ordered_by_its_value() {
+        let runs = [
+            closed(8, Some("s1")),
+            closed(1, Some("s1")),
+            closed(4, Some("s1")),
+        ];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let series = capacity_series(&refs);
+        assert_eq!(series.len(), 1);
+        assert_eq!(series[0].name, "s1");
+        assert_eq!(series[0].variable, "concurrency");
+        let labels: Vec<&str> = series[0].points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["c=1", "c=4", "c=8"]);
+        assert_eq!(series[0].points[0].output_tok_s, Some(500.0));
+        assert_eq!(series[0].points[0].requests_per_s, Some(5.0));
+        assert_eq!(series[0].points[2].metrics.ttft.p95, Some(80.0));
+    }
+
+    #[test]
+    fn an_auto_sweep_orders_its_steps_by_the_load_they_carried() {
+        let rate_step = |rate: f64, index: u64| {
+            run(&format!(
+                r#"{{"concurrency": 16, "completed": 10, "wall_clock_ms": 1000,
+                    "metrics": {{"output_tokens": 100}},
+                    "load": {{"mode": "rate", "rate": {rate}, "offered_rate": {rate}}},
+                    "sweep": {{"id": "auto-1", "step_index": {index}, "variable": "rate", "value": {rate}}}}}"#
+            ))
+        };
+        // c=1 completes 5 req/s, c=16 30 req/s: the rates fall between them.
+        let sync = closed(1, Some("auto-1"));
+        let throughput = run(
+            r#"{"concurrency": 16, "completed": 60, "wall_clock_ms": 2000,
+                "metrics": {"output_tokens": 6000},
+                "sweep": {"id": "auto-1", "step_index": 1, "variable": "concurrency", "value": 16}}"#,
+        );
+        let runs = [sync, throughput, rate_step(20.0, 2), rate_step(10.0, 3)];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let series = capacity_series(&refs);
+        assert_eq!(series.len(), 1);
+        assert_eq!(series[0].variable, MIXED);
+        let labels: Vec<&str> = series[0].points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["c=1", "10 req/s", "20 req/s", "c=16"]);
+    }
+
+    #[test]
+    fn runs_outside_a_sweep_group_by_load_mode_and_one_run_is_no_curve() {
+        let rate = |rate: f64, completed: u64| {
+            run(&format!(
+                r#"{{"concurrency": 16, "completed": {completed}, "wall_clock_ms": 1000,
+                    "metrics": {{"output_tokens": 100}},
+                    "load": {{"mode": "rate", "rate": {rate}, "offered_rate": {rate}}}}}"#
+            ))
+        };
+        let runs = [
+            rate(10.0, 10),
+            rate(20.0, 12),
+            closed(2, None),
+            closed(1, Some("other")),
+        ];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let series = capacity_series(&refs);
+        assert_eq!(
+            series.len(),
+            1,
+            "the lone closed run and the one-step sweep are no curves"
+        );
+        assert_eq!(series[0].variable, "rate");
+        assert_eq!(series[0].points[1].label, "20 req/s");
+        assert!(!series[0].points[0].saturated);
+        assert!(
+            series[0].points[1].saturated,
+            "12 completed a second of 20 offered"
+        );
+    }
+}

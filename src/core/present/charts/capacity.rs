@@ -1,0 +1,280 @@
+//! The capacity view (docs/load.md): the throughput–latency curve of a sweep (or of runs of one
+//! workload), the offered against the achieved rate of its rate steps, and the Pareto view of
+//! per-user decode rate against total output throughput. One point per step, labelled with its
+//! value; saturated steps marked; several sweeps overlay as curves.
+
+use charming::datatype::DataPoint;
+use charming::element::{
+    ItemStyle, Label, LabelPosition, LineStyle, LineStyleType, Symbol, Trigger,
+};
+use charming::series::Line;
+use serde_json::Value;
+
+use super::style::*;
+use super::throughput::no_data;
+use crate::core::present::capacity::{CapacityPoint, CapacitySeries};
+use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+
+/// What the curve's x axis counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapacityAxis {
+    /// Output tokens per second.
+    Tokens,
+    /// Completed requests per second.
+    Requests,
+}
+
+/// Throughput on x against a latency statistic on y, one curve per series.
+pub fn capacity_curve(
+    series: &[CapacitySeries],
+    metric: MetricKind,
+    stat: MetricStat,
+    axis: CapacityAxis,
+    theme: ChartTheme,
+) -> Value {
+    let file_stem = format!("strobe-capacity-{}-{}", metric.id(), stat.id());
+    let title = format!("Throughput against {} {}", metric.short_label(), stat.id());
+    let x_of = |point: &CapacityPoint| match axis {
+        CapacityAxis::Tokens => point.output_tok_s,
+        CapacityAxis::Requests => point.requests_per_s,
+    };
+    let y_of = |point: &CapacityPoint| point.metrics.get(metric).stat(stat);
+    let x_name = match axis {
+        CapacityAxis::Tokens => "Output throughput (tok/s)",
+        CapacityAxis::Requests => "Completed requests (req/s)",
+    };
+    curves(
+        &title,
+        "one point per step, labelled with its value · ◆ saturated (below 90 % of the offered rate)",
+        &file_stem,
+        series,
+        (x_name, &format!("{} {} ({})", metric.short_label(), stat.id(), metric.unit())),
+        |point| Some((x_of(point)?, y_of(point)?)),
+        theme,
+    )
+}
+
+/// The offered rate of each rate step against the rate it completed, with `achieved = offered`
+/// for reference: a step below the line did not get through what it was offered.
+pub fn offered_vs_achieved(series: &[CapacitySeries], theme: ChartTheme) -> Value {
+    // An `auto` sweep's rate steps are its open-loop points.
+    let rate_series: Vec<CapacitySeries> = series
+        .iter()
+        .map(|s| CapacitySeries {
+            points: s
+                .points
+                .iter()
+                .filter(|point| point.offered_rate.is_some())
+                .cloned()
+                .collect(),
+            ..s.clone()
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let file_stem = "strobe-offered-achieved";
+    let title = "Offered against achieved rate";
+    if rate_series.is_empty() {
+        return no_data(
+            title,
+            "no rate steps (sweep rate:… or auto has them)",
+            file_stem,
+            theme,
+        );
+    }
+    let mut chart = curves_chart(
+        title,
+        "dashed: achieved = offered · below it the server did not keep up",
+        file_stem,
+        &rate_series,
+        ("Offered (req/s)", "Completed (req/s)"),
+        |point| Some((point.offered_rate?, point.requests_per_s?)),
+        theme,
+    );
+    let most = rate_series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .flat_map(|point| [point.offered_rate, point.requests_per_s])
+        .flatten()
+        .fold(0.0_f64, f64::max);
+    chart = chart.series(
+        Line::new()
+            .name("achieved = offered")
+            .symbol(Symbol::None)
+            .line_style(
+                LineStyle::new()
+                    .type_(LineStyleType::Dashed)
+                    .color(theme.palette().muted_text),
+            )
+            .data(vec![point(0.0, 0.0), point(most, most)]),
+    );
+    finish(chart, theme)
+}
+
+/// Per-user decode rate (the median request's tokens per second) against total output
+/// throughput: how much each user's stream slows as the server carries more.
+pub fn pareto(series: &[CapacitySeries], theme: ChartTheme) -> Value {
+    curves(
+        "Per-user decode rate against total throughput",
+        "one point per step · up and to the right is better for both users and the server",
+        "strobe-pareto",
+        series,
+        ("Output throughput (tok/s)", "Per-user decode p50 (tok/s)"),
+        |point| Some((point.output_tok_s?, point.metrics.decode.p50?)),
+        theme,
+    )
+}
+
+fn curves(
+    title: &str,
+    subtitle: &str,
+    file_stem: &str,
+    series: &[CapacitySeries],
+    axes: (&str, &str),
+    xy: impl Fn(&CapacityPoint) -> Option<(f64, f64)>,
+    theme: ChartTheme,
+) -> Value {
+    let drawable = series
+        .iter()
+        .any(|s| s.points.iter().filter(|point| xy(point).is_some()).count() >= 2);
+    if !drawable {
+        return no_data(
+            title,
+            "no curve has two steps with these values",
+            file_stem,
+            theme,
+        );
+    }
+    finish(
+        curves_chart(title, subtitle, file_stem, series, axes, xy, theme),
+        theme,
+    )
+}
+
+fn curves_chart(
+    title: &str,
+    subtitle: &str,
+    file_stem: &str,
+    series: &[CapacitySeries],
+    (x_name, y_name): (&str, &str),
+    xy: impl Fn(&CapacityPoint) -> Option<(f64, f64)>,
+    theme: ChartTheme,
+) -> charming::Chart {
+    let palette = theme.palette();
+    let names: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
+    let names = distinct_labels(&names);
+    let mut chart = base_chart(title, subtitle, file_stem, theme, Trigger::Item)
+        .grid(default_grid())
+        .x_axis(value_axis(x_name, palette).min(0))
+        .y_axis(y_value_axis(y_name, palette).min(0));
+    for (position, (curve, name)) in series.iter().zip(&names).enumerate() {
+        let color = theme.series_color(position);
+        let data: Vec<DataPoint> = curve
+            .points
+            .iter()
+            .filter_map(|point| {
+                let (x, y) = xy(point)?;
+                let label = if point.saturated {
+                    format!("◆ {}", point.label)
+                } else {
+                    point.label.clone()
+                };
+                Some(named_point(x, y, label))
+            })
+            .collect();
+        chart = chart.series(
+            Line::new()
+                .name(name.as_str())
+                .symbol(Symbol::Circle)
+                .symbol_size(8)
+                .item_style(ItemStyle::new().color(color))
+                .label(
+                    Label::new()
+                        .show(true)
+                        .position(LabelPosition::Top)
+                        .formatter("{b}"),
+                )
+                .data(data),
+        );
+    }
+    chart
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
+
+    fn step(value: f64, tok_s: f64, ttft_p95: f64, saturated: bool) -> CapacityPoint {
+        CapacityPoint {
+            value,
+            label: format!("c={value}"),
+            output_tok_s: Some(tok_s),
+            requests_per_s: Some(tok_s / 100.0),
+            metrics: KeyMetrics {
+                ttft: MetricSummary {
+                    p95: Some(ttft_p95),
+                    ..MetricSummary::default()
+                },
+                decode: MetricSummary {
+                    p50: Some(1000.0 / value),
+                    ..MetricSummary::default()
+                },
+                ..KeyMetrics::default()
+            },
+            // A closed-loop step offers no rate.
+            offered_rate: None,
+            saturated,
+        }
+    }
+
+    #[test]
+    fn each_step_is_a_labelled_point_and_saturation_is_marked() {
+        let series = [CapacitySeries {
+            name: "sweep-1".to_owned(),
+            variable: "concurrency",
+            points: vec![step(1.0, 100.0, 50.0, false), step(8.0, 700.0, 400.0, true)],
+        }];
+        let option = capacity_curve(
+            &series,
+            MetricKind::Ttft,
+            MetricStat::P95,
+            CapacityAxis::Tokens,
+            ChartTheme::LIGHT,
+        );
+        let data = &option["series"][0]["data"];
+        assert_eq!(data[0]["value"], serde_json::json!([100.0, 50.0]));
+        assert_eq!(data[0]["name"], "c=1");
+        assert_eq!(data[1]["name"], "◆ c=8");
+        assert_eq!(option["tooltip"]["renderMode"], "richText");
+        assert_eq!(option["series"][0]["name"], "sweep-1");
+        let empty = capacity_curve(
+            &series,
+            MetricKind::E2e,
+            MetricStat::P95,
+            CapacityAxis::Tokens,
+            ChartTheme::LIGHT,
+        );
+        assert!(empty["title"][0]["subtext"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("No data"));
+        let pareto_option = pareto(&series, ChartTheme::DARK);
+        assert_eq!(
+            pareto_option["series"][0]["data"][1]["value"],
+            serde_json::json!([700.0, 125.0])
+        );
+        let offered = offered_vs_achieved(&series, ChartTheme::LIGHT);
+        assert!(offered["title"][0]["subtext"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("No data"));
+        let mut auto = series[0].clone();
+        auto.points[1].offered_rate = Some(10.0);
+        let offered = offered_vs_achieved(&[auto], ChartTheme::LIGHT);
+        assert_eq!(
+            offered["series"][0]["data"][0]["value"],
+            serde_json::json!([10.0, 7.0]),
+            "only the open-loop step of a mixed curve: offered 10, completed 7 req/s"
+        );
+    }
+}

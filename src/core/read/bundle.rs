@@ -1,0 +1,241 @@
+//! The artifacts inside a dropped `.zip` (a sweep's download, or any archive of artifact files):
+//! every `.json` entry read out with its name, within limits that a hostile archive cannot get
+//! past — entries, each entry's size as declared and as read, and the total (docs/results.md).
+//! Each entry is then read like a dropped file.
+
+use std::io::{Cursor, Read};
+
+use thiserror::Error;
+
+use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+
+/// Most entries read from one archive.
+pub const MAX_BUNDLE_ENTRIES: usize = 1_000;
+/// Most bytes read out of one archive in all (its entries after decompression).
+pub const MAX_BUNDLE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Whether `bytes` start like a zip archive (a local file header, or an empty archive's end).
+pub fn looks_like_zip(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06")
+}
+
+/// One entry taken out of an archive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleEntry {
+    /// The entry's file name, without the folders above it.
+    pub name: String,
+    /// Its bytes, decompressed.
+    pub bytes: Vec<u8>,
+}
+
+/// What an archive held: the artifact entries, and what was left out and why.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bundle {
+    /// The `.json` entries, in archive order.
+    pub entries: Vec<BundleEntry>,
+    /// Entries not read, each with why (not JSON, too large, past the limits).
+    pub skipped: Vec<String>,
+}
+
+/// Why an archive could not be read at all.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum BundleError {
+    /// Not a zip archive, or a broken one.
+    #[error("this is not a zip archive strobe can read ({0}); drop the .json files themselves")]
+    NotAZip(String),
+}
+
+/// Reads every `.json` entry of a zip archive, within the limits above.
+pub fn read_bundle(bytes: &[u8]) -> Result<Bundle, BundleError> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
+        .map_err(|error| BundleError::NotAZip(error.to_string()))?;
+    let mut bundle = Bundle::default();
+    let mut total: u64 = 0;
+    for position in 0..archive.len() {
+        if position >= MAX_BUNDLE_ENTRIES {
+            bundle.skipped.push(format!(
+                "{} more entries: an archive is read up to {MAX_BUNDLE_ENTRIES} entries",
+                archive.len() - position
+            ));
+            break;
+        }
+        let mut entry = match archive.by_index(position) {
+            Ok(entry) => entry,
+            Err(error) => {
+                bundle.skipped.push(format!("entry {position}: {error}"));
+                continue;
+            }
+        };
+        if entry.is_dir() {
+            continue;
+        }
+        let full_name = match entry.name() {
+            Ok(name) => name.into_owned(),
+            Err(error) => {
+                bundle.skipped.push(format!("entry {position}: {error}"));
+                continue;
+            }
+        };
+        let name = full_name
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        if !name.to_ascii_lowercase().ends_with(".json") {
+            bundle.skipped.push(format!("{name}: not a .json file"));
+            continue;
+        }
+        let limit = (MAX_ARTIFACT_TEXT_BYTES as u64).min(MAX_BUNDLE_BYTES - total);
+        if entry.size() > limit {
+            bundle.skipped.push(format!(
+                "{name}: {} bytes, above the {limit}-byte limit",
+                entry.size()
+            ));
+            continue;
+        }
+        // The declared size can lie: read one byte past the limit to know.
+        let mut bytes = Vec::new();
+        if let Err(error) = (&mut entry).take(limit + 1).read_to_end(&mut bytes) {
+            bundle.skipped.push(format!("{name}: {error}"));
+            continue;
+        }
+        if bytes.len() as u64 > limit {
+            bundle
+                .skipped
+                .push(format!("{name}: larger than the {limit}-byte limit"));
+            continue;
+        }
+        total += bytes.len() as u64;
+        bundle.entries.push(BundleEntry { name, bytes });
+    }
+    Ok(bundle)
+}
+
+/// A dropped file as the library takes it: an artifact, or each artifact of a `.zip` (named
+/// `archive.zip › entry.json`), with an unreadable card for each entry left out and for an
+/// archive that cannot be read, saying why.
+pub fn load_dropped(file_name: &str, bytes: &[u8]) -> Vec<LoadedArtifact> {
+    if !looks_like_zip(bytes) {
+        return vec![LoadedArtifact::from_bytes(file_name, bytes)];
+    }
+    match read_bundle(bytes) {
+        Ok(bundle) => {
+            let mut loaded: Vec<LoadedArtifact> = bundle
+                .entries
+                .iter()
+                .map(|entry| {
+                    LoadedArtifact::from_bytes(
+                        &format!("{file_name} › {}", entry.name),
+                        &entry.bytes,
+                    )
+                })
+                .collect();
+            loaded.extend(bundle.skipped.iter().map(|reason| {
+                LoadedArtifact::unreadable(
+                    &format!(
+                        "{file_name} › {}",
+                        reason.split(':').next().unwrap_or_default()
+                    ),
+                    &format!("left out of the archive: {reason}"),
+                )
+            }));
+            if loaded.is_empty() {
+                loaded.push(LoadedArtifact::unreadable(
+                    file_name,
+                    "the archive holds no .json artifact",
+                ));
+            }
+            loaded
+        }
+        Err(error) => vec![LoadedArtifact::unreadable(file_name, &error.to_string())],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn zip_of(entries: &[(&str, &[u8])], method: zip::CompressionMethod) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default().compression_method(method);
+        for (name, bytes) in entries {
+            writer.start_file(*name, options).expect("entry");
+            writer.write_all(bytes).expect("write");
+        }
+        writer.finish().expect("finish").into_inner()
+    }
+
+    #[test]
+    fn json_entries_come_out_with_their_names_stored_or_deflated() {
+        for method in [
+            zip::CompressionMethod::Stored,
+            zip::CompressionMethod::Deflated,
+        ] {
+            let bytes = zip_of(
+                &[
+                    ("sweep/step-1.json", b"{\"a\":1}"),
+                    ("README.txt", b"hi"),
+                    ("b.JSON", b"{}"),
+                ],
+                method,
+            );
+            assert!(looks_like_zip(&bytes));
+            let bundle = read_bundle(&bytes).expect("reads");
+            let names: Vec<&str> = bundle
+                .entries
+                .iter()
+                .map(|entry| entry.name.as_str())
+                .collect();
+            assert_eq!(names, ["step-1.json", "b.JSON"]);
+            assert_eq!(bundle.entries[0].bytes, b"{\"a\":1}");
+            assert_eq!(bundle.skipped, ["README.txt: not a .json file"]);
+        }
+    }
+
+    #[test]
+    fn what_is_not_a_zip_says_so() {
+        assert!(!looks_like_zip(b"{\"schema\":1}"));
+        let error = read_bundle(b"PK\x03\x04garbage").expect_err("broken");
+        assert!(
+            error
+                .to_string()
+                .contains("drop the .json files themselves"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_bomb_is_stopped_at_the_limit() {
+        // 65 MiB of zeros deflates to a few dozen KiB.
+        let zeros = vec![0u8; MAX_ARTIFACT_TEXT_BYTES + 1024 * 1024];
+        let bytes = zip_of(
+            &[("big.json", &zeros), ("small.json", b"{}")],
+            zip::CompressionMethod::Deflated,
+        );
+        assert!(bytes.len() < 1024 * 1024);
+        let bundle = read_bundle(&bytes).expect("reads");
+        assert_eq!(bundle.entries.len(), 1, "only the small entry");
+        assert!(
+            bundle.skipped[0].starts_with("big.json:"),
+            "{:?}",
+            bundle.skipped
+        );
+    }
+
+    #[test]
+    fn a_dropped_zip_becomes_one_card_per_entry_and_says_what_it_left_out() {
+        let bytes = zip_of(
+            &[("a.json", br#"{"concurrency": 1}"#), ("notes.txt", b"hi")],
+            zip::CompressionMethod::Deflated,
+        );
+        let loaded = load_dropped("sweep.zip", &bytes);
+        let labels: Vec<String> = loaded.iter().map(LoadedArtifact::label).collect();
+        assert_eq!(labels, ["sweep.zip › a.json", "sweep.zip › notes.txt"]);
+        assert_eq!(loaded[0].workload.concurrency, Some(1));
+        assert!(loaded[1].rows.is_empty());
+        assert_eq!(load_dropped("plain.json", b"{}").len(), 1);
+        let broken = load_dropped("broken.zip", b"PK\x03\x04broken");
+        assert_eq!(broken.len(), 1);
+    }
+}
