@@ -1,4 +1,4 @@
-//! Files in and out of the page: downloads built from text.
+//! Files in and out of the page: downloads built from text or bytes.
 
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
@@ -23,9 +23,19 @@ pub fn download_url(file_name: &str, url: &str) -> Result<(), String> {
 /// Offers `text` to the user as a file named `file_name`.
 pub fn download_text(file_name: &str, mime: &str, text: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&text.into());
+    download_parts(file_name, mime, &parts)
+}
+
+/// Offers `bytes` to the user as a file named `file_name`.
+pub fn download_bytes(file_name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    download_parts(file_name, mime, &parts)
+}
+
+fn download_parts(file_name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), String> {
     let options = BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+    let blob = Blob::new_with_buffer_source_sequence_and_options(parts, &options)
         .map_err(|err| format!("could not prepare the file: {}", js_text(&err)))?;
     let url = Url::create_object_url_with_blob(&blob)
         .map_err(|err| format!("could not prepare the file: {}", js_text(&err)))?;

@@ -1,29 +1,21 @@
 //! Starting a run from the page: the endpoint check, the plan, the measurement on the chosen
-//! thread; then following it (the live numbers a few times a second) until its artifact joins
-//! the results and the library, or its reason is shown.
-
-use std::rc::Rc;
+//! thread (or a sweep's steps, each such a run); then following it (the live numbers a few
+//! times a second) until its artifact joins the results and the library, or its reason is
+//! shown.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-
-use crate::core::config::choices::LiveView;
-use crate::core::plan::RunPlan;
-use crate::core::read::loaded::LoadedArtifact;
 
 use crate::core::config::error::ConfigError;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::models::engine_hint;
 use crate::core::config::settings::RunConfig;
-use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;
-use crate::web::platform::timers::sleep_ms;
-use crate::web::run::host::Measurement;
+use crate::web::run::context::RunContext;
 use crate::web::run::preflight::fetch_models;
+use crate::web::run::sweep::run_sweep;
 use crate::web::ui::library::Library;
-use crate::web::ui::live_charts::LIVE_CHART_REFRESH_MS;
-use crate::web::ui::state::{AppState, FinishedRun, RunPhase};
+use crate::web::ui::state::{AppState, RunPhase};
 
 /// The page's Run: an action that checks the endpoint, plans, measures on the chosen thread
 /// and files the result; dispatching it while a run is being started or running does nothing.
@@ -46,21 +38,17 @@ async fn run(state: AppState, library: Library) {
         ));
         return;
     }
-    let config = match state.form.with_untracked(|form| form.to_config()) {
-        Ok(config) => config,
+    let read = state
+        .form
+        .with_untracked(|form| Ok::<_, Vec<ConfigError>>((form.to_config()?, form.to_sweep()?)));
+    let (config, sweep) = match read {
+        Ok(read) => read,
         Err(errors) => {
             let fields: Vec<&str> = errors.iter().map(|error| error.field).collect();
             state.phase.set(RunPhase::Failed(format!(
                 "fix these fields first: {}",
                 fields.join(", ")
             )));
-            return;
-        }
-    };
-    let plan = match RunPlan::new(&config, discovered) {
-        Ok(plan) => plan,
-        Err(error) => {
-            state.phase.set(RunPhase::Failed(error.to_string()));
             return;
         }
     };
@@ -71,75 +59,26 @@ async fn run(state: AppState, library: Library) {
         return;
     };
     let key = state.api_key.get_untracked();
-    let setup = RunSetup {
-        config,
-        plan,
+    let context = RunContext {
+        state,
+        library,
+        clock,
+        discovered_max_model_len: discovered,
         api_key: (!key.is_empty()).then_some(key),
     };
     state.finished.set(None);
-    let quiet = setup.config.client.live_view == LiveView::End;
-    let (live, result) = match Measurement::start(clock, setup, discovered) {
-        Ok(started) => started,
-        Err(reason) => {
-            state.phase.set(RunPhase::Failed(reason.to_string()));
-            return;
-        }
-    };
-    state.live.set_value(Some(live.clone()));
-    state.snapshot.set(live.snapshot());
-    state.quiet_run.set(quiet);
-    state.phase.set(RunPhase::Running);
-    if !quiet {
-        poll_live(live.clone(), state);
+    state.sweep.set(None);
+    state.sweep_cancelled.set(false);
+    match sweep {
+        Some(spec) => run_sweep(&context, spec, config).await,
+        None => match context.measure(config).await {
+            Ok(artifact) => {
+                context.file(artifact);
+                state.phase.set(RunPhase::Finished);
+            }
+            Err(reason) => state.phase.set(RunPhase::Failed(reason)),
+        },
     }
-    let result = result.await;
-    live.refresh();
-    state.snapshot.set(live.snapshot());
-    match result {
-        Ok(artifact) => {
-            // The run joins the library too, so it is charted and can be compared with
-            // saved artifacts exactly like a dropped file.
-            if let Ok(text) = artifact.to_json_text() {
-                library.add(LoadedArtifact::from_text(&artifact.file_name(), &text));
-            }
-            state.finished.set(Some(FinishedRun {
-                artifact: Rc::new(artifact),
-            }));
-            state.phase.set(RunPhase::Finished);
-        }
-        Err(reason) => state.phase.set(RunPhase::Failed(reason.to_string())),
-    }
-}
-
-/// How often the live numbers are refreshed: a few times a second is plenty for a person, and
-/// every refresh is main-thread work that competes for the CPU with the thread taking the
-/// measurements (on the same thread in main-thread mode, on a shared core in worker mode).
-const LIVE_REFRESH_MS: f64 = 250.0;
-
-/// Copies the run's numbers into the page every [`LIVE_REFRESH_MS`], and the rows for the live
-/// charts at most every [`LIVE_CHART_REFRESH_MS`], until the run ends. A timer, not an
-/// animation-frame loop: a page that asks for every frame makes the browser produce 60 frames a
-/// second even when nothing changed: CPU time taken from the cores the measurement shares.
-fn poll_live(live: Rc<Measurement>, state: AppState) {
-    spawn_local(async move {
-        let mut charts_at = f64::NEG_INFINITY;
-        loop {
-            live.refresh();
-            let finished = live.is_finished();
-            state.snapshot.set(live.snapshot());
-            let now_ms = live.now_ms();
-            if state.live_charts.get_untracked()
-                && (finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS)
-            {
-                state.live_rows.set(live.views().into());
-                charts_at = now_ms;
-            }
-            if finished {
-                return;
-            }
-            sleep_ms(LIVE_REFRESH_MS).await;
-        }
-    });
 }
 
 /// Fields the endpoint check fills when they are empty (from `/models`).

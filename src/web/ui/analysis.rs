@@ -1,4 +1,5 @@
-//! Charts and comparison of the artifacts selected in the library, and their exports
+//! Charts and comparison of the artifacts selected in the library (with the capacity view when
+//! they form a curve), and their exports
 //! (rows as CSV, summary as Markdown; each chart exports itself as PNG).
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use crate::core::present::export::{rows_csv, summary_markdown};
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::MetricStat;
 use crate::core::read::loaded::LoadedArtifact;
+use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
 
 use crate::web::platform::clock::measured;
@@ -92,6 +94,7 @@ fn SingleRun(
     view! {
         <section class="analysis" data-testid="single-run">
             <h3>{run.label()}</h3>
+            {run.sweep.as_ref().map(|sweep| view! { <p class="sweep-note" data-testid="sweep-note">{sweep.note()}</p> })}
             <LoadWarnings warnings=run.load.as_ref().map(LoadView::warnings).unwrap_or_default() />
             {run
                 .load
@@ -169,6 +172,7 @@ fn CompareRuns(
     let labels = comparison.labels.clone();
     let mismatches = comparison.mismatches.clone();
     view! {
+        <CapacityView runs=runs.clone() />
         <section class="analysis" data-testid="compare-runs">
             <h3>{format!("Comparing {} runs (baseline: {})", labels.len(), labels[0])}</h3>
             {if mismatches.is_empty() {

@@ -30,6 +30,8 @@ pub fn App() -> impl IntoView {
         live_charts: RwSignal::new(false),
         quiet_run: RwSignal::new(false),
         finished: RwSignal::new_local(None),
+        sweep: RwSignal::new_local(None),
+        sweep_cancelled: RwSignal::new(false),
     };
     provide_context(state);
     provide_context(Library::new());

@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::core::read::bundle::load_dropped;
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use crate::core::read::validate::report::Verdict;
 
@@ -62,6 +63,24 @@ impl Library {
         });
     }
 
+    /// Puts `artifact` in the place of the entry named `name` (keeping its selection), or adds
+    /// it when there is none.
+    pub fn replace_named(&self, name: &str, artifact: LoadedArtifact) {
+        let mut artifact = Some(artifact);
+        self.entries.update(|entries| {
+            if let Some(entry) = entries
+                .iter_mut()
+                .rev()
+                .find(|entry| entry.artifact.file_name.text == name)
+            {
+                entry.artifact = Arc::new(artifact.take().expect("taken once"));
+            }
+        });
+        if let Some(artifact) = artifact {
+            self.add(artifact);
+        }
+    }
+
     /// The selected, readable artifacts, in load order.
     pub fn selected(&self) -> Vec<Arc<LoadedArtifact>> {
         self.entries.with(|entries| {
@@ -82,7 +101,8 @@ impl Default for Library {
     }
 }
 
-/// Reads one picked or dropped file and adds it to the library.
+/// Reads one picked or dropped file (an artifact, or a `.zip` of them) and adds what it holds
+/// to the library.
 async fn load_file(library: Library, file: web_sys::File) {
     let name = file.name();
     let size = file.size();
@@ -94,10 +114,10 @@ async fn load_file(library: Library, file: web_sys::File) {
     match JsFuture::from(file.array_buffer()).await {
         Ok(buffer) => {
             let bytes = Uint8Array::new(&buffer).to_vec();
-            let loaded = measured("strobe:load-artifact", || {
-                LoadedArtifact::from_bytes(&name, &bytes)
-            });
-            library.add(loaded);
+            let loaded = measured("strobe:load-artifact", || load_dropped(&name, &bytes));
+            for artifact in loaded {
+                library.add(artifact);
+            }
         }
         Err(err) => library.add(LoadedArtifact::unreadable(
             &name,
@@ -153,12 +173,12 @@ pub fn ArtifactDrop() -> impl IntoView {
                 load_file_list(library, ev.data_transfer().and_then(|transfer| transfer.files()));
             }
         >
-            <p>"Drop saved artifacts here (one or many), or "</p>
+            <p>"Drop saved artifacts here (one or many, or a sweep's .zip), or "</p>
             <label class="file-pick">
                 <input
                     type="file"
                     multiple
-                    accept=".json,application/json"
+                    accept=".json,application/json,.zip,application/zip"
                     data-testid="artifact-input"
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);

@@ -1,10 +1,11 @@
 //! The page's components: the application shell, the run form and live numbers, the results
-//! of the last run, the artifact library with its charts and comparisons, and the one
+//! of the last run (and sweep), the artifact library with its charts and comparisons, and the one
 //! `<EChart>` component that owns every ECharts instance. Components only: the work they start
 //! is [`crate::web::run`]'s, and every number they show comes from [`crate::core`].
 
 pub mod analysis;
 pub mod app;
+pub mod capacity;
 pub mod echart;
 pub mod library;
 pub mod live_charts;
@@ -12,3 +13,4 @@ pub mod notes;
 pub mod results;
 pub mod run_view;
 pub mod state;
+pub mod sweep;

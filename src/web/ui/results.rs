@@ -13,6 +13,7 @@ use crate::web::ui::analysis::SelectionView;
 use crate::web::ui::library::{ArtifactDrop, ArtifactList};
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::state::AppState;
+use crate::web::ui::sweep::SweepSummary;
 
 /// The right column: what the last run measured, and the artifact library with its charts and
 /// comparisons.
@@ -22,6 +23,7 @@ pub fn ResultsView() -> impl IntoView {
     view! {
         <section class="panel results-view" data-testid="results-view">
             <h2>"Results"</h2>
+            <SweepSummary />
             {move || match state.finished.get() {
                 None => view! {
                     <p class="empty-state" data-testid="results-empty">

@@ -8,13 +8,14 @@ use leptos::task::spawn_local;
 use crate::core::config::fields::{FieldGroup, FieldKey, FieldKind};
 use crate::core::config::form::list_entries;
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
+use crate::core::config::sweep::{SweepKind, SweepSpec};
 
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{load_models, run_action, FILLED_BY_PREFLIGHT};
 use crate::web::ui::library::Library;
 use crate::web::ui::live_charts::LiveCharts;
-use crate::web::ui::state::{AppState, RunPhase};
+use crate::web::ui::state::{AppState, RunPhase, SweepEnd, SweepProgress};
 
 /// The left column: configure, check, run, watch.
 #[component]
@@ -121,6 +122,10 @@ pub fn RunView() -> impl IntoView {
                         data-testid="cancel"
                         disabled=move || state.phase.get() != RunPhase::Running
                         on:click=move |_| {
+                            // A sweep starts no further step (and leaves its cool-down).
+                            if state.sweep.with_untracked(Option::is_some) {
+                                state.sweep_cancelled.set(true);
+                            }
                             if let Some(live) = state.live.get_value() {
                                 live.cancel();
                                 // A quiet run draws once here, so the page says it is
@@ -319,6 +324,14 @@ fn ConnectionLimitWarning() -> impl IntoView {
                 .trim()
                 .parse::<u64>()
                 .unwrap_or(0);
+            // A concurrency sweep's steps set their own; its largest is the one that matters.
+            let concurrency = match form.to_sweep() {
+                Ok(Some(SweepSpec {
+                    kind: SweepKind::Concurrency(values),
+                    ..
+                })) => values.into_iter().max().unwrap_or(concurrency),
+                _ => concurrency,
+            };
             let endpoints = 1 + list_entries(form.get(FieldKey::Pool)).count() as u64;
             (concurrency, endpoints, concurrency.div_ceil(endpoints))
         })
@@ -405,6 +418,12 @@ fn LivePanel() -> impl IntoView {
     let rate = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.1} tok/s"));
     view! {
         <div class="live" data-testid="status" data-state=move || state.phase.get().as_str()>
+            {move || {
+                state
+                    .sweep
+                    .with(|sweep| sweep.as_ref().map(|sweep| sweep_text(sweep, state.sweep_cancelled.get())))
+                    .map(|text| view! { <p class="sweep-line" data-testid="sweep-status">{text}</p> })
+            }}
             <p class="status-line">
                 {move || status_text(&state.phase.get(), &snapshot.get(), state.quiet_run.get())}
             </p>
@@ -455,6 +474,31 @@ fn schedule_text(open: &OpenLoopProgress) -> String {
         "On schedule: {} of {} sent; {} more than 5 ms late; {} held back by the concurrency cap.",
         open.sent, open.scheduled, open.late, open.capped
     )
+}
+
+/// Where a sweep is, in words.
+fn sweep_text(sweep: &SweepProgress, cancelled: bool) -> String {
+    let done = sweep.steps.len();
+    let count = sweep.step_count;
+    let head = format!("Sweep {}", sweep.spec);
+    match (&sweep.ended, sweep.cooling_s, sweep.current) {
+        (Some(SweepEnd::Complete), _, _) => format!("{head}: all {done} steps done."),
+        (Some(SweepEnd::Stopped(_, reason)), _, _) => {
+            format!("{head}: stopped after {done} of {count} steps: {reason}.")
+        }
+        _ if cancelled => format!("{head}: cancelling; the {done} finished step(s) are kept."),
+        (None, Some(left), _) => format!(
+            "{head}: step {done} of {count} done; cooling down {left:.1} s before step {}.",
+            done + 1
+        ),
+        (None, None, Some((index, variable, value))) => {
+            format!(
+                "{head}: step {} of {count} ({variable} {value}).",
+                index + 1
+            )
+        }
+        (None, None, None) => format!("{head}: starting."),
+    }
 }
 
 fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String {

@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::core::artifact::schema::sweep::{StopReason, SweepVariable};
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::form::RunForm;
 use crate::core::config::link::QueryNotice;
@@ -79,6 +80,36 @@ pub struct AppState {
     pub live_rows: RwSignal<LiveRows>,
     /// The last finished run.
     pub finished: RwSignal<Option<FinishedRun>, LocalStorage>,
+    /// The sweep in progress or last run: where it is, and its finished steps.
+    pub sweep: RwSignal<Option<SweepProgress>, LocalStorage>,
+    /// Cancel was pressed during the sweep in progress: no further step starts.
+    pub sweep_cancelled: RwSignal<bool>,
+}
+
+/// Where a sweep is (docs/load.md).
+#[derive(Clone, Debug)]
+pub struct SweepProgress {
+    /// The `sweep` setting it runs.
+    pub spec: String,
+    /// The steps it plans.
+    pub step_count: usize,
+    /// The step running or about to (from 0), its variable and value.
+    pub current: Option<(usize, SweepVariable, f64)>,
+    /// Seconds of cool-down left before the next step, while cooling down.
+    pub cooling_s: Option<f64>,
+    /// The finished steps' artifacts, in order.
+    pub steps: Vec<Rc<ArtifactV1>>,
+    /// The sweep ended: every step ran, or why it stopped.
+    pub ended: Option<SweepEnd>,
+}
+
+/// How a sweep ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SweepEnd {
+    /// Every planned step ran.
+    Complete,
+    /// A stop rule, a cancel or a step that could not run ended it; the text says more.
+    Stopped(StopReason, String),
 }
 
 impl AppState {

@@ -1,0 +1,112 @@
+//! One measurement as the page runs it, for a single run and for each step of a sweep alike:
+//! plan it, start it on the chosen thread, copy its live numbers into the page a few times a
+//! second, and file its artifact in the results and the library.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::core::artifact::schema::ArtifactV1;
+use crate::core::config::choices::LiveView;
+use crate::core::config::settings::RunConfig;
+use crate::core::plan::RunPlan;
+use crate::core::read::loaded::LoadedArtifact;
+
+use crate::web::measure::live_run::RunSetup;
+use crate::web::platform::clock::Clock;
+use crate::web::platform::timers::sleep_ms;
+use crate::web::run::host::Measurement;
+use crate::web::ui::library::Library;
+use crate::web::ui::live_charts::LIVE_CHART_REFRESH_MS;
+use crate::web::ui::state::{AppState, FinishedRun, RunPhase};
+
+/// What every run of one press of Run shares: the page, the clock, what the endpoint check
+/// found and the key.
+pub struct RunContext {
+    /// The page's state.
+    pub state: AppState,
+    /// Where finished runs are filed.
+    pub library: Library,
+    /// The page's clock.
+    pub clock: Clock,
+    /// The context window `/models` reported, if any.
+    pub discovered_max_model_len: Option<u64>,
+    /// The key, when one was given.
+    pub api_key: Option<String>,
+}
+
+impl RunContext {
+    /// Plans `config`, measures it on the chosen thread with its live numbers shown, and returns
+    /// its artifact or why there is none.
+    pub async fn measure(&self, config: RunConfig) -> Result<ArtifactV1, String> {
+        let state = self.state;
+        let plan = RunPlan::new(&config, self.discovered_max_model_len)
+            .map_err(|error| error.to_string())?;
+        let quiet = config.client.live_view == LiveView::End;
+        let setup = RunSetup {
+            config,
+            plan,
+            api_key: self.api_key.clone(),
+        };
+        let (live, result) =
+            Measurement::start(self.clock.clone(), setup, self.discovered_max_model_len)
+                .map_err(|reason| reason.to_string())?;
+        state.live.set_value(Some(live.clone()));
+        state.snapshot.set(live.snapshot());
+        state.quiet_run.set(quiet);
+        state.phase.set(RunPhase::Running);
+        if !quiet {
+            poll_live(live.clone(), state);
+        }
+        let result = result.await;
+        live.refresh();
+        state.snapshot.set(live.snapshot());
+        result.map_err(|reason| reason.to_string())
+    }
+
+    /// Shows a finished run in the results and adds it to the library, so it is charted and
+    /// compared with saved artifacts exactly like a dropped file.
+    pub fn file(&self, artifact: ArtifactV1) -> Rc<ArtifactV1> {
+        if let Ok(text) = artifact.to_json_text() {
+            self.library
+                .add(LoadedArtifact::from_text(&artifact.file_name(), &text));
+        }
+        let artifact = Rc::new(artifact);
+        self.state.finished.set(Some(FinishedRun {
+            artifact: artifact.clone(),
+        }));
+        artifact
+    }
+}
+
+/// How often the live numbers are refreshed: a few times a second is plenty for a person, and
+/// every refresh is main-thread work that competes for the CPU with the thread taking the
+/// measurements (on the same thread in main-thread mode, on a shared core in worker mode).
+const LIVE_REFRESH_MS: f64 = 250.0;
+
+/// Copies the run's numbers into the page every [`LIVE_REFRESH_MS`], and the rows for the live
+/// charts at most every [`LIVE_CHART_REFRESH_MS`], until the run ends. A timer, not an
+/// animation-frame loop: a page that asks for every frame makes the browser produce 60 frames a
+/// second even when nothing changed: CPU time taken from the cores the measurement shares.
+fn poll_live(live: Rc<Measurement>, state: AppState) {
+    spawn_local(async move {
+        let mut charts_at = f64::NEG_INFINITY;
+        loop {
+            live.refresh();
+            let finished = live.is_finished();
+            state.snapshot.set(live.snapshot());
+            let now_ms = live.now_ms();
+            if state.live_charts.get_untracked()
+                && (finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS)
+            {
+                state.live_rows.set(live.views().into());
+                charts_at = now_ms;
+            }
+            if finished {
+                return;
+            }
+            sleep_ms(LIVE_REFRESH_MS).await;
+        }
+    });
+}

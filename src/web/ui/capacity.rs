@@ -1,0 +1,117 @@
+//! The capacity view (docs/load.md): when the selected artifacts form curves — the steps of a
+//! sweep, or runs of one load mode — their throughput against a latency the user picks, the
+//! offered against the achieved rate, and the per-user decode rate against throughput.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::core::present::capacity::{capacity_series, CAPACITY_LATENCIES};
+use crate::core::present::charts::{
+    capacity_curve, offered_vs_achieved, pareto, CapacityAxis, ChartTheme,
+};
+use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+use crate::core::read::loaded::LoadedArtifact;
+
+use crate::web::ui::echart::{prefers_dark, EChart};
+
+/// The capacity charts of `runs`; nothing when they form no curve of two points.
+#[component]
+pub fn CapacityView(
+    /// The selected artifacts.
+    runs: Vec<Arc<LoadedArtifact>>,
+) -> impl IntoView {
+    let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+    let series = capacity_series(&refs);
+    if series.is_empty() {
+        return ().into_any();
+    }
+    let theme = ChartTheme {
+        dark: prefers_dark(),
+    };
+    let metric = RwSignal::new(MetricKind::Ttft);
+    let stat = RwSignal::new(MetricStat::P95);
+    let axis = RwSignal::new(CapacityAxis::Tokens);
+    let curve_series = series.clone();
+    let curve = Signal::derive(move || {
+        capacity_curve(&curve_series, metric.get(), stat.get(), axis.get(), theme)
+    });
+    let names: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
+    view! {
+        <section class="capacity" data-testid="capacity-view">
+            <h3>"Capacity"</h3>
+            <p class="capacity-help">
+                {format!("{} curve(s): {}. ", series.len(), names.join(", "))}
+                "Each point is one run. Read off the highest throughput whose latency stays within your target."
+            </p>
+            <div class="capacity-controls">
+                <label>
+                    "latency "
+                    <select
+                        data-testid="capacity-metric"
+                        on:change=move |ev| {
+                            let id = event_target_value(&ev);
+                            if let Some(kind) = CAPACITY_LATENCIES.into_iter().find(|kind| kind.id() == id) {
+                                metric.set(kind);
+                            }
+                        }
+                    >
+                        {CAPACITY_LATENCIES
+                            .into_iter()
+                            .map(|kind| {
+                                view! {
+                                    <option value=kind.id() selected=kind == MetricKind::Ttft>
+                                        {kind.short_label()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label>
+                    " statistic "
+                    <select
+                        data-testid="capacity-stat"
+                        on:change=move |ev| {
+                            let id = event_target_value(&ev);
+                            if let Some(found) = MetricStat::ALL.into_iter().find(|s| s.id() == id) {
+                                stat.set(found);
+                            }
+                        }
+                    >
+                        {MetricStat::ALL
+                            .into_iter()
+                            .map(|s| view! { <option value=s.id() selected=s == MetricStat::P95>{s.id()}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label>
+                    " throughput in "
+                    <select
+                        data-testid="capacity-axis"
+                        on:change=move |ev| {
+                            axis.set(if event_target_value(&ev) == "requests" {
+                                CapacityAxis::Requests
+                            } else {
+                                CapacityAxis::Tokens
+                            })
+                        }
+                    >
+                        <option value="tokens" selected=true>"output tok/s"</option>
+                        <option value="requests">"requests/s"</option>
+                    </select>
+                </label>
+            </div>
+            <div class="chart-grid">
+                <EChart option=curve title="capacity" test_id="chart-capacity" />
+                <EChart
+                    option=Signal::stored(offered_vs_achieved(&series, theme))
+                    title="offered-achieved"
+                    test_id="chart-offered-achieved"
+                />
+                <EChart option=Signal::stored(pareto(&series, theme)) title="pareto" test_id="chart-pareto" />
+            </div>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,167 @@
+//! The sweep in the results (docs/load.md): one row per finished step — what it carried and
+//! its latencies — how the sweep ended, and every step's artifact in one `.zip`.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use crate::core::artifact::schema::ArtifactV1;
+use crate::core::present::capacity::{capacity_point, CapacityPoint};
+use crate::core::present::export::artifacts_zip;
+use crate::core::read::loaded::LoadedArtifact;
+
+use crate::web::platform::files::download_bytes;
+use crate::web::ui::state::{AppState, SweepEnd};
+
+/// The steps of the sweep in progress or last run, and its download.
+#[component]
+pub fn SweepSummary() -> impl IntoView {
+    let state = AppState::expect();
+    let redact = RwSignal::new(false);
+    let download_error = RwSignal::new(None::<String>);
+    let on_download = move |_| {
+        let Some((id, steps)) = state.sweep.with_untracked(|sweep| {
+            sweep.as_ref().map(|sweep| {
+                let id = sweep
+                    .steps
+                    .first()
+                    .and_then(|step| step.sweep.as_ref())
+                    .map_or("sweep".to_owned(), |block| block.id.clone());
+                (id, sweep.steps.clone())
+            })
+        }) else {
+            return;
+        };
+        let outcome = sweep_zip(&steps, redact.get_untracked()).and_then(|bytes| {
+            let stem = crate::core::format::file_stem(&id, "sweep");
+            download_bytes(&format!("{stem}.zip"), "application/zip", &bytes)
+        });
+        download_error.set(outcome.err());
+    };
+    view! {
+        {move || {
+            state.sweep.with(|sweep| sweep.as_ref().map(|sweep| {
+                let points: Vec<(usize, Option<CapacityPoint>, Option<String>)> = sweep
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .map(|(index, step)| {
+                        let loaded = step
+                            .to_json_text()
+                            .ok()
+                            .map(|text| LoadedArtifact::from_text(&step.file_name(), &text));
+                        let stop = step
+                            .sweep
+                            .as_ref()
+                            .and_then(|block| block.stop_reason)
+                            .map(|reason| format!("stopped here: {}", reason.describe()));
+                        (index, loaded.as_ref().and_then(capacity_point), stop)
+                    })
+                    .collect();
+                let ended = sweep.ended.clone();
+                let finished = !sweep.steps.is_empty() && ended.is_some();
+                view! {
+                    <div class="sweep-summary" data-testid="sweep-summary">
+                        <h3>{format!("Sweep {} · {} of {} steps", sweep.spec, sweep.steps.len(), sweep.step_count)}</h3>
+                        {ended.map(|end| {
+                            let text = match end {
+                                SweepEnd::Complete => "Every step ran.".to_owned(),
+                                SweepEnd::Stopped(_, reason) => format!("Stopped: {reason}."),
+                            };
+                            view! { <p data-testid="sweep-end">{text}</p> }
+                        })}
+                        <table class="metrics-table" data-testid="sweep-table">
+                            <thead>
+                                <tr>
+                                    <th>"step"</th><th>"load"</th><th>"req/s"</th><th>"tok/s"</th>
+                                    <th>"TTFT p95 (ms)"</th><th>"TPOT p95 (ms)"</th><th>"E2E p95 (ms)"</th><th>"note"</th>
+                                </tr>
+                            </thead>
+                            <tbody>
+                                {points
+                                    .into_iter()
+                                    .map(|(index, point, stop)| step_row(index, point, stop))
+                                    .collect_view()}
+                            </tbody>
+                        </table>
+                        <div class="actions">
+                            <label class="checkbox">
+                                <input
+                                    type="checkbox"
+                                    data-testid="redact-sweep-base-url"
+                                    prop:checked=move || redact.get()
+                                    on:change=move |ev| redact.set(event_target_checked(&ev))
+                                />
+                                " Redact the endpoint URL in the download"
+                            </label>
+                            <button
+                                type="button"
+                                data-testid="download-sweep"
+                                disabled=!finished
+                                on:click=on_download
+                            >
+                                "Download sweep (.zip)"
+                            </button>
+                        </div>
+                    </div>
+                }
+            }))
+        }}
+        {move || download_error.get().map(|error| view! { <p class="error-box">{error}</p> })}
+    }
+}
+
+fn step_row(index: usize, point: Option<CapacityPoint>, stop: Option<String>) -> impl IntoView {
+    let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
+    let Some(point) = point else {
+        return view! {
+            <tr data-testid="sweep-step">
+                <td>{index + 1}</td>
+                <td colspan="6">"(no wall time in the artifact)"</td>
+                <td>{stop}</td>
+            </tr>
+        }
+        .into_any();
+    };
+    let note = [
+        point
+            .saturated
+            .then(|| "saturated: below 90 % of the offered rate".to_owned()),
+        stop,
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join("; ");
+    view! {
+        <tr data-testid="sweep-step">
+            <td>{index + 1}</td>
+            <td>{point.label.clone()}</td>
+            <td>{number(point.requests_per_s)}</td>
+            <td>{number(point.output_tok_s)}</td>
+            <td>{number(point.metrics.ttft.p95)}</td>
+            <td>{number(point.metrics.tpot.p95)}</td>
+            <td>{number(point.metrics.e2e.p95)}</td>
+            <td>{note}</td>
+        </tr>
+    }
+    .into_any()
+}
+
+/// Every step's artifact, as downloaded one by one, in one archive.
+fn sweep_zip(steps: &[Rc<ArtifactV1>], redact: bool) -> Result<Vec<u8>, String> {
+    let files = steps
+        .iter()
+        .map(|step| {
+            let mut artifact = (**step).clone();
+            if redact {
+                artifact.redact_base_url();
+            }
+            artifact
+                .to_json_text()
+                .map(|text| (artifact.file_name(), text))
+                .map_err(|error| error.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    artifacts_zip(&files)
+}
