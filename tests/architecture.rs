@@ -287,7 +287,7 @@ fn the_core_reads_top_to_bottom() {
         module.len() >= prefix.len() && module.iter().zip(prefix).all(|(a, b)| a == b)
     };
     // Stages and the stages they must never import (later ones, or the browser layer).
-    let rules: [(&[&str], &[&[&str]]); 5] = [
+    let rules: [(&[&str], &[&[&str]]); 6] = [
         (&["core"], &[&["web"]]),
         (
             &["core", "read"],
@@ -306,8 +306,18 @@ fn the_core_reads_top_to_bottom() {
             &[&["core", "read"], &["core", "present"], &["core", "live"]],
         ),
         (
+            &["core", "load"],
+            &[
+                &["core", "observe"],
+                &["core", "read"],
+                &["core", "present"],
+                &["core", "live"],
+            ],
+        ),
+        (
             &["core", "config"],
             &[
+                &["core", "load"],
                 &["core", "plan"],
                 &["core", "observe"],
                 &["core", "artifact"],

@@ -91,6 +91,7 @@ test('a concurrency sweep past the admission limit shows the knee and reloads as
     assert.match(await capacity.textContent(), new RegExp(`1 curve\\(s\\): ${sweepId}`));
     await capacity.getByTestId('capacity-metric').selectOption('e2e');
     await capacity.getByTestId('capacity-axis').selectOption('requests');
+    assert.equal(await capacity.getByTestId('chart-offered-achieved').count(), 0, 'a concurrency sweep offers no rate');
     assert.deepEqual(errors, []);
     await page.close();
 
@@ -128,6 +129,7 @@ test('a rate sweep stops at saturation and says so in the step that decided it',
     assert.equal(artifacts[1].artifact.sweep.stop_reason, 'saturated');
     assert.equal(artifacts[1].artifact.load.mode, 'rate');
     assert.equal(artifacts[1].artifact.load.rate, 10);
+    await page.getByTestId('capacity-view').getByTestId('chart-offered-achieved').locator('canvas').first().waitFor();
     for (const { file } of artifacts) assert.equal(validateArtifact(file).exitCode, 0);
     await page.close();
   } finally {
@@ -196,6 +198,39 @@ test('cancel within a step keeps its partial artifact and starts no further step
     assert.ok(artifact.completed >= 3 && artifact.completed < 30, `completed ${artifact.completed}`);
     assert.equal(artifact.completed + artifact.failed, 30, 'every request of the step is accounted for');
     assert.equal(validateArtifact(file).exitCode, 0);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('an auto sweep measures both ends, then offers a rate between them', async () => {
+  const sim = await startSim(['--seed', '35', '--decode-interval-ms', '10']);
+  try {
+    const { page } = await runSweep({
+      base_url: sim.baseUrls[0],
+      requests: '12',
+      concurrency: '4',
+      context_tokens: '128',
+      max_tokens: '16',
+      sweep: 'auto',
+      sweep_steps: '3',
+    });
+    assert.match(await page.getByTestId('sweep-status').textContent(), /all 3 steps done/);
+    const { artifacts } = await downloadSweep(page, 'sweep-auto');
+    const [sync, throughput, rate] = artifacts.map(({ artifact }) => artifact);
+    assert.deepEqual([sync.concurrency, throughput.concurrency], [1, 4]);
+    assert.equal(sync.load, undefined, 'the measuring steps are closed loops');
+    const completedPerS = (artifact) => artifact.completed / (artifact.wall_clock_ms / 1000);
+    const [low, high] = [completedPerS(sync), completedPerS(throughput)];
+    assert.equal(rate.sweep.variable, 'rate');
+    assert.equal(rate.load.mode, 'rate');
+    assert.ok(Math.abs(rate.load.rate - (low + high) / 2) < 1e-9, `${rate.load.rate} halfway between ${low} and ${high}`);
+    for (const { file } of artifacts) assert.equal(validateArtifact(file).exitCode, 0);
+    // One curve of both kinds of step, the rate step drawn against what it achieved.
+    const capacity = page.getByTestId('capacity-view');
+    await capacity.getByTestId('chart-offered-achieved').locator('canvas').first().waitFor();
+    assert.match(await capacity.textContent(), /1 curve\(s\)/);
     await page.close();
   } finally {
     await sim.stop();

@@ -37,6 +37,11 @@ pub fn CapacityView(
         capacity_curve(&curve_series, metric.get(), stat.get(), axis.get(), theme)
     });
     let names: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
+    // Closed-loop steps offer no rate: the offered-against-achieved chart would be empty.
+    let has_rate_steps = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|point| point.offered_rate.is_some());
     view! {
         <section class="capacity" data-testid="capacity-view">
             <h3>"Capacity"</h3>
@@ -104,11 +109,16 @@ pub fn CapacityView(
             </div>
             <div class="chart-grid">
                 <EChart option=curve title="capacity" test_id="chart-capacity" />
-                <EChart
-                    option=Signal::stored(offered_vs_achieved(&series, theme))
-                    title="offered-achieved"
-                    test_id="chart-offered-achieved"
-                />
+                {has_rate_steps
+                    .then(|| {
+                        view! {
+                            <EChart
+                                option=Signal::stored(offered_vs_achieved(&series, theme))
+                                title="offered-achieved"
+                                test_id="chart-offered-achieved"
+                            />
+                        }
+                    })}
                 <EChart option=Signal::stored(pareto(&series, theme)) title="pareto" test_id="chart-pareto" />
             </div>
         </section>
