@@ -419,7 +419,13 @@ test('a measurement worker that dies mid-run stops the run with the reason inste
   try {
     ({ page } = await env.open({ base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '64' }));
     const [worker] = await Promise.all([page.waitForEvent('worker'), page.getByTestId('run').click()]);
-    await page.waitForFunction(() => /Running/.test(document.querySelector('[data-testid=status]')?.textContent ?? ''));
+    // Mid-run: the worker has started and reported requests in flight (a worker closed while it
+    // still loads is the start timeout's case, not this one).
+    await page.waitForFunction(() => {
+      const counts = document.querySelector('[data-testid=live-counts]')?.textContent ?? '';
+      const [, , inFlight] = counts.split('/').map((part) => Number(part.trim()));
+      return inFlight > 0;
+    });
     // The worker ends itself without a word: no error event, no message.
     await worker.evaluate(() => self.close()).catch(() => {});
     await waitForRunEnd(page, 30_000);

@@ -88,7 +88,8 @@ pub enum FieldKind {
 /// One setting of the run form.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FieldSpec {
-    /// The artifact field name, also the query key and the [`ConfigError::field`].
+    /// The artifact field name, also the query key and an error's
+    /// [`field`](crate::core::config::error::ConfigError::field).
     pub key: &'static str,
     /// Short label shown next to the input.
     pub label: &'static str,
