@@ -123,9 +123,14 @@ fn file_names_keep_only_safe_characters() {
 }
 
 #[test]
-fn a_sweep_step_names_its_file_after_its_step() {
+fn a_sweep_step_names_its_file_after_its_step_and_stays_valid() {
     use crate::core::artifact::schema::sweep::{SweepBlock, SweepVariable};
-    let (config, plan) = small_plan(1);
+    // A valid file names its engine.
+    let config = RunConfig {
+        engine: Some("strobe-sim".to_owned()),
+        ..small_config(1)
+    };
+    let plan = RunPlan::new(&config, None).expect("a valid plan");
     let mut artifact = build_artifact(
         &config,
         &plan,
@@ -148,6 +153,15 @@ fn a_sweep_step_names_its_file_after_its_step() {
         "benchmark-20231114T221320Z-step02-rate-2.5.json",
         "two steps in one second still get two names"
     );
+    // The file keeps the block and the validator accepts it.
+    let text = artifact.to_json_text().expect("writes");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(value["sweep"]["variable"], "rate");
+    assert_eq!(value["sweep"]["stop_reason"], serde_json::Value::Null);
+    let report = crate::core::read::validate::validate_artifact_text(&text);
+    assert!(report.is_acceptable(), "{report}");
+    let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(parsed.sweep, artifact.sweep);
 }
 
 #[test]

@@ -466,13 +466,8 @@ mod tests {
         ];
         let bytes = artifacts_zip(&files).expect("zips");
         let bundle = read_bundle(&bytes).expect("reads");
-        let names: Vec<&str> = bundle
-            .entries
-            .iter()
-            .map(|entry| entry.name.as_str())
-            .collect();
         assert_eq!(
-            names,
+            bundle.names(),
             [
                 "benchmark-1.json",
                 "benchmark-1-1.json",

@@ -37,6 +37,16 @@ pub struct Bundle {
     pub skipped: Vec<String>,
 }
 
+impl Bundle {
+    /// The names of the entries read, in archive order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .map(|entry| entry.name.as_str())
+            .collect()
+    }
+}
+
 /// Why an archive could not be read at all.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum BundleError {
@@ -182,12 +192,7 @@ mod tests {
             );
             assert!(looks_like_zip(&bytes));
             let bundle = read_bundle(&bytes).expect("reads");
-            let names: Vec<&str> = bundle
-                .entries
-                .iter()
-                .map(|entry| entry.name.as_str())
-                .collect();
-            assert_eq!(names, ["step-1.json", "b.JSON"]);
+            assert_eq!(bundle.names(), ["step-1.json", "b.JSON"]);
             assert_eq!(bundle.entries[0].bytes, b"{\"a\":1}");
             assert_eq!(bundle.skipped, ["README.txt: not a .json file"]);
         }

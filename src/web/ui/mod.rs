@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod app;
 pub mod capacity;
+pub mod controls;
 pub mod echart;
 pub mod library;
 pub mod live_charts;

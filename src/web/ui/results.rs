@@ -10,6 +10,7 @@ use crate::core::read::loaded::views::ClientView;
 
 use crate::web::platform::files::download_text;
 use crate::web::ui::analysis::SelectionView;
+use crate::web::ui::controls::RedactToggle;
 use crate::web::ui::library::{ArtifactDrop, ArtifactList};
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::state::AppState;
@@ -171,15 +172,7 @@ fn RunSummary(
                     }
                 })}
             <div class="actions">
-                <label class="checkbox">
-                    <input
-                        type="checkbox"
-                        data-testid="redact-base-url"
-                        prop:checked=move || redact.get()
-                        on:change=move |ev| redact.set(event_target_checked(&ev))
-                    />
-                    " Redact the endpoint URL in the download"
-                </label>
+                <RedactToggle redact=redact test_id="redact-base-url" />
                 <button type="button" class="primary" data-testid="download" on:click=on_download>
                     "Download artifact"
                 </button>

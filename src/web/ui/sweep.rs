@@ -11,6 +11,7 @@ use crate::core::present::export::artifacts_zip;
 use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::files::download_bytes;
+use crate::web::ui::controls::RedactToggle;
 use crate::web::ui::state::{AppState, SweepEnd};
 
 /// The steps of the sweep in progress or last run, and its download.
@@ -85,15 +86,7 @@ pub fn SweepSummary() -> impl IntoView {
                             </tbody>
                         </table>
                         <div class="actions">
-                            <label class="checkbox">
-                                <input
-                                    type="checkbox"
-                                    data-testid="redact-sweep-base-url"
-                                    prop:checked=move || redact.get()
-                                    on:change=move |ev| redact.set(event_target_checked(&ev))
-                                />
-                                " Redact the endpoint URL in the download"
-                            </label>
+                            <RedactToggle redact=redact test_id="redact-sweep-base-url" />
                             <button
                                 type="button"
                                 data-testid="download-sweep"

@@ -20,6 +20,14 @@ export function parseRepeat(text, max) {
   return repeat;
 }
 
+/** The `--measurement` option: `worker` or `main`, or an error that says so. */
+export function parseMeasurement(text) {
+  if (!['worker', 'main'].includes(text)) {
+    throw new Error(`--measurement must be worker or main, got ${text}`);
+  }
+  return text;
+}
+
 /** p50, p95, max of |error| and the signed median, for one metric's errors. */
 export function summarize(errorsMs) {
   const absolute = errorsMs.map(Math.abs).sort((a, b) => a - b);

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
-import { parseRepeat, environment, watchHost, stealText, buildIdentity } from './common.mjs';
+import { parseRepeat, parseMeasurement, environment, watchHost, stealText, buildIdentity } from './common.mjs';
 import { percentile } from './stats.mjs';
 import { stampMs } from '../truth.mjs';
 import { startSim, SIM_BINARY } from '../sim.mjs';
@@ -53,15 +53,12 @@ function parseOptions(argv) {
       measurement: { type: 'string', default: 'worker' },
     },
   });
-  if (!['worker', 'main'].includes(values.measurement)) {
-    throw new Error(`--measurement must be worker or main, got ${values.measurement}`);
-  }
   return {
     ladder: values.quick ? QUICK_LADDER : LADDER,
     repeat: parseRepeat(values.repeat, MAX_REPEAT),
     out: values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-dispatch.json'),
     quick: values.quick,
-    measurement: values.measurement,
+    measurement: parseMeasurement(values.measurement),
   };
 }
 

@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
-import { parseRepeat, summarize, environment, watchHost, stealText } from './common.mjs';
+import { parseRepeat, parseMeasurement, summarize, environment, watchHost, stealText } from './common.mjs';
 import { stampMs, artifactErrors } from '../truth.mjs';
 import { startSim } from '../sim.mjs';
 
@@ -84,12 +84,9 @@ function parseOptions(argv) {
   const out = values.out ? resolve(values.out) : resolve(REPO_ROOT, 'test-results/bench-timing.json');
   const prefillTokS = Number(values['prefill-tok-s']);
   if (!(prefillTokS > 0)) throw new Error(`--prefill-tok-s must be a positive number, got ${values['prefill-tok-s']}`);
-  if (!['worker', 'main'].includes(values.measurement)) {
-    throw new Error(`--measurement must be worker or main, got ${values.measurement}`);
-  }
   return {
     ladder: values.quick ? QUICK_LADDER_MS : LADDER_MS, repeat, out, quick: values.quick, prefillTokS,
-    measurement: values.measurement,
+    measurement: parseMeasurement(values.measurement),
   };
 }
 

@@ -250,6 +250,24 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_block_reads_as_its_step_and_why_it_stopped() {
+        let sweep = |value: Value| SweepView::from_json(value.as_object().expect("object"));
+        let step = sweep(json!({
+            "id": "sweep-benchmark-1", "step_index": 1, "step_count": 4,
+            "variable": "concurrency", "value": 2, "spec": "concurrency:1,2,4,8",
+            "stop_reason": "saturated"
+        }));
+        assert_eq!(
+            step.note(),
+            "Step 2 of 4 of sweep-benchmark-1 (concurrency 2). The sweep stopped after this \
+             step: saturated."
+        );
+        // Mistyped fields read as unknown, not as errors.
+        let odd = sweep(json!({ "step_index": "one", "value": "many", "stop_reason": null }));
+        assert_eq!(odd.note(), "Step ? of ? of a sweep (value ?).");
+    }
+
+    #[test]
     fn a_kept_schedule_reads_as_notes_without_warnings() {
         let load = view(json!({
             "mode": "rate", "rate": 20.0, "arrivals": "poisson", "burstiness": null, "seed": 7,
