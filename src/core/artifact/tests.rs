@@ -51,6 +51,18 @@ fn small_plan(requests: u64) -> (RunConfig, RunPlan) {
     (config, plan)
 }
 
+/// The artifact of `plan` when its one request completed.
+fn one_row_artifact(config: &RunConfig, plan: &RunPlan) -> schema::ArtifactV1 {
+    build_artifact(
+        config,
+        plan,
+        vec![completed(0, 0.5, 1.0, 10)],
+        timing(),
+        None,
+    )
+    .expect("builds")
+}
+
 fn timing() -> RunTiming {
     RunTiming {
         started_at_unix_ns: 1_700_000_000_000_000_000,
@@ -105,14 +117,7 @@ fn cancelled(index: u64) -> RequestOutcome {
 #[test]
 fn file_names_keep_only_safe_characters() {
     let (config, plan) = small_plan(1);
-    let mut artifact = build_artifact(
-        &config,
-        &plan,
-        vec![completed(0, 0.5, 1.0, 10)],
-        timing(),
-        None,
-    )
-    .expect("builds");
+    let mut artifact = one_row_artifact(&config, &plan);
     assert_eq!(artifact.file_name(), "benchmark-20231114T221320Z.json");
     artifact.run_id = "run/../é id:1".to_owned();
     assert_eq!(artifact.file_name(), "run_..___id_1.json");
@@ -131,14 +136,7 @@ fn a_sweep_step_names_its_file_after_its_step_and_stays_valid() {
         ..small_config(1)
     };
     let plan = RunPlan::new(&config, None).expect("a valid plan");
-    let mut artifact = build_artifact(
-        &config,
-        &plan,
-        vec![completed(0, 0.5, 1.0, 10)],
-        timing(),
-        None,
-    )
-    .expect("builds");
+    let mut artifact = one_row_artifact(&config, &plan);
     artifact.sweep = Some(SweepBlock {
         id: "sweep-benchmark-20231114T221320Z".to_owned(),
         step_index: 1,
@@ -364,14 +362,7 @@ fn impossible_times_are_errors_not_nulls() {
 #[test]
 fn writing_refuses_a_non_finite_field_set_after_building() {
     let (config, plan) = small_plan(1);
-    let mut artifact = build_artifact(
-        &config,
-        &plan,
-        vec![completed(0, 0.5, 1.0, 10)],
-        timing(),
-        None,
-    )
-    .expect("builds");
+    let mut artifact = one_row_artifact(&config, &plan);
     assert!(artifact.to_json_text().is_ok());
     artifact.request_timings[0].e2e_ms = f64::NAN;
     assert!(matches!(
@@ -383,14 +374,7 @@ fn writing_refuses_a_non_finite_field_set_after_building() {
 #[test]
 fn redaction_replaces_only_the_base_url() {
     let (config, plan) = small_plan(1);
-    let mut artifact = build_artifact(
-        &config,
-        &plan,
-        vec![completed(0, 0.5, 1.0, 10)],
-        timing(),
-        None,
-    )
-    .expect("builds");
+    let mut artifact = one_row_artifact(&config, &plan);
     let before = artifact.clone();
     artifact.redact_base_url();
     assert_eq!(artifact.base_url, REDACTED_BASE_URL);
