@@ -11,6 +11,7 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::LiveView;
 use crate::core::config::settings::RunConfig;
 use crate::core::plan::RunPlan;
+use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::measure::live_run::RunSetup;
@@ -66,17 +67,20 @@ impl RunContext {
     }
 
     /// Shows a finished run in the results and adds it to the library, so it is charted and
-    /// compared with saved artifacts exactly like a dropped file.
-    pub fn file(&self, artifact: ArtifactV1) -> Rc<ArtifactV1> {
+    /// compared with saved artifacts exactly like a dropped file; returns it with its point of
+    /// a capacity curve, read from the same loaded copy.
+    pub fn file(&self, artifact: ArtifactV1) -> (Rc<ArtifactV1>, Option<CapacityPoint>) {
+        let mut point = None;
         if let Ok(text) = artifact.to_json_text() {
-            self.library
-                .add(LoadedArtifact::from_text(&artifact.file_name(), &text));
+            let loaded = LoadedArtifact::from_text(&artifact.file_name(), &text);
+            point = capacity_point(&loaded);
+            self.library.add(loaded);
         }
         let artifact = Rc::new(artifact);
         self.state.finished.set(Some(FinishedRun {
             artifact: artifact.clone(),
         }));
-        artifact
+        (artifact, point)
     }
 }
 

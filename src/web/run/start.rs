@@ -73,7 +73,7 @@ async fn run(state: AppState, library: Library) {
         Some(spec) => run_sweep(&context, spec, config).await,
         None => match context.measure(config).await {
             Ok(artifact) => {
-                context.file(artifact);
+                let _ = context.file(artifact);
                 state.phase.set(RunPhase::Finished);
             }
             Err(reason) => state.phase.set(RunPhase::Failed(reason)),

@@ -17,7 +17,7 @@ use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::context::RunContext;
-use crate::web::ui::state::{RunPhase, SweepEnd, SweepProgress};
+use crate::web::ui::state::{RunPhase, SweepEnd, SweepProgress, SweepStepRecord};
 
 /// How often a cool-down looks for a cancel and updates its countdown.
 const COOLDOWN_TICK_MS: f64 = 100.0;
@@ -38,7 +38,6 @@ pub async fn run_sweep(context: &RunContext, spec: SweepSpec, base: RunConfig) {
         spec: spec_text.clone(),
         step_count,
         current: None,
-        cooling_s: None,
         steps: Vec::new(),
         ended: None,
     }));
@@ -56,7 +55,6 @@ pub async fn run_sweep(context: &RunContext, spec: SweepSpec, base: RunConfig) {
         state.sweep.update(|sweep| {
             if let Some(sweep) = sweep {
                 sweep.current = Some((step.index, step.variable, step.value));
-                sweep.cooling_s = None;
             }
         });
         let mut artifact = match context.measure(step.config.clone()).await {
@@ -109,10 +107,10 @@ pub async fn run_sweep(context: &RunContext, spec: SweepSpec, base: RunConfig) {
                 SweepNext::Step(_) => None,
             },
         });
-        let filed = context.file(artifact);
+        let (artifact, point) = context.file(artifact);
         state.sweep.update(|sweep| {
             if let Some(sweep) = sweep {
-                sweep.steps.push(filed);
+                sweep.steps.push(SweepStepRecord { artifact, point });
             }
         });
         if let Some(reason) = failed_next {
@@ -138,7 +136,6 @@ pub async fn run_sweep(context: &RunContext, spec: SweepSpec, base: RunConfig) {
     state.sweep.update(|sweep| {
         if let Some(sweep) = sweep {
             sweep.current = None;
-            sweep.cooling_s = None;
             sweep.ended = Some(end);
         }
     });
@@ -168,17 +165,15 @@ async fn cool_down(context: &RunContext, ms: f64) -> bool {
     let until = context.clock.now_ms() + ms;
     loop {
         if state.sweep_cancelled.get_untracked() {
+            state.sweep_cooling_s.set(None);
             return false;
         }
         let left = until - context.clock.now_ms();
         if left <= 0.0 {
+            state.sweep_cooling_s.set(None);
             return true;
         }
-        state.sweep.update(|sweep| {
-            if let Some(sweep) = sweep {
-                sweep.cooling_s = Some(left / 1000.0);
-            }
-        });
+        state.sweep_cooling_s.set(Some(left / 1000.0));
         sleep_ms(left.min(COOLDOWN_TICK_MS)).await;
     }
 }
@@ -188,10 +183,11 @@ async fn cool_down(context: &RunContext, ms: f64) -> bool {
 /// not run, still says why in its files.
 fn mark_last_step(context: &RunContext, reason: StopReason) {
     let state = context.state;
-    let Some(last) = state
-        .sweep
-        .with_untracked(|sweep| sweep.as_ref().and_then(|sweep| sweep.steps.last().cloned()))
-    else {
+    let Some(last) = state.sweep.with_untracked(|sweep| {
+        sweep
+            .as_ref()
+            .and_then(|sweep| sweep.steps.last().map(|step| step.artifact.clone()))
+    }) else {
         return;
     };
     let old_name = last.file_name();
@@ -207,7 +203,7 @@ fn mark_last_step(context: &RunContext, reason: StopReason) {
     let artifact = Rc::new(artifact);
     state.sweep.update(|sweep| {
         if let Some(step) = sweep.as_mut().and_then(|sweep| sweep.steps.last_mut()) {
-            *step = artifact.clone();
+            step.artifact = artifact.clone();
         }
     });
     if state.finished.with_untracked(|finished| {

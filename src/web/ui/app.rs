@@ -32,6 +32,7 @@ pub fn App() -> impl IntoView {
         finished: RwSignal::new_local(None),
         sweep: RwSignal::new_local(None),
         sweep_cancelled: RwSignal::new(false),
+        sweep_cooling_s: RwSignal::new(None),
     };
     provide_context(state);
     provide_context(Library::new());

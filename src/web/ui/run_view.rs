@@ -421,7 +421,7 @@ fn LivePanel() -> impl IntoView {
             {move || {
                 state
                     .sweep
-                    .with(|sweep| sweep.as_ref().map(|sweep| sweep_text(sweep, state.sweep_cancelled.get())))
+                    .with(|sweep| sweep.as_ref().map(|sweep| sweep_text(sweep, state.sweep_cooling_s.get(), state.sweep_cancelled.get())))
                     .map(|text| view! { <p class="sweep-line" data-testid="sweep-status">{text}</p> })
             }}
             <p class="status-line">
@@ -477,11 +477,11 @@ fn schedule_text(open: &OpenLoopProgress) -> String {
 }
 
 /// Where a sweep is, in words.
-fn sweep_text(sweep: &SweepProgress, cancelled: bool) -> String {
+fn sweep_text(sweep: &SweepProgress, cooling_s: Option<f64>, cancelled: bool) -> String {
     let done = sweep.steps.len();
     let count = sweep.step_count;
     let head = format!("Sweep {}", sweep.spec);
-    match (&sweep.ended, sweep.cooling_s, sweep.current) {
+    match (&sweep.ended, cooling_s, sweep.current) {
         (Some(SweepEnd::Complete), _, _) => format!("{head}: all {done} steps done."),
         (Some(SweepEnd::Stopped(_, reason)), _, _) => {
             format!("{head}: stopped after {done} of {count} steps: {reason}.")

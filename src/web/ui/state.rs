@@ -8,6 +8,7 @@ use crate::core::artifact::schema::sweep::{StopReason, SweepVariable};
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::form::RunForm;
 use crate::core::config::link::QueryNotice;
+use crate::core::present::capacity::CapacityPoint;
 
 use crate::core::live::LiveRows;
 use crate::core::live::LiveSnapshot;
@@ -84,6 +85,9 @@ pub struct AppState {
     pub sweep: RwSignal<Option<SweepProgress>, LocalStorage>,
     /// Cancel was pressed during the sweep in progress: no further step starts.
     pub sweep_cancelled: RwSignal<bool>,
+    /// Seconds of cool-down left before a sweep's next step, while it cools down (apart from
+    /// [`SweepProgress`], so the countdown redraws only the status line).
+    pub sweep_cooling_s: RwSignal<Option<f64>>,
 }
 
 /// Where a sweep is (docs/load.md).
@@ -95,12 +99,20 @@ pub struct SweepProgress {
     pub step_count: usize,
     /// The step running or about to (from 0), its variable and value.
     pub current: Option<(usize, SweepVariable, f64)>,
-    /// Seconds of cool-down left before the next step, while cooling down.
-    pub cooling_s: Option<f64>,
-    /// The finished steps' artifacts, in order.
-    pub steps: Vec<Rc<ArtifactV1>>,
+    /// The finished steps, in order.
+    pub steps: Vec<SweepStepRecord>,
     /// The sweep ended: every step ran, or why it stopped.
     pub ended: Option<SweepEnd>,
+}
+
+/// A finished step of a sweep: its artifact, and its point of the capacity curve (read once,
+/// when it is filed).
+#[derive(Clone, Debug)]
+pub struct SweepStepRecord {
+    /// The step's artifact, with its `sweep` block.
+    pub artifact: Rc<ArtifactV1>,
+    /// What it carried and its latencies; `None` without a wall time.
+    pub point: Option<CapacityPoint>,
 }
 
 /// How a sweep ended.

@@ -6,9 +6,8 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use crate::core::artifact::schema::ArtifactV1;
-use crate::core::present::capacity::{capacity_point, CapacityPoint};
+use crate::core::present::capacity::CapacityPoint;
 use crate::core::present::export::artifacts_zip;
-use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::files::download_bytes;
 use crate::web::ui::controls::RedactToggle;
@@ -26,9 +25,14 @@ pub fn SweepSummary() -> impl IntoView {
                 let id = sweep
                     .steps
                     .first()
-                    .and_then(|step| step.sweep.as_ref())
+                    .and_then(|step| step.artifact.sweep.as_ref())
                     .map_or("sweep".to_owned(), |block| block.id.clone());
-                (id, sweep.steps.clone())
+                let steps: Vec<Rc<ArtifactV1>> = sweep
+                    .steps
+                    .iter()
+                    .map(|step| step.artifact.clone())
+                    .collect();
+                (id, steps)
             })
         }) else {
             return;
@@ -47,16 +51,13 @@ pub fn SweepSummary() -> impl IntoView {
                     .iter()
                     .enumerate()
                     .map(|(index, step)| {
-                        let loaded = step
-                            .to_json_text()
-                            .ok()
-                            .map(|text| LoadedArtifact::from_text(&step.file_name(), &text));
                         let stop = step
+                            .artifact
                             .sweep
                             .as_ref()
                             .and_then(|block| block.stop_reason)
                             .map(|reason| format!("stopped here: {}", reason.describe()));
-                        (index, loaded.as_ref().and_then(capacity_point), stop)
+                        (index, step.point.clone(), stop)
                     })
                     .collect();
                 let ended = sweep.ended.clone();
