@@ -287,16 +287,18 @@ fn the_core_reads_top_to_bottom() {
         module.len() >= prefix.len() && module.iter().zip(prefix).all(|(a, b)| a == b)
     };
     // Stages and the stages they must never import (later ones, or the browser layer).
-    let rules: [(&[&str], &[&[&str]]); 6] = [
+    let rules: [(&[&str], &[&[&str]]); 7] = [
         (&["core"], &[&["web"]]),
         (
             &["core", "read"],
-            &[&["core", "present"], &["core", "live"]],
+            &[&["core", "slo"], &["core", "present"], &["core", "live"]],
         ),
+        (&["core", "slo"], &[&["core", "present"], &["core", "live"]]),
         (
             &["core", "artifact"],
             &[
                 &["core", "read", "loaded"],
+                &["core", "slo"],
                 &["core", "present"],
                 &["core", "live"],
             ],
@@ -322,6 +324,7 @@ fn the_core_reads_top_to_bottom() {
                 &["core", "observe"],
                 &["core", "artifact"],
                 &["core", "read"],
+                &["core", "slo"],
                 &["core", "present"],
             ],
         ),

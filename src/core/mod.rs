@@ -13,6 +13,8 @@
 //! - [`observe`]: timestamped events to a row or a failure record, per request;
 //! - [`artifact`]: the artifact's types, its metrics, building it, recomputing a file;
 //! - [`read`]: validating a file (§9) and reading it for the results pages;
+//! - [`slo`]: requests judged against a service-level objective: attainment, goodput,
+//!   capacity at SLO;
 //! - [`live`]: the messages between the page and the measuring thread, and the running tally;
 //! - [`present`]: chart options, comparison and exports.
 
@@ -31,6 +33,8 @@ pub mod observe;
 pub mod artifact;
 
 pub mod read;
+
+pub mod slo;
 
 pub mod live;
 

@@ -133,6 +133,7 @@ pub fn build_artifact(
         client,
         load,
         sweep: None,
+        slo: None,
     })
 }
 

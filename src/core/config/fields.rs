@@ -14,6 +14,8 @@ pub enum FieldGroup {
     Endpoint,
     /// How many requests, and how many at once.
     Load,
+    /// The service-level objective the requests are held to.
+    Objective,
     /// What each request asks for: context, prompt caching, output contract.
     Prompt,
     /// Sampling and reasoning controls sent with each request.
@@ -27,6 +29,7 @@ impl FieldGroup {
     pub const ALL: &'static [Self] = &[
         Self::Endpoint,
         Self::Load,
+        Self::Objective,
         Self::Prompt,
         Self::Sampling,
         Self::Limits,
@@ -37,6 +40,7 @@ impl FieldGroup {
         match self {
             Self::Endpoint => "Endpoint",
             Self::Load => "Load",
+            Self::Objective => "Service level",
             Self::Prompt => "Prompt",
             Self::Sampling => "Sampling",
             Self::Limits => "Limits",
@@ -314,6 +318,19 @@ pub(crate) const SWEEP_MAX_ERROR: FieldSpec = FieldSpec {
            (0.05 is 5 %). Empty never stops for failures.",
     group: FieldGroup::Load,
 };
+pub(crate) const SWEEP_MIN_ATTAINMENT: FieldSpec = FieldSpec {
+    key: "sweep_min_attainment",
+    label: "Stop below SLO (%)",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: 100.0,
+        min_exclusive: false,
+        optional: true,
+    },
+    help: "With a sweep and an SLO: stop after a step in which fewer than this percentage of \
+           the requests met the SLO. Empty never stops for the SLO.",
+    group: FieldGroup::Load,
+};
 pub(crate) const SWEEP_STOP_SATURATED: FieldSpec = FieldSpec {
     key: "sweep_stop_saturated",
     label: "Stop when saturated",
@@ -333,6 +350,29 @@ pub(crate) const SWEEP_COOLDOWN_S: FieldSpec = FieldSpec {
     },
     help: "With a sweep: seconds to wait between steps, 0–600, so the server settles.",
     group: FieldGroup::Load,
+};
+pub(crate) const SLO: FieldSpec = FieldSpec {
+    key: "slo",
+    label: "SLO",
+    kind: FieldKind::Text,
+    help: "Optional latency bounds in ms, e.g. ttft:500,tpot:50 (metrics ttfo, ttft, tpot, \
+           e2el). A request meets the SLO when it succeeded and every bound holds; a failed \
+           request never does; an answer of one token has no TPOT, so its TPOT bound is skipped. \
+           It can be changed after the run, in the results, without running again.",
+    group: FieldGroup::Objective,
+};
+pub(crate) const SLO_TARGET: FieldSpec = FieldSpec {
+    key: "slo_target",
+    label: "SLO target (%)",
+    kind: FieldKind::Decimal {
+        min: 0.0,
+        max: 100.0,
+        min_exclusive: true,
+        optional: false,
+    },
+    help: "The share of requests that must meet the SLO for a load to count as carried: the \
+           capacity view finds the highest load of a sweep that keeps it.",
+    group: FieldGroup::Objective,
 };
 pub(crate) const WARMUP: FieldSpec = FieldSpec {
     key: "warmup",
@@ -576,12 +616,15 @@ run_form_fields! {
     Sweep => SWEEP,
     SweepSteps => SWEEP_STEPS,
     SweepMaxError => SWEEP_MAX_ERROR,
+    SweepMinAttainment => SWEEP_MIN_ATTAINMENT,
     SweepStopSaturated => SWEEP_STOP_SATURATED,
     SweepCooldownS => SWEEP_COOLDOWN_S,
     Warmup => WARMUP,
     Traces => TRACES,
     Measurement => MEASUREMENT,
     LiveView => LIVE_VIEW,
+    Slo => SLO,
+    SloTarget => SLO_TARGET,
     ContextTokens => CONTEXT_TOKENS,
     ContextSeed => CONTEXT_SEED,
     PromptCacheMode => PROMPT_CACHE_MODE,
@@ -669,8 +712,11 @@ mod tests {
             "sweep",
             "sweep_steps",
             "sweep_max_error",
+            "sweep_min_attainment",
             "sweep_stop_saturated",
             "sweep_cooldown_s",
+            "slo",
+            "slo_target",
             "warmup",
             "traces",
             "measurement",

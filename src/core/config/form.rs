@@ -43,9 +43,12 @@ use crate::core::config::fields::REQUEST_CANARIES;
 use crate::core::config::fields::RESPONSE_WORDS;
 use crate::core::config::fields::RULE_INPUTS;
 use crate::core::config::fields::SHARED_PREFIX_TOKENS;
+use crate::core::config::fields::SLO;
+use crate::core::config::fields::SLO_TARGET;
 use crate::core::config::fields::SWEEP;
 use crate::core::config::fields::SWEEP_COOLDOWN_S;
 use crate::core::config::fields::SWEEP_MAX_ERROR;
+use crate::core::config::fields::SWEEP_MIN_ATTAINMENT;
 use crate::core::config::fields::SWEEP_STEPS;
 use crate::core::config::fields::SWEEP_STOP_SATURATED;
 use crate::core::config::fields::TEMPERATURE;
@@ -56,6 +59,7 @@ use crate::core::config::fields::TRACES;
 use crate::core::config::fields::WARMUP;
 use crate::core::config::load::{LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S};
 use crate::core::config::settings::*;
+use crate::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use crate::core::config::sweep::{SweepKind, SweepSpec};
 use crate::core::format::quoted_preview;
 
@@ -121,6 +125,7 @@ impl RunForm {
             (SWEEP_STEPS.key, DEFAULT_AUTO_STEPS.to_string()),
             (SWEEP_STOP_SATURATED.key, "false".to_owned()),
             (SWEEP_COOLDOWN_S.key, "0".to_owned()),
+            (SLO_TARGET.key, DEFAULT_SLO_TARGET_PERCENT.to_string()),
             (WARMUP.key, "true".to_owned()),
             (TRACES.key, "false".to_owned()),
             (
@@ -184,6 +189,7 @@ impl RunForm {
             (SWEEP_STEPS.key, DEFAULT_AUTO_STEPS.to_string()),
             (SWEEP_STOP_SATURATED.key, "false".to_owned()),
             (SWEEP_COOLDOWN_S.key, "0".to_owned()),
+            (SLO_TARGET.key, DEFAULT_SLO_TARGET_PERCENT.to_string()),
             (POOL.key, config.client.endpoint_pool.join(" ")),
             (WARMUP.key, config.client.warmup.to_string()),
             (TRACES.key, config.client.chunk_traces.to_string()),
@@ -345,8 +351,10 @@ impl RunForm {
             ..defaults
         };
 
-        // The sweep fields are not settings of one run; their errors show with the others.
+        // The sweep and SLO fields are not settings of one run; their errors show with the
+        // others.
         parser.sweep();
+        parser.slo();
         let mut errors = parser.errors;
         if let Err(rule_errors) = config.validate() {
             let unparsed: BTreeSet<&str> = errors.iter().map(|error| error.field).collect();
@@ -380,6 +388,23 @@ impl RunForm {
         let sweep = parser.sweep();
         if parser.errors.is_empty() {
             Ok(sweep)
+        } else {
+            Err(parser.errors)
+        }
+    }
+}
+
+impl RunForm {
+    /// The SLO the form asks for with its target and sweep floor, `None` when its `slo` field
+    /// is empty; the errors of the SLO fields otherwise.
+    pub fn to_slo(&self) -> Result<Option<SloSpec>, Vec<ConfigError>> {
+        let mut parser = FieldParser {
+            form: self,
+            errors: Vec::new(),
+        };
+        let slo = parser.slo();
+        if parser.errors.is_empty() {
+            Ok(slo)
         } else {
             Err(parser.errors)
         }
@@ -537,6 +562,40 @@ impl FieldParser<'_> {
             max_error: max_error.flatten(),
             stop_when_saturated: stop_when_saturated.unwrap_or(false),
             cooldown_s: cooldown_s.unwrap_or(0.0),
+        })
+    }
+
+    /// The SLO fields: `None` when `slo` is empty or a field does not parse (its error is
+    /// recorded). Percentages become shares.
+    fn slo(&mut self) -> Option<SloSpec> {
+        let target = self.decimal(&SLO_TARGET);
+        let floor = self.optional_decimal(&SWEEP_MIN_ATTAINMENT);
+        if let Some(target) = target.filter(|t| !(*t > 0.0 && *t <= 100.0)) {
+            self.reject(
+                &SLO_TARGET,
+                format!("slo_target must be a percentage above 0 and at most 100 (got {target})"),
+            );
+        }
+        if let Some(Some(floor)) = floor.filter(|f| f.is_some_and(|f| !(0.0..=100.0).contains(&f)))
+        {
+            self.reject(
+                &SWEEP_MIN_ATTAINMENT,
+                format!("sweep_min_attainment must be a percentage from 0 to 100 (got {floor})"),
+            );
+        }
+        let slo = match Slo::parse_optional(self.trimmed(&SLO)) {
+            Ok(slo) => slo?,
+            Err(error) => {
+                self.reject(&SLO, error.to_string());
+                return None;
+            }
+        };
+        let target = target.filter(|t| *t > 0.0 && *t <= 100.0)?;
+        let floor = floor?.filter(|f| (0.0..=100.0).contains(f));
+        Some(SloSpec {
+            slo,
+            target: target / 100.0,
+            sweep_min_attainment: floor.map(|f| f / 100.0),
         })
     }
 

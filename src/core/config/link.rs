@@ -649,4 +649,52 @@ mod tests {
         assert!(errors[1].1.contains("from 3 to 20"), "{errors:?}");
         assert!(errors[2].1.contains("share from 0 to 1"), "{errors:?}");
     }
+
+    #[test]
+    fn an_slo_travels_in_the_link_and_says_what_is_wrong() {
+        use crate::core::config::slo::{Slo, SloSpec};
+        let (form, notices) = RunForm::from_query(
+            "model=m&engine=e&slo=ttft:500,tpot:50&slo_target=90&sweep_min_attainment=50",
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(
+            form.to_slo(),
+            Ok(Some(SloSpec {
+                slo: "ttft:500,tpot:50".parse::<Slo>().expect("valid"),
+                target: 0.9,
+                sweep_min_attainment: Some(0.5),
+            }))
+        );
+        assert!(form.to_config().is_ok(), "an SLO is a valid form");
+        assert!(
+            form.to_query().contains("slo=ttft%3A500%2Ctpot%3A50"),
+            "{}",
+            form.to_query()
+        );
+        let defaults = defaults_with_model();
+        assert_eq!(defaults.to_slo(), Ok(None), "no SLO by default");
+        assert!(
+            !defaults.to_query().contains("slo"),
+            "the default target stays out"
+        );
+        let errors = errors_of(&form_with(&[
+            ("slo", "ttft:fast"),
+            ("slo_target", "0"),
+            ("sweep_min_attainment", "101"),
+        ]));
+        let fields: Vec<&str> = errors.iter().map(|(field, _)| *field).collect();
+        assert_eq!(fields, ["sweep_min_attainment", "slo", "slo_target"]);
+        assert!(
+            errors[0].1.contains("percentage from 0 to 100"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[1].1.contains("must be a number of milliseconds"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[2].1.contains("above 0 and at most 100"),
+            "{errors:?}"
+        );
+    }
 }

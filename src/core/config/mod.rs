@@ -10,7 +10,8 @@
 //! - [`form`]: the run form (raw text per field) and its parsing into a `RunConfig`;
 //! - [`link`]: the page's query string, both ways, with secrets refused;
 //! - [`models`]: model ids and the context window from a `/models` body;
-//! - [`sweep`]: a sweep as asked for (its variable, values, stop rules).
+//! - [`sweep`]: a sweep as asked for (its variable, values, stop rules);
+//! - [`slo`]: a service-level objective as written (`ttft:500,tpot:50`) and its target.
 
 pub mod choices;
 pub mod error;
@@ -20,4 +21,5 @@ pub mod link;
 pub mod load;
 pub mod models;
 pub mod settings;
+pub mod slo;
 pub mod sweep;

@@ -56,9 +56,9 @@ pub fn RunView() -> impl IntoView {
                     start.dispatch(());
                 }
             >
-                {[FieldGroup::Endpoint, FieldGroup::Load, FieldGroup::Prompt, FieldGroup::Sampling, FieldGroup::Limits]
-                    .into_iter()
-                    .map(|group| view! { <FieldSet group=group errors=errors /> })
+                {FieldGroup::ALL
+                    .iter()
+                    .map(|&group| view! { <FieldSet group=group errors=errors /> })
                     .collect_view()}
                 <fieldset class="field-group" disabled=busy>
                     <legend>"Secret"</legend>

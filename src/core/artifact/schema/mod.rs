@@ -1,11 +1,13 @@
 //! Every serde type of the artifact file: [`ArtifactV1`] (the 41 top-level keys of the
 //! reference artifact plus strobe's optional `client` block, ARTIFACT.md §8, §12) with its
 //! byte-exact text (§8.4), `metric_population` (§8.2) and `timing_methodology` (§8.3); the rows
-//! and failures ([`rows`]); the `client` block ([`client`]).
+//! and failures ([`rows`]); the `client` block ([`client`]); strobe's `load`, `sweep` and `slo`
+//! blocks ([`load`], [`sweep`], [`slo`]).
 
 pub mod client;
 pub mod load;
 pub mod rows;
+pub mod slo;
 pub mod sweep;
 
 use std::collections::BTreeMap;
@@ -17,6 +19,7 @@ use serde_json::{Map, Value};
 use crate::core::artifact::schema::client::*;
 use crate::core::artifact::schema::load::LoadBlock;
 use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::slo::SloBlock;
 use crate::core::artifact::schema::sweep::SweepBlock;
 use crate::core::artifact::ArtifactError;
 use crate::core::artifact::FAILURE_POLICY;
@@ -337,6 +340,10 @@ pub struct ArtifactV1 {
     /// a sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepBlock>,
+    /// strobe addition (SLOs, docs/metrics.md): the SLO the run was held to and its result.
+    /// Absent when no SLO was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<SloBlock>,
 }
 
 impl ArtifactV1 {

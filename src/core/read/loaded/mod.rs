@@ -90,6 +90,8 @@ pub struct LoadedArtifact {
     pub load: Option<LoadView>,
     /// The `sweep` block of a sweep's step, when present.
     pub sweep: Option<SweepView>,
+    /// The `slo` block of a run held to an SLO, when present.
+    pub slo: Option<SloView>,
 }
 
 impl LoadedArtifact {
@@ -267,6 +269,7 @@ impl LoadedArtifact {
             client: None,
             load: None,
             sweep: None,
+            slo: None,
         }
     }
 
@@ -373,6 +376,10 @@ impl LoadedArtifact {
             .get("sweep")
             .and_then(Value::as_object)
             .map(SweepView::from_json);
+        self.slo = artifact
+            .get("slo")
+            .and_then(Value::as_object)
+            .map(SloView::from_json);
     }
 }
 

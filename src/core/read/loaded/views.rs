@@ -1,5 +1,6 @@
 //! What the results read from a file besides its metrics: the run's identity, workload and
-//! sampling, each row and failure, and how it was measured (the `client` block), every field
+//! sampling, each row and failure, how it was measured (the `client` block) and the SLO it was
+//! held to (the `slo` block), every field
 //! optional because older generations lack most of them.
 
 use serde_json::{Map, Value};
@@ -7,6 +8,8 @@ use serde_json::{Map, Value};
 use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
+use crate::core::config::slo::Slo;
+use crate::core::format::quoted_preview;
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
 use crate::core::read::loaded::text::*;
 
@@ -269,6 +272,47 @@ impl FailureView {
                 )
             }),
             response_received: failure.get("response_received").and_then(Value::as_bool),
+        }
+    }
+}
+
+/// strobe's `slo` block: the SLO a run was held to, read back so the page can restore it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SloView {
+    /// `slo.spec`, when it reads as an SLO.
+    pub slo: Option<Slo>,
+    /// `slo.target`, when a share from 0 to 1 (above 0).
+    pub target: Option<f64>,
+    /// Why `slo.spec` was not taken, when it was present but unreadable.
+    pub problem: Option<String>,
+}
+
+impl SloView {
+    pub(crate) fn from_json(block: &Map<String, Value>) -> Self {
+        let target = finite_f64(block.get("target")).filter(|t| *t > 0.0 && *t <= 1.0);
+        match block.get("spec").and_then(Value::as_str) {
+            Some(spec) => match spec.parse::<Slo>() {
+                Ok(slo) => SloView {
+                    slo: Some(slo),
+                    target,
+                    problem: None,
+                },
+                Err(error) => SloView {
+                    slo: None,
+                    target,
+                    problem: Some(format!(
+                        "its slo block's SLO {} cannot be read ({error}), so it was not restored",
+                        quoted_preview(spec)
+                    )),
+                },
+            },
+            None => SloView {
+                slo: None,
+                target,
+                problem: Some(
+                    "its slo block names no SLO (slo.spec), so none was restored".to_owned(),
+                ),
+            },
         }
     }
 }
