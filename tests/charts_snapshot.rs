@@ -12,10 +12,12 @@ use std::fs;
 use common::{fixture_paths, repo_path};
 
 use serde_json::{Map, Value};
-use strobe::core::present::capacity::capacity_series;
+use strobe::core::config::slo::Slo;
+use strobe::core::present::capacity::{capacity_series, capacity_series_with_slo};
 use strobe::core::present::charts::legacy_percentiles_bar;
 use strobe::core::present::charts::timeline;
 use strobe::core::present::charts::{artifact_charts, comparison_charts};
+use strobe::core::present::charts::{attainment_curve, goodput_curve, overlay_slo};
 use strobe::core::present::charts::{capacity_curve, offered_vs_achieved, pareto, CapacityAxis};
 use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
 use strobe::core::present::charts::{ChartTheme, NamedChart};
@@ -220,16 +222,34 @@ fn every_fixture_option_is_safe_and_labelled() {
         })
         .collect();
     assert!(runs.len() >= 20, "all fixtures were found");
+    let slo: Slo = "ttfo:900,ttft:1000,tpot:10,e2el:5000"
+        .parse()
+        .expect("valid");
     for theme in [ChartTheme::LIGHT, ChartTheme::DARK] {
         for run in &runs {
-            for chart in artifact_charts(run, theme) {
+            let mut charts = artifact_charts(run, theme);
+            for chart in &charts {
                 assert_safe_option(&format!("{} {}", run.label(), chart.id), &chart.option);
+            }
+            overlay_slo(&mut charts, &slo, Some(&run.rows), theme);
+            for chart in &charts {
+                assert_safe_option(
+                    &format!("{} {} + SLO", run.label(), chart.id),
+                    &chart.option,
+                );
             }
         }
         let all: Vec<&LoadedArtifact> = runs.iter().collect();
-        for chart in comparison_charts(&all, theme) {
+        let mut charts = comparison_charts(&all, theme);
+        overlay_slo(&mut charts, &slo, None, theme);
+        for chart in &charts {
             assert_safe_option(&chart.id, &chart.option);
         }
+        let series = capacity_series_with_slo(&all, Some(&slo));
+        for axis in [CapacityAxis::Tokens, CapacityAxis::Requests] {
+            assert_safe_option("goodput", &goodput_curve(&series, axis, theme));
+        }
+        assert_safe_option("attainment", &attainment_curve(&series, 0.95, theme));
     }
 }
 

@@ -5,9 +5,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::core::config::slo::Slo;
 use crate::core::load::sweep::SATURATION_SHARE;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::slo::{
+    capacity_at_slo, judge_loaded, AttainmentAtLoad, CapacityAtSlo, SloOutcome,
+};
 
 /// One run as a point of the capacity curve.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +30,8 @@ pub struct CapacityPoint {
     pub offered_rate: Option<f64>,
     /// Completions per second against the offered rate fell below 90 %.
     pub saturated: bool,
+    /// What the SLO said of this step, when one is applied and the step can be judged.
+    pub slo: Option<SloOutcome>,
 }
 
 /// One curve: the points of one sweep, or of the selected runs of one load mode.
@@ -39,9 +45,54 @@ pub struct CapacitySeries {
     pub points: Vec<CapacityPoint>,
 }
 
+impl CapacitySeries {
+    /// The load a point stands for on this curve: its value (concurrency or rate), or, on an
+    /// `auto` curve whose steps mix both, the requests per second it carried.
+    pub fn load(&self, point: &CapacityPoint) -> f64 {
+        if self.variable == MIXED {
+            load_of(point)
+        } else {
+            point.value
+        }
+    }
+
+    /// A load of this curve as text: `c=5.3`, `5.3 req/s`.
+    pub fn describe_load(&self, load: f64) -> String {
+        let rounded = (load * 10.0).round() / 10.0;
+        match self.variable {
+            "concurrency" => format!("c={}", trim_number(rounded)),
+            _ => format!("{} req/s", trim_number(rounded)),
+        }
+    }
+
+    /// The highest load of this curve whose attainment stays at or above `target` (0–1), from
+    /// the points an SLO judged; `None` when none was.
+    pub fn capacity_at_slo(&self, target: f64) -> Option<CapacityAtSlo> {
+        let steps: Vec<AttainmentAtLoad> = self
+            .points
+            .iter()
+            .filter_map(|point| {
+                Some(AttainmentAtLoad {
+                    load: self.load(point),
+                    attainment: point.slo.as_ref()?.attainment?,
+                })
+            })
+            .collect();
+        (!steps.is_empty()).then(|| capacity_at_slo(&steps, target))
+    }
+}
+
 /// The curves of `runs`: one per sweep id, and one per load mode for runs outside a sweep, each
 /// with at least two points (one run is no curve). Curves keep the order their first run had.
 pub fn capacity_series(runs: &[&LoadedArtifact]) -> Vec<CapacitySeries> {
+    capacity_series_with_slo(runs, None)
+}
+
+/// [`capacity_series`] with each point judged by `slo` (docs/metrics.md, *capacity at SLO*).
+pub fn capacity_series_with_slo(
+    runs: &[&LoadedArtifact],
+    slo: Option<&Slo>,
+) -> Vec<CapacitySeries> {
     let mut groups: BTreeMap<String, (usize, Vec<CapacityPoint>)> = BTreeMap::new();
     for (position, run) in runs.iter().enumerate() {
         let rate = run.load.as_ref().and_then(|load| load.rate);
@@ -54,9 +105,10 @@ pub fn capacity_series(runs: &[&LoadedArtifact]) -> Vec<CapacitySeries> {
             Some(id) => id.to_string(),
             None => format!("selected runs ({variable})"),
         };
-        let Some(point) = capacity_point(run) else {
+        let Some(mut point) = capacity_point(run) else {
             continue;
         };
+        point.slo = slo.and_then(|slo| judge_loaded(slo, run).ok());
         let group = groups.entry(key).or_insert((position, Vec::new()));
         group.1.push(point);
     }
@@ -135,6 +187,7 @@ pub fn capacity_point(run: &LoadedArtifact) -> Option<CapacityPoint> {
         metrics: run.metrics.clone(),
         offered_rate,
         saturated,
+        slo: None,
     })
 }
 
@@ -249,5 +302,50 @@ mod tests {
             series[0].points[1].saturated,
             "12 completed a second of 20 offered"
         );
+    }
+
+    #[test]
+    fn capacity_at_slo_reads_the_judged_steps_of_a_curve() {
+        // Four rows per step with TTFT 10, 20, 30, 40 ms × the concurrency: at TTFT ≤ 45 ms c=1
+        // meets 4 of 4, c=2 2 of 4 (20, 40), c=4 1 of 4 (40).
+        let step = |concurrency: u64| {
+            let rows: Vec<String> = (1..=4)
+                .map(|i| {
+                    format!(
+                        r#"{{"request_index": {i}, "ttft_ms": {}, "e2e_ms": 500, "output_tokens": 10}}"#,
+                        i * 10 * concurrency
+                    )
+                })
+                .collect();
+            run(&format!(
+                r#"{{"measurement_protocol": "capacity-v3", "concurrency": {concurrency},
+                    "completed": 4, "failed": 0, "failures": [], "wall_clock_ms": 1000,
+                    "request_timings": [{}],
+                    "sweep": {{"id": "s", "variable": "concurrency", "value": {concurrency}}}}}"#,
+                rows.join(",")
+            ))
+        };
+        let runs = [step(1), step(2), step(4)];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let slo: Slo = "ttft:45".parse().expect("valid");
+        let series = capacity_series_with_slo(&refs, Some(&slo));
+        let attainments: Vec<Option<f64>> = series[0]
+            .points
+            .iter()
+            .map(|point| point.slo.as_ref().and_then(|o| o.attainment))
+            .collect();
+        assert_eq!(attainments, [Some(1.0), Some(0.5), Some(0.25)]);
+        // 75 % falls halfway between c=1 and c=2.
+        assert_eq!(
+            series[0].capacity_at_slo(0.75),
+            Some(CapacityAtSlo::Reached {
+                load: 1.5,
+                interpolated: true,
+                lower: 1.0,
+                upper: 2.0
+            })
+        );
+        assert_eq!(series[0].describe_load(1.5), "c=1.5");
+        assert_eq!(capacity_series(&refs)[0].capacity_at_slo(0.75), None);
     }
 }

@@ -6,11 +6,13 @@
 //! because unlike runs must not be read as alike. It is pure data: the page and the Markdown
 //! export render it.
 
+use crate::core::config::slo::Slo;
 use crate::core::format::format_number;
 use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::SamplingView;
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::slo::{judge_loaded, SloOutcome};
 
 /// What a [`MetricComparison`] row measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +25,12 @@ pub enum ComparedMetric {
     PrefixCacheHitAvg,
     /// `failed` (falls back to the length of `failures`).
     FailedRequests,
+    /// The share of sent requests that met the SLO, % ([`Comparison::add_slo`]).
+    SloAttainment,
+    /// Met requests per second of wall time ([`Comparison::add_slo`]).
+    GoodputRequests,
+    /// Output tokens of the met requests per second of wall time ([`Comparison::add_slo`]).
+    GoodputTokens,
 }
 
 impl ComparedMetric {
@@ -35,6 +43,9 @@ impl ComparedMetric {
             ComparedMetric::Throughput => "Throughput".to_owned(),
             ComparedMetric::PrefixCacheHitAvg => "Prefix-cache hit (avg fraction)".to_owned(),
             ComparedMetric::FailedRequests => "Failed requests".to_owned(),
+            ComparedMetric::SloAttainment => "SLO attainment".to_owned(),
+            ComparedMetric::GoodputRequests => "Goodput (requests)".to_owned(),
+            ComparedMetric::GoodputTokens => "Goodput (output tokens)".to_owned(),
         }
     }
 
@@ -42,8 +53,10 @@ impl ComparedMetric {
     pub fn unit(self) -> &'static str {
         match self {
             ComparedMetric::Distribution(kind, _) => kind.unit(),
-            ComparedMetric::Throughput => "tok/s",
+            ComparedMetric::Throughput | ComparedMetric::GoodputTokens => "tok/s",
             ComparedMetric::PrefixCacheHitAvg | ComparedMetric::FailedRequests => "",
+            ComparedMetric::SloAttainment => "%",
+            ComparedMetric::GoodputRequests => "req/s",
         }
     }
 
@@ -51,14 +64,22 @@ impl ComparedMetric {
     pub fn higher_is_better(self) -> bool {
         match self {
             ComparedMetric::Distribution(kind, _) => kind.higher_is_better(),
-            ComparedMetric::Throughput | ComparedMetric::PrefixCacheHitAvg => true,
+            ComparedMetric::Throughput
+            | ComparedMetric::PrefixCacheHitAvg
+            | ComparedMetric::SloAttainment
+            | ComparedMetric::GoodputRequests
+            | ComparedMetric::GoodputTokens => true,
             ComparedMetric::FailedRequests => false,
         }
     }
 
-    /// This metric's value in one run.
+    /// This metric's value in one run; `None` for the SLO's metrics, which need the SLO
+    /// ([`Comparison::add_slo`] computes them).
     pub fn value_of(self, run: &LoadedArtifact) -> Option<f64> {
         match self {
+            ComparedMetric::SloAttainment
+            | ComparedMetric::GoodputRequests
+            | ComparedMetric::GoodputTokens => None,
             ComparedMetric::Distribution(kind, stat) => run.metrics.get(kind).stat(stat),
             ComparedMetric::Throughput => run.metrics.throughput_tok_s,
             ComparedMetric::PrefixCacheHitAvg => run.metrics.prefix_cache_hit_avg,
@@ -127,12 +148,44 @@ pub struct Comparison {
     pub metrics: Vec<MetricComparison>,
     /// Workload fields that differ.
     pub mismatches: Vec<Mismatch>,
+    /// The SLO whose attainment and goodput rows [`Comparison::add_slo`] added, if any.
+    pub slo: Option<Slo>,
 }
 
 impl Comparison {
     /// True when the runs measured the same workload as far as their files tell.
     pub fn is_like_for_like(&self) -> bool {
         self.mismatches.is_empty()
+    }
+
+    /// Adds the SLO's attainment and goodput of each of `runs` (the runs compared, in order),
+    /// with deltas and ratios against the first like every other row; a run the SLO cannot
+    /// judge (G1, G2) has no value.
+    pub fn add_slo(&mut self, runs: &[&LoadedArtifact], slo: &Slo) {
+        self.slo = Some(slo.clone());
+        let outcomes: Vec<Option<SloOutcome>> =
+            runs.iter().map(|run| judge_loaded(slo, run).ok()).collect();
+        let rows: [(ComparedMetric, fn(&SloOutcome) -> Option<f64>); 3] = [
+            (ComparedMetric::SloAttainment, |o| {
+                o.attainment.map(|a| a * 100.0)
+            }),
+            (ComparedMetric::GoodputRequests, |o| o.goodput_req_s),
+            (ComparedMetric::GoodputTokens, |o| o.goodput_output_tok_s),
+        ];
+        for (metric, read) in rows {
+            let values: Vec<Option<f64>> = outcomes
+                .iter()
+                .map(|outcome| outcome.as_ref().and_then(read))
+                .collect();
+            let baseline = values.first().copied().flatten();
+            self.metrics.push(MetricComparison {
+                metric,
+                runs: values
+                    .into_iter()
+                    .map(|value| MetricDelta::against(value, baseline))
+                    .collect(),
+            });
+        }
     }
 }
 
@@ -175,6 +228,7 @@ pub fn compare(runs: &[&LoadedArtifact]) -> Comparison {
         labels,
         metrics,
         mismatches: workload_mismatches(runs),
+        slo: None,
     }
 }
 

@@ -9,11 +9,13 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::core::config::slo::Slo;
 use crate::core::format::file_stem;
 use crate::core::present::compare::{format_delta, Comparison};
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::{FailureView, RowView};
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::slo::{check_bound, judge_loaded, row_meets, BoundCheck};
 
 /// The CSV header, one column per [`RowView`] field plus the failure columns.
 pub const CSV_COLUMNS: [&str; 17] = [
@@ -43,6 +45,13 @@ pub const MARKDOWN_VIOLATIONS_MAX: usize = 20;
 /// request index, CRLF line endings (RFC 4180). Missing values are empty cells. Failure texts
 /// are the display-capped [`CappedText`]s, with `…` when cut.
 pub fn rows_csv(run: &LoadedArtifact) -> String {
+    rows_csv_with_slo(run, None)
+}
+
+/// [`rows_csv`] with, for an SLO, a `meets_slo` column (`true`/`false`; a failure is `false`)
+/// and one `slo_<metric>` column per bound: `met`, `missed`, `skipped` (TPOT of a one-token
+/// answer) or `no_value`, empty for a failure.
+pub fn rows_csv_with_slo(run: &LoadedArtifact, slo: Option<&Slo>) -> String {
     enum Entry<'a> {
         Row(&'a RowView),
         Failure(&'a FailureView),
@@ -60,9 +69,18 @@ pub fn rows_csv(run: &LoadedArtifact) -> String {
     entries.sort_by_key(|(index, _)| *index);
 
     let mut csv = String::with_capacity(64 + entries.len() * 160);
+    let bounds = slo.map(Slo::bounds).unwrap_or_default();
+    let slo_columns = slo.map(|_| "meets_slo".to_owned()).into_iter().chain(
+        bounds
+            .iter()
+            .map(|bound| format!("slo_{}", bound.metric.as_str())),
+    );
     write_record(
         &mut csv,
-        CSV_COLUMNS.iter().map(|column| column.to_string()),
+        CSV_COLUMNS
+            .iter()
+            .map(|column| column.to_string())
+            .chain(slo_columns),
     );
     for (_, entry) in entries {
         let cells: Vec<String> = match entry {
@@ -84,6 +102,18 @@ pub fn rows_csv(run: &LoadedArtifact) -> String {
                     float_cell(row.prefill_tok_s),
                 ];
                 cells.extend([String::new(), String::new(), String::new()]);
+                if let Some(slo) = slo {
+                    cells.push(row_meets(slo, row).to_string());
+                    cells.extend(bounds.iter().map(|bound| {
+                        match check_bound(bound.metric, bound.limit_ms, row) {
+                            BoundCheck::Met => "met",
+                            BoundCheck::Missed => "missed",
+                            BoundCheck::Skipped => "skipped",
+                            BoundCheck::NoValue => "no_value",
+                        }
+                        .to_owned()
+                    }));
+                }
                 cells
             }
             Entry::Failure(failure) => {
@@ -98,6 +128,10 @@ pub fn rows_csv(run: &LoadedArtifact) -> String {
                     text_cell(&failure.error_type),
                     text_cell(&failure.error_message),
                 ]);
+                if slo.is_some() {
+                    cells.push("false".to_owned());
+                    cells.extend(std::iter::repeat_n(String::new(), bounds.len()));
+                }
                 cells
             }
         };
@@ -215,6 +249,33 @@ pub fn escape_markdown(text: &str) -> String {
     escaped
 }
 
+/// The SLO the runs were judged by, and what it said of each (or why it could not judge).
+fn write_slo_section(
+    markdown: &mut String,
+    runs: &[&LoadedArtifact],
+    labels: &[String],
+    slo: &Slo,
+) {
+    let _ = writeln!(
+        markdown,
+        "\n## Service-level objective\n\nSLO `{slo}`: a request meets it when it succeeded and \
+         every bound holds (ms, inclusive); failed requests never do; an answer of one token has \
+         no TPOT, so its TPOT bound is skipped.\n"
+    );
+    for (run, label) in runs.iter().zip(labels) {
+        let said = match judge_loaded(slo, run) {
+            Ok(outcome) => outcome.summary(),
+            Err(reason) => reason.to_string(),
+        };
+        let _ = writeln!(
+            markdown,
+            "- {}: {}",
+            escape_markdown(label),
+            escape_markdown(&said)
+        );
+    }
+}
+
 fn escaped_or_dash(text: &Option<CappedText>) -> String {
     match text {
         Some(text) => escape_markdown(&text.to_string()),
@@ -295,6 +356,10 @@ pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> St
                  better for latencies and failures, higher for rates and cache hits.\n",
             );
         }
+    }
+
+    if let Some(slo) = &comparison.slo {
+        write_slo_section(&mut markdown, runs, &comparison.labels, slo);
     }
 
     if runs.len() > 1 {
@@ -387,6 +452,68 @@ pub fn artifacts_zip(files: &[(String, String)]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_slo_adds_its_columns_rows_and_section_to_the_exports() {
+        use crate::core::present::compare::{compare, ComparedMetric};
+        let reference = LoadedArtifact::from_text(
+            "reference.json",
+            include_str!("../../../tests/fixtures/reference-artifact.json"),
+        );
+        let g3 = LoadedArtifact::from_text(
+            "g3.json",
+            include_str!("../../../tests/fixtures/generations/g3.json"),
+        );
+        let g1 = LoadedArtifact::from_text(
+            "g1.json",
+            include_str!("../../../tests/fixtures/generations/g1-legacy-minimal.json"),
+        );
+        let slo: Slo = "ttft:2000,tpot:4.2".parse().expect("valid");
+        let csv = rows_csv_with_slo(&reference, Some(&slo));
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(
+            lines[0].ends_with(",error_message,meets_slo,slo_ttft,slo_tpot"),
+            "{}",
+            lines[0]
+        );
+        // Request 0: TTFT 1418 ms meets, TPOT 4.31 ms misses; request 4 meets both.
+        assert!(lines[1].ends_with(",false,met,missed"), "{}", lines[1]);
+        assert!(lines[5].ends_with(",true,met,met"), "{}", lines[5]);
+        assert_eq!(
+            rows_csv(&reference).lines().next(),
+            Some(CSV_COLUMNS.join(",").as_str())
+        );
+        // A failure never meets it; its bound cells stay empty.
+        let failed = rows_csv_with_slo(&g3, Some(&slo));
+        assert!(failed
+            .lines()
+            .any(|line| line.starts_with("failed,") && line.ends_with(",false,,")));
+
+        let runs = [&reference, &g3, &g1];
+        let mut comparison = compare(&runs);
+        comparison.add_slo(&runs, &slo);
+        let attainment = comparison
+            .metrics
+            .iter()
+            .find(|row| row.metric == ComparedMetric::SloAttainment)
+            .expect("an attainment row");
+        // Reference: 1 of 6 (request 4); G3: no row under 2000 ms TTFT, 0 of 12; G1: unjudged.
+        assert_eq!(attainment.runs[0].value, Some(1.0 / 6.0 * 100.0));
+        assert_eq!(attainment.runs[1].value, Some(0.0));
+        assert_eq!(attainment.runs[2].value, None);
+        let markdown = summary_markdown(&runs, &comparison);
+        assert!(
+            markdown.contains("## Service-level objective"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("SLO `ttft:2000,tpot:4.2`"), "{markdown}");
+        assert!(
+            markdown.contains("- reference.json: 16.7 % met (1 of 6)"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("only summary statistics"), "{markdown}");
+        assert!(markdown.contains("| SLO attainment |"), "{markdown}");
+    }
 
     #[test]
     fn csv_cells_are_quoted_per_rfc_4180() {

@@ -124,6 +124,109 @@ pub fn pareto(series: &[CapacitySeries], theme: ChartTheme) -> Value {
     )
 }
 
+/// Each curve with its points' values replaced by the load they stand for on it (an `auto`
+/// curve's mixed steps become requests per second), and the x axis name that goes with it.
+fn by_load(series: &[CapacitySeries]) -> (Vec<CapacitySeries>, &'static str) {
+    let loaded = series
+        .iter()
+        .map(|curve| CapacitySeries {
+            points: curve
+                .points
+                .iter()
+                .map(|point| CapacityPoint {
+                    value: curve.load(point),
+                    ..point.clone()
+                })
+                .collect(),
+            ..curve.clone()
+        })
+        .collect();
+    let variables: Vec<&str> = series.iter().map(|curve| curve.variable).collect();
+    let name = match variables.first() {
+        Some(&"concurrency") if variables.iter().all(|v| *v == "concurrency") => "Concurrency",
+        Some(&"rate") if variables.iter().all(|v| *v == "rate") => "Offered rate (req/s)",
+        _ => "Load (concurrency, or req/s carried)",
+    };
+    (loaded, name)
+}
+
+/// Goodput (requests, or output tokens, per second that met the SLO) against the load of each
+/// step: where it stops growing, more load only adds requests that miss the SLO.
+pub fn goodput_curve(series: &[CapacitySeries], axis: CapacityAxis, theme: ChartTheme) -> Value {
+    let (loaded, x_name) = by_load(series);
+    let (y_name, file_stem) = match axis {
+        CapacityAxis::Tokens => ("Goodput (output tok/s)", "strobe-goodput-tokens"),
+        CapacityAxis::Requests => ("Goodput (req/s)", "strobe-goodput-requests"),
+    };
+    curves(
+        "Goodput against load",
+        "requests that met the SLO, per second of wall time · one point per step",
+        file_stem,
+        &loaded,
+        (x_name, y_name),
+        |point| {
+            let outcome = point.slo.as_ref()?;
+            let goodput = match axis {
+                CapacityAxis::Tokens => outcome.goodput_output_tok_s,
+                CapacityAxis::Requests => outcome.goodput_req_s,
+            };
+            Some((point.value, goodput?))
+        },
+        theme,
+    )
+}
+
+/// SLO attainment (% of sent requests that met it) against the load of each step, with the
+/// target as a dashed line: the curve crosses it at the capacity at SLO.
+pub fn attainment_curve(series: &[CapacitySeries], target: f64, theme: ChartTheme) -> Value {
+    let (loaded, x_name) = by_load(series);
+    let title = "SLO attainment against load";
+    let file_stem = "strobe-slo-attainment";
+    let xy = |point: &CapacityPoint| Some((point.value, point.slo.as_ref()?.attainment? * 100.0));
+    let drawable = loaded
+        .iter()
+        .any(|s| s.points.iter().filter(|point| xy(point).is_some()).count() >= 2);
+    if !drawable {
+        return no_data(
+            title,
+            "no curve has two steps the SLO could judge",
+            file_stem,
+            theme,
+        );
+    }
+    let target_percent = target * 100.0;
+    let mut chart = curves_chart(
+        title,
+        &format!(
+            "share of sent requests that met the SLO · dashed: the {target_percent:.0} % target"
+        ),
+        file_stem,
+        &loaded,
+        (x_name, "Met the SLO (%)"),
+        xy,
+        theme,
+    );
+    let most = loaded
+        .iter()
+        .flat_map(|s| s.points.iter().map(|point| point.value))
+        .fold(0.0_f64, f64::max);
+    chart = chart.series(
+        Line::new()
+            .name("target")
+            .symbol(Symbol::None)
+            .line_style(
+                LineStyle::new()
+                    .type_(LineStyleType::Dashed)
+                    .color(theme.palette().failure),
+            )
+            .data(vec![
+                point(0.0, target_percent),
+                point(most, target_percent),
+            ]),
+    );
+    finish(chart, theme)
+}
+
 fn curves(
     title: &str,
     subtitle: &str,
@@ -223,6 +326,7 @@ mod tests {
             },
             // A closed-loop step offers no rate.
             offered_rate: None,
+            slo: None,
             saturated,
         }
     }

@@ -4,7 +4,8 @@
 //! `serde_json::to_value`) for: metric distributions (histogram and CDF with p50/p95/p99
 //! marked), the per-request timeline (start → first output → first content → end, failures
 //! marked), context size against TTFO and effective prefill (cache hits apart), throughput and
-//! requests in flight over the run, and the p50/p95 bars of legacy artifacts without rows. The
+//! requests in flight over the run, the p50/p95 bars of legacy artifacts without rows, and what
+//! an SLO adds to them (thresholds, misses marked; [`overlay_slo`]). The
 //! browser component only hands an option to ECharts; the options are snapshot-tested natively.
 //!
 //! Size: a page must draw a 10,000-request artifact well within a second. The timeline and
@@ -27,6 +28,7 @@ use crate::core::read::loaded::LoadedArtifact;
 
 mod capacity;
 mod distribution;
+mod slo;
 mod style;
 mod throughput;
 mod timeline;
@@ -34,6 +36,7 @@ mod traces;
 
 pub use capacity::*;
 pub use distribution::*;
+pub use slo::*;
 use style::*;
 pub use style::{
     ChartTheme, NamedChart, CDF_MAX_POINTS, DISTRIBUTION_CHART_METRICS, HISTOGRAM_MAX_BINS,

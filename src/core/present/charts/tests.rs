@@ -450,3 +450,73 @@ fn themes_differ_in_colour_only() {
         ChartTheme::DARK.series_color(0)
     );
 }
+
+#[test]
+fn an_slo_draws_its_bounds_and_marks_the_requests_that_miss_it() {
+    use crate::core::config::slo::Slo;
+    // Four requests: TTFT 100, 200, 300, 400 ms; E2E 1000 ms each.
+    let text = json!({
+        "measurement_protocol": "capacity-v3",
+        "request_timings": (0..4).map(|i| json!({
+            "request_index": i,
+            "started_at_ms": 1000.0 * i as f64,
+            "prompt_tokens": 1000,
+            "output_tokens": 10,
+            "time_to_first_output_ms": 100.0 * (i + 1) as f64,
+            "ttft_ms": 100.0 * (i + 1) as f64,
+            "e2e_ms": 1000.0,
+            "tpot_ms": 5.0,
+        })).collect::<Vec<_>>(),
+    });
+    let run = crate::core::read::loaded::LoadedArtifact::from_text("t.json", &text.to_string());
+    assert_eq!(run.rows.len(), 4);
+    let rows = run.rows.clone();
+    let mut charts = artifact_charts(&run, ChartTheme::LIGHT);
+    let slo: Slo = "ttft:250,e2el:5000".parse().expect("valid");
+    overlay_slo(&mut charts, &slo, Some(&rows), ChartTheme::LIGHT);
+    let chart = |id: &str| {
+        charts
+            .iter()
+            .find(|chart| chart.id == id)
+            .unwrap_or_else(|| panic!("{id} drawn"))
+    };
+    let series_named = |id: &str, name: &str| -> Vec<Value> {
+        chart(id).option["series"]
+            .as_array()
+            .expect("series")
+            .iter()
+            .filter(|series| series["name"] == name)
+            .cloned()
+            .collect()
+    };
+    for id in ["hist-ttft", "cdf-ttft"] {
+        let lines = series_named(id, SLO_THRESHOLD_SERIES);
+        assert_eq!(lines.len(), 1, "{id}");
+        assert_eq!(lines[0]["markLine"]["data"][0]["xAxis"], 250.0, "{id}");
+        assert_eq!(lines[0]["markLine"]["label"]["formatter"], "SLO ≤ 250 ms");
+    }
+    // E2E is bounded at 5000 ms, beyond the histogram's bins: its axis reaches the line.
+    assert_eq!(series_named("hist-e2e", SLO_THRESHOLD_SERIES).len(), 1);
+    assert!(chart("hist-e2e").option["xAxis"]["max"].as_f64() >= Some(5000.0));
+    assert!(
+        series_named("hist-tpot", SLO_THRESHOLD_SERIES).is_empty(),
+        "TPOT is not bounded"
+    );
+    // Requests 2 and 3 (TTFT 300, 400) miss: ringed at their ends (2 s + 1 s, 3 s + 1 s) and at
+    // their (prompt tokens, TTFO).
+    let misses = series_named("timeline", SLO_MISS_SERIES);
+    assert_eq!(points(&misses[0]), [(3.0, 2.0), (4.0, 3.0)]);
+    let misses = series_named("context", SLO_MISS_SERIES);
+    assert_eq!(points(&misses[0]), [(1000.0, 300.0), (1000.0, 400.0)]);
+    // An SLO every request meets marks none.
+    let mut charts = artifact_charts(&run, ChartTheme::LIGHT);
+    overlay_slo(
+        &mut charts,
+        &"ttft:1000".parse().expect("valid"),
+        Some(&rows),
+        ChartTheme::LIGHT,
+    );
+    assert!(charts.iter().all(|chart| chart.option["series"]
+        .as_array()
+        .is_none_or(|all| all.iter().all(|series| series["name"] != SLO_MISS_SERIES))));
+}
