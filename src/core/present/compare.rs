@@ -165,7 +165,8 @@ impl Comparison {
         self.slo = Some(slo.clone());
         let outcomes: Vec<Option<SloOutcome>> =
             runs.iter().map(|run| judge_loaded(slo, run).ok()).collect();
-        let rows: [(ComparedMetric, fn(&SloOutcome) -> Option<f64>); 3] = [
+        type Read = fn(&SloOutcome) -> Option<f64>;
+        let rows: [(ComparedMetric, Read); 3] = [
             (ComparedMetric::SloAttainment, |o| {
                 o.attainment.map(|a| a * 100.0)
             }),

@@ -468,7 +468,7 @@ fn an_slo_draws_its_bounds_and_marks_the_requests_that_miss_it() {
             "tpot_ms": 5.0,
         })).collect::<Vec<_>>(),
     });
-    let run = crate::core::read::loaded::LoadedArtifact::from_text("t.json", &text.to_string());
+    let run = LoadedArtifact::from_text("t.json", &text.to_string());
     assert_eq!(run.rows.len(), 4);
     let rows = run.rows.clone();
     let mut charts = artifact_charts(&run, ChartTheme::LIGHT);
