@@ -2,7 +2,8 @@
 //! second. This benchmark builds such an artifact through the real pipeline (stream
 //! accumulator → `conclude_request` → `build_artifact`), serializes it, then times each stage
 //! of what the results page does with a dropped file: `LoadedArtifact::from_text`, every chart
-//! function, the comparison and both exports. It prints the best and the median of 5 runs.
+//! function, the comparison, both exports, and an SLO applied afterwards. It prints the best
+//! and the median of 5 runs.
 //!
 //! Run with `cargo bench --bench load_10k`. Set `STROBE_BENCH_DUMP=DIR` to also write the
 //! artifact and its chart options there for a look in a browser.
@@ -16,20 +17,23 @@ use noise::Noise;
 use serde_json::{json, Value};
 use strobe::core::artifact::build::{build_artifact, RunTiming};
 use strobe::core::config::settings::RunConfig;
+use strobe::core::config::slo::Slo;
 use strobe::core::observe::accumulate::StreamAccumulator;
 use strobe::core::observe::conclude::{conclude_request, RequestPlanFacts};
 use strobe::core::observe::failure::RequestError;
 use strobe::core::plan::RunPlan;
+use strobe::core::present::charts::overlay_slo;
 use strobe::core::present::charts::throughput_over_time;
 use strobe::core::present::charts::{artifact_charts, comparison_charts};
 use strobe::core::present::charts::{context_scatter, timeline};
 use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
 use strobe::core::present::charts::{ChartTheme, DISTRIBUTION_CHART_METRICS};
 use strobe::core::present::compare::compare;
-use strobe::core::present::export::{rows_csv, summary_markdown};
+use strobe::core::present::export::{rows_csv, rows_csv_with_slo, summary_markdown};
 use strobe::core::read::loaded::LoadedArtifact;
 use strobe::core::read::validate::report::Verdict;
 use strobe::core::read::validate::validate_artifact;
+use strobe::core::slo::judge_loaded;
 use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 
 const REQUESTS: u64 = 10_000;
@@ -214,6 +218,22 @@ fn main() {
     stages.push(("comparison charts (2 runs)".to_owned(), best, median));
     let (best, median, csv) = time(|| rows_csv(&loaded));
     stages.push(("rows CSV".to_owned(), best, median));
+    // An SLO applied after the fact: judging every row, then marking the drawn charts.
+    let slo: Slo = "ttft:2000,tpot:50".parse().expect("a valid SLO");
+    let (best, median, _) = time(|| judge_loaded(&slo, &loaded));
+    stages.push(("SLO: judge 10,000 rows".to_owned(), best, median));
+    let (best, median, _) = time(|| {
+        let mut marked = charts.clone();
+        overlay_slo(&mut marked, &slo, Some(&loaded.rows), theme);
+        marked
+    });
+    stages.push((
+        "SLO: thresholds and misses on the charts".to_owned(),
+        best,
+        median,
+    ));
+    let (best, median, _) = time(|| rows_csv_with_slo(&loaded, Some(&slo)));
+    stages.push(("SLO: rows CSV with its columns".to_owned(), best, median));
     let (best, median, _) = time(|| summary_markdown(&[&loaded, &loaded], &comparison));
     stages.push(("summary Markdown".to_owned(), best, median));
     let (best, median, _) = time(|| {

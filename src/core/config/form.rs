@@ -562,6 +562,7 @@ impl FieldParser<'_> {
             max_error: max_error.flatten(),
             stop_when_saturated: stop_when_saturated.unwrap_or(false),
             cooldown_s: cooldown_s.unwrap_or(0.0),
+            min_attainment: None,
         })
     }
 

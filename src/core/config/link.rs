@@ -622,6 +622,7 @@ mod tests {
                 max_error: Some(0.1),
                 stop_when_saturated: true,
                 cooldown_s: 2.0,
+                min_attainment: None,
             }))
         );
         assert!(form.to_config().is_ok(), "a sweep is a valid form");

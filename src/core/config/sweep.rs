@@ -123,6 +123,10 @@ pub struct SweepSpec {
     pub stop_when_saturated: bool,
     /// Seconds to wait between steps (the server settles); 0: none.
     pub cooldown_s: f64,
+    /// Stop after a step in which a smaller share of requests (0–1) met the SLO; `None`:
+    /// never. Taken from the SLO fields (`sweep_min_attainment` with an `slo`), since it needs
+    /// an SLO to mean anything.
+    pub min_attainment: Option<f64>,
 }
 
 impl SweepSpec {

@@ -4,7 +4,8 @@
 //! follows GuideLLM's method: a synchronous step (one request at a time), a throughput step
 //! (closed loop at the run's concurrency), then rates evenly spaced strictly between the two
 //! steps' completion rates. Optional stop rules end a sweep after a step whose failure share
-//! exceeds a bound, or whose achieved rate fell below 90 % of the offered one (saturated).
+//! exceeds a bound, whose achieved rate fell below 90 % of the offered one (saturated), or
+//! whose SLO attainment fell below a floor.
 //!
 //! [`SweepPlan`] decides each step's settings from the base configuration and the steps before
 //! it; the page runs them. Pure: no clock, no network.
@@ -34,6 +35,8 @@ pub struct StepResult {
     pub offered_rate: Option<f64>,
     /// The rate its requests went out at (rate steps).
     pub achieved_rate: Option<f64>,
+    /// The share of its requests that met the sweep's SLO, when it has one.
+    pub slo_attainment: Option<f64>,
 }
 
 impl StepResult {
@@ -62,6 +65,7 @@ impl StepResult {
             completed_per_s: (wall_s > 0.0).then(|| artifact.completed as f64 / wall_s),
             offered_rate: artifact.load.as_ref().and_then(|load| load.offered_rate),
             achieved_rate: artifact.load.as_ref().and_then(|load| load.achieved_rate),
+            slo_attainment: artifact.slo.as_ref().and_then(|slo| slo.attainment),
         }
     }
 }
@@ -118,6 +122,7 @@ impl SweepPlan {
             spec: SweepSpec {
                 max_error: None,
                 stop_when_saturated: false,
+                min_attainment: None,
                 ..self.spec.clone()
             },
             base: self.base.clone(),
@@ -135,6 +140,7 @@ impl SweepPlan {
                 completed_per_s: None,
                 offered_rate: None,
                 achieved_rate: None,
+                slo_attainment: None,
             });
             steps.push(*step);
         }
@@ -152,6 +158,12 @@ impl SweepPlan {
             }
             if self.spec.stop_when_saturated && last.saturated() {
                 return SweepNext::Done(Some(StopReason::Saturated));
+            }
+            if let (Some(floor), Some(attainment)) = (self.spec.min_attainment, last.slo_attainment)
+            {
+                if attainment < floor {
+                    return SweepNext::Done(Some(StopReason::BelowSlo));
+                }
             }
         }
         let index = done.len();
@@ -203,6 +215,7 @@ mod tests {
             max_error: None,
             stop_when_saturated: false,
             cooldown_s: 0.0,
+            min_attainment: None,
         }
     }
 
@@ -214,6 +227,7 @@ mod tests {
             completed_per_s: Some(completed_per_s),
             offered_rate: offered,
             achieved_rate: offered,
+            slo_attainment: None,
         }
     }
 
@@ -346,6 +360,29 @@ mod tests {
         assert!(
             !result(4.0, 0, 1.0, None).saturated(),
             "a closed loop is never saturated"
+        );
+        let slo = SweepPlan::new(
+            SweepSpec {
+                min_attainment: Some(0.5),
+                ..spec(SweepKind::Concurrency(vec![1, 2, 4]))
+            },
+            RunConfig::default(),
+        );
+        let judged = |attainment: Option<f64>| StepResult {
+            slo_attainment: attainment,
+            ..result(1.0, 0, 1.0, None)
+        };
+        assert!(
+            matches!(slo.next(&[judged(Some(0.5))]), SweepNext::Step(_)),
+            "at the floor"
+        );
+        assert!(
+            matches!(slo.next(&[judged(None)]), SweepNext::Step(_)),
+            "not judged"
+        );
+        assert_eq!(
+            slo.next(&[judged(Some(0.49))]),
+            SweepNext::Done(Some(StopReason::BelowSlo))
         );
     }
 }

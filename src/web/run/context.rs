@@ -10,9 +10,12 @@ use leptos::task::spawn_local;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::LiveView;
 use crate::core::config::settings::RunConfig;
+use crate::core::config::slo::SloSpec;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
+use crate::core::read::loaded::views::RowView;
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::slo::{judge_loaded, judge_rows, slo_block};
 
 use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;
@@ -35,6 +38,8 @@ pub struct RunContext {
     pub discovered_max_model_len: Option<u64>,
     /// The key, when one was given.
     pub api_key: Option<String>,
+    /// The SLO set when Run was pressed: recorded in each artifact's `slo` block.
+    pub slo: Option<SloSpec>,
 }
 
 impl RunContext {
@@ -57,8 +62,9 @@ impl RunContext {
         state.snapshot.set(live.snapshot());
         state.quiet_run.set(quiet);
         state.phase.set(RunPhase::Running);
+        state.live_slo.set(None);
         if !quiet {
-            poll_live(live.clone(), state);
+            poll_live(live.clone(), state, self.slo.clone());
         }
         let result = result.await;
         live.refresh();
@@ -69,11 +75,18 @@ impl RunContext {
     /// Shows a finished run in the results and adds it to the library, so it is charted and
     /// compared with saved artifacts exactly like a dropped file; returns it with its point of
     /// a capacity curve, read from the same loaded copy.
-    pub fn file(&self, artifact: ArtifactV1) -> (Rc<ArtifactV1>, Option<CapacityPoint>) {
+    /// With an SLO set at the start, the artifact records it and its result (the `slo` block).
+    pub fn file(&self, mut artifact: ArtifactV1) -> (Rc<ArtifactV1>, Option<CapacityPoint>) {
+        if artifact.slo.is_none() {
+            self.hold_to_slo(&mut artifact);
+        }
         let mut point = None;
         if let Ok(text) = artifact.to_json_text() {
             let loaded = LoadedArtifact::from_text(&artifact.file_name(), &text);
             point = capacity_point(&loaded);
+            if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
+                point.slo = judge_loaded(&spec.slo, &loaded).ok();
+            }
             self.library.add(loaded);
         }
         let artifact = Rc::new(artifact);
@@ -81,6 +94,25 @@ impl RunContext {
             artifact: artifact.clone(),
         }));
         (artifact, point)
+    }
+}
+
+impl RunContext {
+    /// Records the run's SLO and what it says of the run in the artifact's `slo` block, when
+    /// an SLO was set (a sweep reads it before deciding its next step).
+    pub fn hold_to_slo(&self, artifact: &mut ArtifactV1) {
+        let Some(spec) = &self.slo else {
+            return;
+        };
+        let rows: Vec<RowView> = artifact
+            .request_timings
+            .iter()
+            .enumerate()
+            .map(|(position, row)| RowView::from_timing(position, row))
+            .collect();
+        let failed = artifact.failed.max(artifact.failures.len() as u64);
+        let outcome = judge_rows(&spec.slo, &rows, failed, Some(artifact.wall_clock_ms));
+        artifact.slo = Some(slo_block(spec, &outcome));
     }
 }
 
@@ -93,13 +125,24 @@ const LIVE_REFRESH_MS: f64 = 250.0;
 /// charts at most every [`LIVE_CHART_REFRESH_MS`], until the run ends. A timer, not an
 /// animation-frame loop: a page that asks for every frame makes the browser produce 60 frames a
 /// second even when nothing changed: CPU time taken from the cores the measurement shares.
-fn poll_live(live: Rc<Measurement>, state: AppState) {
+/// With an SLO, the requests so far are judged at each refresh too.
+fn poll_live(live: Rc<Measurement>, state: AppState, slo: Option<SloSpec>) {
     spawn_local(async move {
         let mut charts_at = f64::NEG_INFINITY;
         loop {
             live.refresh();
             let finished = live.is_finished();
-            state.snapshot.set(live.snapshot());
+            let snapshot = live.snapshot();
+            if let Some(spec) = &slo {
+                let (rows, _) = live.views();
+                state.live_slo.set(Some(judge_rows(
+                    &spec.slo,
+                    &rows,
+                    snapshot.failed,
+                    Some(snapshot.elapsed_ms),
+                )));
+            }
+            state.snapshot.set(snapshot);
             let now_ms = live.now_ms();
             if state.live_charts.get_untracked()
                 && (finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS)

@@ -41,6 +41,7 @@ async fn run(state: AppState, library: Library) {
     let read = state
         .form
         .with_untracked(|form| Ok::<_, Vec<ConfigError>>((form.to_config()?, form.to_sweep()?)));
+    // to_config reports the SLO fields' errors too, so a run never starts with an unread SLO.
     let (config, sweep) = match read {
         Ok(read) => read,
         Err(errors) => {
@@ -65,6 +66,7 @@ async fn run(state: AppState, library: Library) {
         clock,
         discovered_max_model_len: discovered,
         api_key: (!key.is_empty()).then_some(key),
+        slo: state.slo.get_untracked().ok().flatten(),
     };
     state.finished.set(None);
     state.sweep.set(None);

@@ -23,8 +23,13 @@ use crate::web::ui::state::{RunPhase, SweepEnd, SweepProgress, SweepStepRecord};
 const COOLDOWN_TICK_MS: f64 = 100.0;
 
 /// Runs the sweep `spec` over `base` (the form's configuration) to its end.
-pub async fn run_sweep(context: &RunContext, spec: SweepSpec, base: RunConfig) {
+pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfig) {
     let state = context.state;
+    // The attainment floor is one of the SLO's fields: it holds only with an SLO.
+    spec.min_attainment = context
+        .slo
+        .as_ref()
+        .and_then(|slo| slo.sweep_min_attainment);
     let plan = SweepPlan::new(spec, base);
     let spec_text = plan.spec().kind.to_string();
     let step_count = plan.spec().step_count();
@@ -74,6 +79,7 @@ pub async fn run_sweep(context: &RunContext, spec: SweepSpec, base: RunConfig) {
                 );
             }
         };
+        context.hold_to_slo(&mut artifact);
         done.push(StepResult::of_artifact(step.value, &artifact));
         let mut failed_next = None;
         next = if state.sweep_cancelled.get_untracked() {

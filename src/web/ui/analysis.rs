@@ -6,16 +6,23 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::core::config::slo::SloSpec;
+use crate::core::present::charts::overlay_slo;
 use crate::core::present::charts::{artifact_charts, comparison_charts};
 use crate::core::present::charts::{ChartTheme, NamedChart};
 use crate::core::present::compare::compare;
-use crate::core::present::compare::{format_delta, ComparedMetric};
-use crate::core::present::export::{rows_csv, summary_markdown};
+use crate::core::present::compare::{format_delta, ComparedMetric, MetricComparison};
+use crate::core::present::export::{rows_csv_with_slo, summary_markdown};
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::MetricStat;
+use crate::core::read::loaded::views::RowView;
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::slo::judge_loaded;
 use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
+use crate::web::ui::slo::SloOutcomeLine;
+use crate::web::ui::state::AppState;
+use serde_json::Value;
 
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
@@ -28,20 +35,29 @@ fn theme() -> ChartTheme {
     }
 }
 
-/// A grid of charts from the core's option builders.
+/// A grid of charts from the core's option builders. The set of charts is fixed by the first
+/// value; later values (a changed SLO) update each chart in place, and only the charts whose
+/// option changed are drawn again.
 #[component]
 pub fn ChartGrid(
     /// The charts to draw.
-    charts: Vec<NamedChart>,
+    #[prop(into)]
+    charts: Signal<Vec<NamedChart>>,
 ) -> impl IntoView {
     view! {
         <div class="chart-grid">
             {charts
+                .get_untracked()
                 .into_iter()
-                .map(|chart| {
+                .enumerate()
+                .map(|(position, chart)| {
+                    let option = Memo::new(move |_| {
+                        charts.with(|all| all.get(position).map(|chart| chart.option.clone()))
+                            .unwrap_or(Value::Null)
+                    });
                     view! {
                         <EChart
-                            option=Signal::stored(chart.option)
+                            option=option
                             title=chart.title
                             test_id=format!("chart-{}", chart.id)
                         />
@@ -50,6 +66,21 @@ pub fn ChartGrid(
                 .collect_view()}
         </div>
     }
+}
+
+/// `charts` with the SLO in force drawn on them (timed as `strobe:slo-charts`).
+fn with_slo(
+    charts: &[NamedChart],
+    slo: Option<&SloSpec>,
+    rows: Option<&[RowView]>,
+) -> Vec<NamedChart> {
+    let mut charts = charts.to_vec();
+    if let Some(spec) = slo {
+        measured("strobe:slo-charts", || {
+            overlay_slo(&mut charts, &spec.slo, rows, theme())
+        });
+    }
+    charts
 }
 
 /// What the selected artifacts show: one run's charts, or a comparison of several.
@@ -85,7 +116,24 @@ fn SingleRun(
     /// The artifact.
     run: Arc<LoadedArtifact>,
 ) -> impl IntoView {
-    let charts = measured("strobe:chart-options", || artifact_charts(&run, theme()));
+    let state = AppState::expect();
+    let base_charts = measured("strobe:chart-options", || artifact_charts(&run, theme()));
+    let chart_run = run.clone();
+    let charts = Memo::new(move |_| {
+        with_slo(
+            &base_charts,
+            state.current_slo().as_ref(),
+            Some(&chart_run.rows),
+        )
+    });
+    let judged_run = run.clone();
+    let slo_outcome = Signal::derive(move || {
+        let spec = state.current_slo()?;
+        Some(
+            measured("strobe:slo-judge", || judge_loaded(&spec.slo, &judged_run))
+                .map_err(|reason| reason.to_string()),
+        )
+    });
     let export_error = RwSignal::new(None::<String>);
     let csv_run = run.clone();
     let md_run = run.clone();
@@ -95,6 +143,7 @@ fn SingleRun(
         <section class="analysis" data-testid="single-run">
             <h3>{run.label()}</h3>
             {run.sweep.as_ref().map(|sweep| view! { <p class="sweep-note" data-testid="sweep-note">{sweep.note()}</p> })}
+            <SloOutcomeLine outcome=slo_outcome test_id="slo-outcome" />
             <LoadWarnings warnings=run.load.as_ref().map(LoadView::warnings).unwrap_or_default() />
             {run
                 .load
@@ -122,8 +171,10 @@ fn SingleRun(
                     data-testid="export-csv"
                     disabled=!run.has_rows()
                     on:click=move |_| {
+                        let slo = state.current_slo();
+                        let csv = rows_csv_with_slo(&csv_run, slo.as_ref().map(|spec| &spec.slo));
                         export_error
-                            .set(download_text(&format!("{csv_stem}-rows.csv"), "text/csv", &rows_csv(&csv_run)).err())
+                            .set(download_text(&format!("{csv_stem}-rows.csv"), "text/csv", &csv).err())
                     }
                 >
                     "Rows as CSV"
@@ -133,7 +184,11 @@ fn SingleRun(
                     data-testid="export-markdown"
                     on:click=move |_| {
                         let runs = [md_run.as_ref()];
-                        let text = summary_markdown(&runs, &compare(&runs));
+                        let mut comparison = compare(&runs);
+                        if let Some(spec) = state.current_slo() {
+                            comparison.add_slo(&runs, &spec.slo);
+                        }
+                        let text = summary_markdown(&runs, &comparison);
                         export_error
                             .set(download_text(&format!("{stem}-summary.md"), "text/markdown", &text).err())
                     }
@@ -154,23 +209,40 @@ fn CompareRuns(
     /// The artifacts, the first is the baseline.
     runs: Vec<Arc<LoadedArtifact>>,
 ) -> impl IntoView {
+    let state = AppState::expect();
     let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
-    let comparison = compare(&refs);
-    let charts = measured("strobe:chart-options", || comparison_charts(&refs, theme()));
-    let markdown = summary_markdown(&refs, &comparison);
+    let base = compare(&refs);
+    let base_charts = measured("strobe:chart-options", || comparison_charts(&refs, theme()));
+    let charts = Memo::new(move |_| with_slo(&base_charts, state.current_slo().as_ref(), None));
+    let judged_runs = runs.clone();
+    // The comparison with the SLO's rows when one is set (judging every run again when it
+    // changes).
+    let comparison = Memo::new(move |_| {
+        let mut comparison = base.clone();
+        if let Some(spec) = state.current_slo() {
+            let refs: Vec<&LoadedArtifact> = judged_runs.iter().map(Arc::as_ref).collect();
+            measured("strobe:slo-judge", || comparison.add_slo(&refs, &spec.slo));
+        }
+        comparison
+    });
+    let markdown_runs = runs.clone();
     let export_error = RwSignal::new(None::<String>);
     let shown_stats = [MetricStat::P50, MetricStat::P95];
-    let rows: Vec<_> = comparison
-        .metrics
-        .iter()
-        .filter(|metric| match metric.metric {
-            ComparedMetric::Distribution(_, stat) => shown_stats.contains(&stat),
-            _ => true,
+    let rows = move || -> Vec<MetricComparison> {
+        comparison.with(|comparison| {
+            comparison
+                .metrics
+                .iter()
+                .filter(|metric| match metric.metric {
+                    ComparedMetric::Distribution(_, stat) => shown_stats.contains(&stat),
+                    _ => true,
+                })
+                .cloned()
+                .collect()
         })
-        .cloned()
-        .collect();
-    let labels = comparison.labels.clone();
-    let mismatches = comparison.mismatches.clone();
+    };
+    let (labels, mismatches) =
+        comparison.with_untracked(|c| (c.labels.clone(), c.mismatches.clone()));
     view! {
         <CapacityView runs=runs.clone() />
         <section class="analysis" data-testid="compare-runs">
@@ -217,12 +289,12 @@ fn CompareRuns(
                     </tr>
                 </thead>
                 <tbody>
-                    {rows
+                    {move || rows()
                         .into_iter()
                         .map(|metric| {
                             let unit = metric.metric.unit();
                             view! {
-                                <tr>
+                                <tr data-metric=metric.metric.label()>
                                     <td>{metric.metric.label()}</td>
                                     {metric
                                         .runs
@@ -243,6 +315,8 @@ fn CompareRuns(
                     type="button"
                     data-testid="export-markdown"
                     on:click=move |_| {
+                        let refs: Vec<&LoadedArtifact> = markdown_runs.iter().map(Arc::as_ref).collect();
+                        let markdown = comparison.with_untracked(|comparison| summary_markdown(&refs, comparison));
                         export_error
                             .set(download_text("strobe-comparison.md", "text/markdown", &markdown).err())
                     }

@@ -8,7 +8,7 @@ use crate::web::platform::storage;
 use crate::web::ui::library::Library;
 use crate::web::ui::results::ResultsView;
 use crate::web::ui::run_view::RunView;
-use crate::web::ui::state::{AppState, RunPhase};
+use crate::web::ui::state::{read_slo, AppState, RunPhase};
 
 /// The whole page.
 #[component]
@@ -16,8 +16,9 @@ pub fn App() -> impl IntoView {
     let query = window().location().search().unwrap_or_default();
     let (form, notices) = RunForm::from_query(&query);
     let remembered_key = storage::load_api_key();
+    let form = RwSignal::new(form);
     let state = AppState {
-        form: RwSignal::new(form),
+        form,
         query_notices: RwSignal::new(notices),
         remember_key: RwSignal::new(remembered_key.is_some()),
         api_key: RwSignal::new(remembered_key.unwrap_or_default()),
@@ -33,6 +34,9 @@ pub fn App() -> impl IntoView {
         sweep: RwSignal::new_local(None),
         sweep_cancelled: RwSignal::new(false),
         sweep_cooling_s: RwSignal::new(None),
+        slo: Memo::new(move |_| form.with(read_slo)),
+        slo_note: RwSignal::new(None),
+        live_slo: RwSignal::new(None),
     };
     provide_context(state);
     provide_context(Library::new());

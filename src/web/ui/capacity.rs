@@ -1,19 +1,27 @@
 //! The capacity view (docs/load.md): when the selected artifacts form curves — the steps of a
 //! sweep, or runs of one load mode — their throughput against a latency the user picks, the
-//! offered against the achieved rate, and the per-user decode rate against throughput.
+//! offered against the achieved rate, and the per-user decode rate against throughput; with an
+//! SLO, goodput and attainment against load and the capacity at SLO (docs/metrics.md).
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::core::present::capacity::{capacity_series, CAPACITY_LATENCIES};
+use serde_json::Value;
+
+use crate::core::present::capacity::{
+    capacity_series, capacity_series_with_slo, CAPACITY_LATENCIES,
+};
 use crate::core::present::charts::{
-    capacity_curve, offered_vs_achieved, pareto, CapacityAxis, ChartTheme,
+    attainment_curve, capacity_curve, goodput_curve, offered_vs_achieved, pareto, CapacityAxis,
+    ChartTheme,
 };
 use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 use crate::core::read::loaded::LoadedArtifact;
 
+use crate::web::platform::clock::measured;
 use crate::web::ui::echart::{prefers_dark, EChart};
+use crate::web::ui::state::AppState;
 
 /// The capacity charts of `runs`; nothing when they form no curve of two points.
 #[component]
@@ -36,6 +44,48 @@ pub fn CapacityView(
     let curve = Signal::derive(move || {
         capacity_curve(&curve_series, metric.get(), stat.get(), axis.get(), theme)
     });
+    let state = AppState::expect();
+    // The curves judged by the SLO in force, again whenever it changes.
+    let judged_runs = runs.clone();
+    let judged = Memo::new(move |_| {
+        let spec = state.current_slo()?;
+        let refs: Vec<&LoadedArtifact> = judged_runs.iter().map(Arc::as_ref).collect();
+        let series = measured("strobe:slo-judge", || {
+            capacity_series_with_slo(&refs, Some(&spec.slo))
+        });
+        Some((series, spec.target))
+    });
+    let goodput = Signal::derive(move || {
+        judged.with(|judged| {
+            judged
+                .as_ref()
+                .map(|(series, _)| goodput_curve(series, axis.get(), theme))
+                .unwrap_or(Value::Null)
+        })
+    });
+    let attainment = Signal::derive(move || {
+        judged.with(|judged| {
+            judged
+                .as_ref()
+                .map(|(series, target)| attainment_curve(series, *target, theme))
+                .unwrap_or(Value::Null)
+        })
+    });
+    let capacity_lines = move || -> Vec<String> {
+        judged.with(|judged| {
+            let Some((series, target)) = judged else {
+                return Vec::new();
+            };
+            series
+                .iter()
+                .filter_map(|curve| {
+                    let found = curve.capacity_at_slo(*target)?;
+                    let text = found.describe(*target, |load| curve.describe_load(load));
+                    Some(format!("{}: {text}", curve.name))
+                })
+                .collect()
+        })
+    };
     let names: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
     // Closed-loop steps offer no rate: the offered-against-achieved chart would be empty.
     let has_rate_steps = series
@@ -107,8 +157,23 @@ pub fn CapacityView(
                     </select>
                 </label>
             </div>
+            {move || {
+                let lines = capacity_lines();
+                (!lines.is_empty())
+                    .then(|| {
+                        view! {
+                            <ul class="capacity-at-slo" data-testid="capacity-at-slo">
+                                {lines.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+                            </ul>
+                        }
+                    })
+            }}
             <div class="chart-grid">
                 <EChart option=curve title="capacity" test_id="chart-capacity" />
+                <Show when=move || judged.with(Option::is_some)>
+                    <EChart option=goodput title="goodput" test_id="chart-goodput" />
+                    <EChart option=attainment title="slo-attainment" test_id="chart-slo-attainment" />
+                </Show>
                 {has_rate_steps
                     .then(|| {
                         view! {

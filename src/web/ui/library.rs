@@ -17,6 +17,8 @@ use crate::core::read::validate::report::Verdict;
 
 use crate::web::platform::clock::measured;
 use crate::web::platform::js_error::js_text;
+use crate::web::ui::slo::restore_slo;
+use crate::web::ui::state::AppState;
 
 /// How many problems a card lists before it summarises the rest.
 const PROBLEMS_SHOWN: usize = 50;
@@ -103,7 +105,8 @@ impl Default for Library {
 
 /// Reads one picked or dropped file (an artifact, or a `.zip` of them) and adds what it holds
 /// to the library.
-async fn load_file(library: Library, file: web_sys::File) {
+/// A file held to an SLO brings it into the form ([`restore_slo`]).
+async fn load_file(library: Library, state: AppState, file: web_sys::File) {
     let name = file.name();
     let size = file.size();
     if size > MAX_ARTIFACT_TEXT_BYTES as f64 {
@@ -116,6 +119,7 @@ async fn load_file(library: Library, file: web_sys::File) {
             let bytes = Uint8Array::new(&buffer).to_vec();
             let loaded = measured("strobe:load-artifact", || load_dropped(&name, &bytes));
             for artifact in loaded {
+                restore_slo(state, &artifact);
                 library.add(artifact);
             }
         }
@@ -126,13 +130,13 @@ async fn load_file(library: Library, file: web_sys::File) {
     }
 }
 
-fn load_file_list(library: Library, files: Option<web_sys::FileList>) {
+fn load_file_list(library: Library, state: AppState, files: Option<web_sys::FileList>) {
     let Some(files) = files else {
         return;
     };
     for index in 0..files.length() {
         if let Some(file) = files.get(index) {
-            spawn_local(load_file(library, file));
+            spawn_local(load_file(library, state, file));
         }
     }
 }
@@ -156,6 +160,7 @@ async fn load_example(library: Library) {
 #[component]
 pub fn ArtifactDrop() -> impl IntoView {
     let library = expect_context::<Library>();
+    let state = AppState::expect();
     let dragging = RwSignal::new(false);
     view! {
         <div
@@ -170,7 +175,7 @@ pub fn ArtifactDrop() -> impl IntoView {
             on:drop=move |ev: web_sys::DragEvent| {
                 ev.prevent_default();
                 dragging.set(false);
-                load_file_list(library, ev.data_transfer().and_then(|transfer| transfer.files()));
+                load_file_list(library, state, ev.data_transfer().and_then(|transfer| transfer.files()));
             }
         >
             <p>"Drop saved artifacts here (one or many, or a sweep's .zip), or "</p>
@@ -182,7 +187,7 @@ pub fn ArtifactDrop() -> impl IntoView {
                     data-testid="artifact-input"
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);
-                        load_file_list(library, input.files());
+                        load_file_list(library, state, input.files());
                         input.set_value("");
                     }
                 />

@@ -13,5 +13,6 @@ pub mod live_charts;
 pub mod notes;
 pub mod results;
 pub mod run_view;
+pub mod slo;
 pub mod state;
 pub mod sweep;

@@ -8,11 +8,15 @@ use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::read::loaded::views::ClientView;
 
+use crate::core::read::loaded::views::RowView;
+use crate::core::slo::judge_rows;
+use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
 use crate::web::ui::analysis::SelectionView;
 use crate::web::ui::controls::RedactToggle;
 use crate::web::ui::library::{ArtifactDrop, ArtifactList};
 use crate::web::ui::notes::LoadWarnings;
+use crate::web::ui::slo::{SloOutcomeLine, SloPanel};
 use crate::web::ui::state::AppState;
 use crate::web::ui::sweep::SweepSummary;
 
@@ -24,6 +28,7 @@ pub fn ResultsView() -> impl IntoView {
     view! {
         <section class="panel results-view" data-testid="results-view">
             <h2>"Results"</h2>
+            <SloPanel />
             <SweepSummary />
             {move || match state.finished.get() {
                 None => view! {
@@ -48,8 +53,25 @@ fn RunSummary(
     /// The run's artifact.
     artifact: std::rc::Rc<ArtifactV1>,
 ) -> impl IntoView {
+    let state = AppState::expect();
     let redact = RwSignal::new(false);
     let download_error = RwSignal::new(None::<String>);
+    let slo_rows: Vec<RowView> = artifact
+        .request_timings
+        .iter()
+        .enumerate()
+        .map(|(position, row)| RowView::from_timing(position, row))
+        .collect();
+    let (slo_failed, slo_wall_ms) = (
+        artifact.failed.max(artifact.failures.len() as u64),
+        artifact.wall_clock_ms,
+    );
+    let slo_outcome = Signal::derive(move || {
+        let spec = state.current_slo()?;
+        Some(Ok(measured("strobe:slo-judge", || {
+            judge_rows(&spec.slo, &slo_rows, slo_failed, Some(slo_wall_ms))
+        })))
+    });
     // The same families, fallbacks and labels as the charts and `strobe-artifact summary`.
     let key_metrics = KeyMetrics::from_metrics(&artifact.metrics);
     let rows: Vec<(MetricKind, MetricSummary)> = MetricKind::ALL
@@ -123,6 +145,7 @@ fn RunSummary(
                         .collect_view()}
                 </tbody>
             </table>
+            <SloOutcomeLine outcome=slo_outcome test_id="run-slo" />
             <p>
                 "Throughput: "
                 {throughput.map_or("withheld (a request failed, or the server did not count its tokens)".to_string(), |v| format!("{v:.1} tok/s"))}

@@ -459,6 +459,17 @@ fn LivePanel() -> impl IntoView {
                         })
                 }}
                 {move || {
+                    state
+                        .live_slo
+                        .get()
+                        .filter(|_| state.phase.get() == RunPhase::Running)
+                        .map(|outcome| view! {
+                            <p class="slo-outcome" data-testid="live-slo">
+                                {format!("SLO so far: {}", outcome.summary())}
+                            </p>
+                        })
+                }}
+                {move || {
                     snapshot
                         .with(|s| s.last_failure.clone())
                         .map(|reason| view! { <p class="failure-reason">"Last failure: " {reason}</p> })

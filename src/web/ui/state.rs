@@ -8,7 +8,9 @@ use crate::core::artifact::schema::sweep::{StopReason, SweepVariable};
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::form::RunForm;
 use crate::core::config::link::QueryNotice;
+use crate::core::config::slo::SloSpec;
 use crate::core::present::capacity::CapacityPoint;
+use crate::core::slo::SloOutcome;
 
 use crate::core::live::LiveRows;
 use crate::core::live::LiveSnapshot;
@@ -88,6 +90,13 @@ pub struct AppState {
     /// Seconds of cool-down left before a sweep's next step, while it cools down (apart from
     /// [`SweepProgress`], so the countdown redraws only the status line).
     pub sweep_cooling_s: RwSignal<Option<f64>>,
+    /// The SLO the form asks for (its `slo`, `slo_target` and `sweep_min_attainment` fields),
+    /// or why it cannot be read; `Ok(None)` without one. Every view that judges reads this.
+    pub slo: Memo<Result<Option<SloSpec>, String>>,
+    /// Where the SLO shown came from, when a dropped file restored it (or why it could not).
+    pub slo_note: RwSignal<Option<String>>,
+    /// What the SLO says of the run in progress so far (refreshed with its live numbers).
+    pub live_slo: RwSignal<Option<SloOutcome>>,
 }
 
 /// Where a sweep is (docs/load.md).
@@ -129,4 +138,20 @@ impl AppState {
     pub fn expect() -> Self {
         expect_context::<AppState>()
     }
+
+    /// The SLO in force, if the form names a readable one.
+    pub fn current_slo(&self) -> Option<SloSpec> {
+        self.slo.get().ok().flatten()
+    }
+}
+
+/// The form's SLO fields read as an SLO, their errors joined into one message.
+pub fn read_slo(form: &RunForm) -> Result<Option<SloSpec>, String> {
+    form.to_slo().map_err(|errors| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }

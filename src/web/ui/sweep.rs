@@ -119,6 +119,11 @@ fn step_row(index: usize, point: Option<CapacityPoint>, stop: Option<String>) ->
     };
     let note = [
         point
+            .slo
+            .as_ref()
+            .and_then(|outcome| outcome.attainment)
+            .map(|attainment| format!("SLO met by {:.1} %", attainment * 100.0)),
+        point
             .saturated
             .then(|| "saturated: below 90 % of the offered rate".to_owned()),
         stop,

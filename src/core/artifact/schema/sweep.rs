@@ -32,6 +32,8 @@ pub enum StopReason {
     Errors,
     /// A rate step fell below 90 % of its offered rate.
     Saturated,
+    /// A step's SLO attainment fell below `sweep_min_attainment`.
+    BelowSlo,
     /// The user cancelled.
     Cancelled,
     /// A step could not be planned or did not finish (its reason is the run's).
@@ -44,6 +46,7 @@ impl StopReason {
         match self {
             Self::Errors => "a step's failure share exceeded sweep_max_error",
             Self::Saturated => "a rate step fell below 90 % of its offered rate (saturated)",
+            Self::BelowSlo => "a step's SLO attainment fell below sweep_min_attainment",
             Self::Cancelled => "the sweep was cancelled",
             Self::StepFailed => "a step could not run",
         }
