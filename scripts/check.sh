@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every check CI runs, in order: setup, formatting, clippy (host and wasm32, -D warnings), native
 # tests, rustdoc, the JavaScript and Markdown checks, the release builds, and the end-to-end
-# tests in headless Chromium (docs/development.md, The checks).
+# tests in headless Chromium, strobe-sim and llama.cpp's llama-server (docs/development.md, The
+# checks).
 # Usage: scripts/check.sh [--quick]   (--quick skips the release builds and the browser tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +56,10 @@ trunk build --release --locked --features bench-hooks --dist dist-bench
 step "binaries the end-to-end tests drive (strobe-sim, strobe-artifact)"
 cargo build --release -p strobe-sim --locked
 cargo build -p strobe-artifact --locked
+
+step "llama.cpp's llama-server for the real-server tests (built once, then cached)"
+STROBE_LLAMA_SERVER=$(scripts/setup-llama.sh | tail -1)
+export STROBE_LLAMA_SERVER
 
 step "end-to-end tests (headless Chromium)"
 node --test --test-concurrency=1 tests/e2e/

@@ -13,23 +13,55 @@ fn model_entries(models_body: &Value) -> impl Iterator<Item = &serde_json::Map<S
         .filter_map(Value::as_object)
 }
 
+/// Where in a `/models` entry a context window is read, in the order they are tried, with the
+/// engines that answer so (docs/engines.md).
+pub const CONTEXT_WINDOW_KEYS: [(&str, &str); 4] = [
+    ("max_model_len", "vLLM, SGLang"),
+    ("max_context_length", "LM Studio and others"),
+    ("context_length", "OpenAI-compatible proxies"),
+    // llama.cpp's `llama-server`: the context of one slot (`-c` divided by `-np`), which is
+    // what one request can use.
+    ("meta.n_ctx", "llama.cpp, per slot"),
+];
+
+/// A context window a server reported, and the key it came from (one of
+/// [`CONTEXT_WINDOW_KEYS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContextWindow {
+    /// The window in tokens.
+    pub tokens: u64,
+    /// The key it was read from, e.g. `max_model_len` or `meta.n_ctx`.
+    pub key: &'static str,
+}
+
 /// Discovers `max_model_len` from an already fetched `GET /models` body (ARTIFACT.md §1.2).
 ///
 /// Uses the first `data[]` object whose `id` equals `model`, else the first object at all (the
 /// original's fallback, kept so plans match it); from it, the first of `max_model_len`,
-/// `max_context_length`, `context_length` that is an integer above 0. Unlike the original, a
-/// JSON `true` is not taken as 1 (Python's `bool` passes its int check); floats are skipped as
-/// there. Anything unexpected gives None, which means "unknown, do not clamp".
+/// `max_context_length`, `context_length` that is an integer above 0, then llama.cpp's
+/// `meta.n_ctx` (which the original did not read). Unlike the original, a JSON `true` is not
+/// taken as 1 (Python's `bool` passes its int check); floats are skipped as there. Anything
+/// unexpected gives None, which means "unknown, do not clamp".
 pub fn parse_models_response(models_body: &Value, model: &str) -> Option<u64> {
+    context_window(models_body, model).map(|window| window.tokens)
+}
+
+/// [`parse_models_response`] with the key the window came from.
+pub fn context_window(models_body: &Value, model: &str) -> Option<ContextWindow> {
     let entry = model_entries(models_body)
         .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))
         .or_else(|| model_entries(models_body).next())?;
-    ["max_model_len", "max_context_length", "context_length"]
-        .iter()
-        .filter_map(|key| entry.get(*key))
+    CONTEXT_WINDOW_KEYS.iter().find_map(|&(key, _)| {
+        let value = match key.split_once('.') {
+            Some((outer, inner)) => entry.get(outer).and_then(|outer| outer.get(inner)),
+            None => entry.get(key),
+        };
         // `as_u64` is None for booleans, floats, negatives and strings.
-        .filter_map(Value::as_u64)
-        .find(|&tokens| tokens > 0)
+        value
+            .and_then(Value::as_u64)
+            .filter(|&tokens| tokens > 0)
+            .map(|tokens| ContextWindow { tokens, key })
+    })
 }
 
 /// The string `id`s of a `/models` body's `data[]` entries, in order (for a model picker).
@@ -86,6 +118,31 @@ fn is_unprintable(character: char) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn llama_cpp_reports_its_slot_context_under_meta() {
+        // llama-server -c 8192 -np 4: /v1/models (tools/server/server-context.cpp).
+        let body = json!({"object": "list", "data": [{
+            "id": "tiny.gguf", "object": "model", "owned_by": "llamacpp",
+            "meta": {"vocab_type": 1, "n_vocab": 780, "n_ctx": 2048, "n_ctx_train": 8192},
+        }]});
+        assert_eq!(
+            context_window(&body, "tiny.gguf"),
+            Some(ContextWindow {
+                tokens: 2048,
+                key: "meta.n_ctx"
+            })
+        );
+        assert_eq!(engine_hint(&body, "tiny.gguf").as_deref(), Some("llamacpp"));
+        // The top-level keys still come first.
+        let both = json!({"data": [{"id": "m", "max_model_len": 4096, "meta": {"n_ctx": 2048}}]});
+        assert_eq!(
+            context_window(&both, "m").map(|w| w.key),
+            Some("max_model_len")
+        );
+        let hostile = json!({"data": [{"id": "m", "meta": {"n_ctx": -1}}]});
+        assert_eq!(context_window(&hostile, "m"), None);
+    }
 
     #[test]
     fn models_response_prefers_the_matching_id() {

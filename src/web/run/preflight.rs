@@ -4,7 +4,7 @@
 use gloo_net::http::Request;
 use serde_json::Value;
 
-use crate::core::config::models::{list_model_ids, parse_models_response};
+use crate::core::config::models::{context_window, list_model_ids, ContextWindow};
 
 /// What `GET {base}/models` told us.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,7 +18,12 @@ pub struct ModelsInfo {
 impl ModelsInfo {
     /// The context window the server reports for `model`, by the reference tool's rules.
     pub fn max_model_len(&self, model: &str) -> Option<u64> {
-        parse_models_response(&self.body, model)
+        self.context_window(model).map(|window| window.tokens)
+    }
+
+    /// [`Self::max_model_len`] with the key it was read from.
+    pub fn context_window(&self, model: &str) -> Option<ContextWindow> {
+        context_window(&self.body, model)
     }
 }
 
@@ -59,10 +64,13 @@ pub async fn fetch_models(
     })?;
     let status = response.status();
     if status == 401 || status == 403 {
+        let what = if api_key.is_some_and(|key| !key.is_empty()) {
+            "the server refused the API key given; check it (it is sent as a Bearer header)"
+        } else {
+            "the server wants an API key; enter it above"
+        };
         return Err(PreflightError {
-            summary: format!(
-                "{models_url} answered {status}: the server wants an API key; enter it above."
-            ),
+            summary: format!("{models_url} answered {status}: {what}."),
             show_cors_help: false,
         });
     }

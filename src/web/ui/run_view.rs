@@ -11,8 +11,9 @@ use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
 
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
+use crate::core::plan::context_window_note;
 use crate::web::run::preflight::CORS_RECIPES;
-use crate::web::run::start::{load_models, run_action, FILLED_BY_PREFLIGHT};
+use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};
 use crate::web::ui::library::Library;
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::state::{AppState, RunPhase, SweepEnd, SweepProgress};
@@ -404,6 +405,17 @@ fn PreflightStatus() -> impl IntoView {
                         </p>
                     }
                 })
+        }}
+        {move || {
+            // What the window does to this form's prompts, recomputed as the form changes.
+            let models = state.models.get()?;
+            let config = state.form.with(config_for_preflight).ok()?;
+            let window = models.context_window(&config.model)?;
+            Some(view! {
+                <p class="context-window" data-testid="context-window">
+                    {context_window_note(&config, window)}
+                </p>
+            })
         }}
     }
 }

@@ -1,0 +1,100 @@
+// End-to-end against a real inference server: llama.cpp's own `llama-server`, built from the
+// source vendored in llama-cpp-python's PyPI sdist (scripts/setup-llama.sh), serving a tiny
+// random-weight model (scripts/make-tiny-gguf.py) with 4 slots of 2,048 tokens. strobe learns
+// its context window, caps prompts to fit before the run, measures tokens from `usage`, keeps
+// and classifies failed canaries, and says plainly when the API key is wrong.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
+import { startLlama } from './llama.mjs';
+import { validateArtifact } from './artifact-tools.mjs';
+
+const env = browserAndSite();
+let llama;
+before(async () => {
+  llama = await startLlama();
+});
+after(async () => {
+  await llama?.stop();
+});
+
+/** Opens the page on the server with `settings`, presses Run and waits for the end. */
+async function run(settings) {
+  const { page, errors } = await env.open({
+    base_url: llama.baseUrl,
+    requests: '24',
+    concurrency: '4',
+    context_tokens: '256',
+    max_tokens: '16',
+    request_canaries: 'false',
+    ...settings,
+  });
+  await page.getByTestId('run').click();
+  await waitForRunEnd(page, 180_000);
+  return { page, errors };
+}
+
+test('24 requests at concurrency 4 measure tokens from usage and learn the window', async () => {
+  const { page, errors } = await run({});
+  assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+  const { path, artifact } = await downloadArtifact(page, 'llama-24');
+  const { exitCode, report } = validateArtifact(path);
+  assert.equal(exitCode, 0, JSON.stringify(report));
+  assert.equal(artifact.engine, 'llamacpp', 'the engine comes from owned_by');
+  assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
+  assert.equal(artifact.max_context_tokens, 2048, "one slot's context, from meta.n_ctx");
+  for (const row of artifact.request_timings) {
+    assert.equal(row.output_token_source, 'usage', `request ${row.request_index}`);
+    assert.equal(row.output_tokens, 16, `request ${row.request_index} runs to max_tokens`);
+    assert.ok(row.prompt_tokens > 0);
+  }
+  assert.match(await page.getByTestId('context-window').textContent(), /2,048 tokens \(meta\.n_ctx/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a plan too large for the window is capped before the run, and says so', async () => {
+  const { page, errors } = await run({ requests: '8', context_tokens: '4096', max_tokens: '64' });
+  // 2,048 − max_tokens 64 − margin 1,024 leaves 960 tokens for each prompt.
+  const note = await page.getByTestId('context-window').textContent();
+  assert.match(note, /capped at 960 tokens/, note);
+  const { artifact } = await downloadArtifact(page, 'llama-capped');
+  assert.equal(artifact.completed, 8, JSON.stringify(artifact.failures));
+  assert.deepEqual(artifact.context_distribution, { 960: 8 });
+  for (const row of artifact.request_timings) {
+    assert.ok(row.prompt_tokens + 64 <= 2048, `request ${row.request_index}: ${row.prompt_tokens} prompt tokens fit`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('canaries a random model cannot follow fail as request_canary_failed, kept and classified', async () => {
+  const { page } = await run({ requests: '4', request_canaries: 'true' });
+  const { artifact } = await downloadArtifact(page, 'llama-canaries');
+  assert.equal(artifact.completed, 0);
+  assert.equal(artifact.failed, 4);
+  for (const failure of artifact.failures) {
+    assert.equal(failure.failure_class, 'request_canary_failed', JSON.stringify(failure));
+  }
+  assert.equal(await page.getByTestId('failures-table').locator('tbody tr').count(), 4);
+  await page.close();
+});
+
+test('a wrong API key is refused at the form with what to do', async () => {
+  const guarded = await startLlama(['--api-key', 'right-key']);
+  try {
+    const { page } = await env.open({ base_url: guarded.baseUrl });
+    await page.getByTestId('api-key').fill('wrong-key');
+    await page.getByTestId('load-models').click();
+    const message = await page.getByTestId('preflight-error').textContent();
+    assert.match(message, /answered 401/);
+    assert.match(message, /refused the API key/);
+    assert.ok(!message.includes('wrong-key'), 'the key is never shown');
+    await page.getByTestId('api-key').fill('right-key');
+    await page.getByTestId('load-models').click();
+    await page.getByTestId('preflight-ok').waitFor();
+    await page.close();
+  } finally {
+    await guarded.stop();
+  }
+});
