@@ -11,7 +11,7 @@ use thiserror::Error;
 
 use crate::core::config::choices::*;
 use crate::core::config::error::ConfigError;
-use crate::core::config::models::{ContextWindow, CONTEXT_WINDOW_KEYS};
+use crate::core::config::models::{ContextWindow, CONTEXT_WINDOW_KEYS, PROBE_WINDOW_KEYS};
 use crate::core::config::settings::SAMPLED_CONTEXT_TABLE;
 use crate::core::config::settings::*;
 use crate::core::format::format_count;
@@ -388,6 +388,7 @@ pub fn context_window_note(config: &RunConfig, window: ContextWindow) -> String 
     let count = |tokens: u64| format_count(tokens as usize);
     let source = CONTEXT_WINDOW_KEYS
         .iter()
+        .chain(PROBE_WINDOW_KEYS.iter())
         .find(|(key, _)| *key == window.key)
         .map_or(String::new(), |(key, engines)| {
             format!(" ({key}: {engines})")

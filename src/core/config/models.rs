@@ -64,6 +64,136 @@ pub fn context_window(models_body: &Value, model: &str) -> Option<ContextWindow>
     })
 }
 
+/// A second request for the context window, for engines whose `/v1/models` has none
+/// (docs/engines.md). Each is a `GET` below the server's root (the base URL without `/v1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowProbe {
+    /// Hugging Face TGI: `GET /info` → `max_total_tokens`.
+    TgiInfo,
+    /// Ollama: `GET /api/ps` → the loaded model's `context_length` (its `num_ctx`).
+    OllamaPs,
+    /// LM Studio: `GET /api/v0/models` → `loaded_context_length`, else `max_context_length`.
+    LmStudioModels,
+}
+
+/// Where a probe's window is read, and what it is (for the page's note).
+pub const PROBE_WINDOW_KEYS: [(&str, &str); 4] = [
+    ("max_total_tokens in /info", "Hugging Face TGI"),
+    (
+        "context_length in /api/ps",
+        "Ollama: the loaded model's num_ctx",
+    ),
+    (
+        "loaded_context_length in /api/v0/models",
+        "LM Studio: the loaded context",
+    ),
+    (
+        "max_context_length in /api/v0/models",
+        "LM Studio: the model's maximum",
+    ),
+];
+
+impl WindowProbe {
+    /// The path below the server's root.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::TgiInfo => "/info",
+            Self::OllamaPs => "/api/ps",
+            Self::LmStudioModels => "/api/v0/models",
+        }
+    }
+
+    /// The engine label strobe records for this engine (its `owned_by` says something else:
+    /// Ollama's is a namespace, TGI's the model id, LM Studio's `organization_owner`).
+    pub fn engine_label(self) -> &'static str {
+        match self {
+            Self::TgiInfo => "tgi",
+            Self::OllamaPs => "ollama",
+            Self::LmStudioModels => "lmstudio",
+        }
+    }
+
+    /// The engine the probe is for.
+    pub fn engine(self) -> &'static str {
+        match self {
+            Self::TgiInfo => "Hugging Face TGI",
+            Self::OllamaPs => "Ollama",
+            Self::LmStudioModels => "LM Studio",
+        }
+    }
+
+    /// The window in the probe's answer `body` for `model`.
+    pub fn window(self, body: &Value, model: &str) -> Option<ContextWindow> {
+        let positive = |value: Option<&Value>| value?.as_u64().filter(|&tokens| tokens > 0);
+        let window = |tokens: u64, key: &'static str| ContextWindow { tokens, key };
+        match self {
+            Self::TgiInfo => positive(body.get("max_total_tokens"))
+                .map(|tokens| window(tokens, PROBE_WINDOW_KEYS[0].0)),
+            Self::OllamaPs => body
+                .get("models")?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_object)
+                .find(|entry| {
+                    ["name", "model"]
+                        .iter()
+                        .any(|key| entry.get(*key).and_then(Value::as_str) == Some(model))
+                })
+                .and_then(|entry| positive(entry.get("context_length")))
+                .map(|tokens| window(tokens, PROBE_WINDOW_KEYS[1].0)),
+            Self::LmStudioModels => {
+                let entry = model_entries(body)
+                    .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))?;
+                positive(entry.get("loaded_context_length"))
+                    .map(|tokens| window(tokens, PROBE_WINDOW_KEYS[2].0))
+                    .or_else(|| {
+                        positive(entry.get("max_context_length"))
+                            .map(|tokens| window(tokens, PROBE_WINDOW_KEYS[3].0))
+                    })
+            }
+        }
+    }
+}
+
+/// The probe a `/models` answer without a window calls for, told by the shape each engine gives
+/// `model`'s entry: Ollama's four fields with an `id` tagged `name:tag`, TGI's `created: 0` with
+/// the model id as `owned_by`, LM Studio's `owned_by: "organization_owner"`. `None` when the
+/// answer has a window, or looks like none of them.
+pub fn window_probe(models_body: &Value, model: &str) -> Option<WindowProbe> {
+    if context_window(models_body, model).is_some() {
+        return None;
+    }
+    let entry = model_entries(models_body)
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))?;
+    let text = |key: &str| entry.get(key).and_then(Value::as_str);
+    if text("owned_by") == Some("organization_owner") {
+        return Some(WindowProbe::LmStudioModels);
+    }
+    if entry.get("created").and_then(Value::as_u64) == Some(0) && text("owned_by") == Some(model) {
+        return Some(WindowProbe::TgiInfo);
+    }
+    let ollama_keys = ["id", "object", "created", "owned_by"];
+    if entry.len() == ollama_keys.len()
+        && ollama_keys.iter().all(|key| entry.contains_key(*key))
+        && model.contains(':')
+    {
+        return Some(WindowProbe::OllamaPs);
+    }
+    None
+}
+
+/// A warning the page shows before a run on this engine, when it has a trap for benchmarks.
+pub fn engine_warning(engine: &str) -> Option<&'static str> {
+    match engine.trim().to_ascii_lowercase().as_str() {
+        "ollama" => Some(
+            "Ollama truncates a prompt longer than its num_ctx silently (it keeps the start, \
+             drops the middle and answers 200): compare the rows' prompt_tokens with the plan, or \
+             raise num_ctx (OLLAMA_CONTEXT_LENGTH) above the context you ask for.",
+        ),
+        _ => None,
+    }
+}
+
 /// The string `id`s of a `/models` body's `data[]` entries, in order (for a model picker).
 pub fn list_model_ids(models_body: &Value) -> Vec<String> {
     model_entries(models_body)
@@ -87,6 +217,9 @@ pub const MAX_ENGINE_HINT_CHARS: usize = 64;
 /// the engine.
 pub fn engine_hint(models_body: &Value, model: &str) -> Option<String> {
     let model = Some(model.trim()).filter(|model| !model.is_empty())?;
+    if let Some(probe) = window_probe(models_body, model) {
+        return Some(probe.engine_label().to_owned());
+    }
     let entry = models_body
         .get("data")?
         .as_array()?
@@ -118,6 +251,105 @@ fn is_unprintable(character: char) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn fixture(name: &str) -> Value {
+        let path = format!(
+            "{}/tests/fixtures/engines/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path}"));
+        serde_json::from_str(&text).expect("fixture JSON")
+    }
+
+    #[test]
+    fn every_engine_answer_gives_its_window_or_the_probe_that_finds_it() {
+        let window = |tokens, key| Some(ContextWindow { tokens, key });
+        let vllm = fixture("vllm-models.json");
+        assert_eq!(
+            context_window(&vllm, "Qwen/Qwen3-8B"),
+            window(32768, "max_model_len")
+        );
+        assert_eq!(engine_hint(&vllm, "Qwen/Qwen3-8B").as_deref(), Some("vllm"));
+        let sglang = fixture("sglang-models.json");
+        let llama_3 = "meta-llama/Llama-3.1-8B-Instruct";
+        assert_eq!(
+            context_window(&sglang, llama_3),
+            window(131072, "max_model_len")
+        );
+        assert_eq!(engine_hint(&sglang, llama_3).as_deref(), Some("sglang"));
+        let llamacpp = fixture("llamacpp-models.json");
+        assert_eq!(
+            context_window(&llamacpp, "strobe-tiny.gguf"),
+            window(2048, "meta.n_ctx")
+        );
+        for (models, model) in [(&vllm, "Qwen/Qwen3-8B"), (&llamacpp, "strobe-tiny.gguf")] {
+            assert_eq!(window_probe(models, model), None, "a window needs no probe");
+        }
+
+        let ollama = fixture("ollama-models.json");
+        assert_eq!(context_window(&ollama, "llama3.2:latest"), None);
+        assert_eq!(
+            window_probe(&ollama, "llama3.2:latest"),
+            Some(WindowProbe::OllamaPs)
+        );
+        assert_eq!(
+            WindowProbe::OllamaPs.window(&fixture("ollama-ps.json"), "llama3.2:latest"),
+            window(4096, "context_length in /api/ps")
+        );
+        assert_eq!(
+            WindowProbe::OllamaPs.window(&fixture("ollama-ps.json"), "other:7b"),
+            None
+        );
+        assert!(engine_warning("ollama").is_some_and(|w| w.contains("silently")));
+        assert_eq!(
+            engine_hint(&ollama, "llama3.2:latest").as_deref(),
+            Some("ollama")
+        );
+        assert_eq!(engine_warning("vllm"), None);
+
+        let tgi = fixture("tgi-models.json");
+        assert_eq!(window_probe(&tgi, llama_3), Some(WindowProbe::TgiInfo));
+        assert_eq!(engine_hint(&tgi, llama_3).as_deref(), Some("tgi"));
+        assert_eq!(
+            WindowProbe::TgiInfo.window(&fixture("tgi-info.json"), llama_3),
+            window(4096, "max_total_tokens in /info")
+        );
+
+        let lmstudio = fixture("lmstudio-models.json");
+        assert_eq!(
+            window_probe(&lmstudio, "gemma-3-4b-it"),
+            Some(WindowProbe::LmStudioModels)
+        );
+        assert_eq!(
+            engine_hint(&lmstudio, "gemma-3-4b-it").as_deref(),
+            Some("lmstudio")
+        );
+        let v0 = fixture("lmstudio-api-v0-models.json");
+        assert_eq!(
+            WindowProbe::LmStudioModels.window(&v0, "gemma-3-4b-it"),
+            window(4096, "loaded_context_length in /api/v0/models")
+        );
+        let mut unloaded = v0.clone();
+        unloaded["data"][0]
+            .as_object_mut()
+            .expect("entry")
+            .remove("loaded_context_length");
+        assert_eq!(
+            WindowProbe::LmStudioModels.window(&unloaded, "gemma-3-4b-it"),
+            window(131072, "max_context_length in /api/v0/models")
+        );
+        // Hostile probe answers give nothing.
+        for probe in [
+            WindowProbe::TgiInfo,
+            WindowProbe::OllamaPs,
+            WindowProbe::LmStudioModels,
+        ] {
+            assert_eq!(
+                probe.window(&json!({"max_total_tokens": -4, "models": "x"}), "m"),
+                None
+            );
+        }
+    }
 
     #[test]
     fn llama_cpp_reports_its_slot_context_under_meta() {

@@ -537,6 +537,14 @@ impl RunConfig {
     pub fn models_url(&self) -> String {
         format!("{}/models", self.base_url.trim_end_matches('/'))
     }
+
+    /// The URL of an engine's own endpoint at `path` below the server's root: the base URL
+    /// without its trailing `/v1` (`http://host:11434/v1` → `http://host:11434/api/ps`).
+    pub fn server_url(&self, path: &str) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        format!("{root}{path}")
+    }
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ pub async fn load_models(state: AppState) -> Option<u64> {
     };
     let key = state.api_key.get_untracked();
     match fetch_models(&config.models_url(), Some(key.as_str())).await {
-        Ok(models) => {
+        Ok(mut models) => {
             state.preflight_error.set(None);
             if config.model.is_empty() {
                 if let Some(first) = models.ids.first() {
@@ -131,6 +131,9 @@ pub async fn load_models(state: AppState) -> Option<u64> {
                     });
                 }
             }
+            models
+                .probe_window(&model, |path| config.server_url(path), Some(key.as_str()))
+                .await;
             let max_len = models.max_model_len(&model);
             state.models.set(Some(models));
             max_len

@@ -10,6 +10,7 @@ use crate::core::config::form::list_entries;
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
 
+use crate::core::config::models::engine_warning;
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::core::plan::context_window_note;
 use crate::web::run::preflight::CORS_RECIPES;
@@ -415,6 +416,21 @@ fn PreflightStatus() -> impl IntoView {
                 <p class="context-window" data-testid="context-window">
                     {context_window_note(&config, window)}
                 </p>
+            })
+        }}
+        {move || {
+            let models = state.models.get()?;
+            let engine = state.form.with(|form| form.get(FieldKey::Engine).to_owned());
+            let notes: Vec<String> = models
+                .probe_note
+                .clone()
+                .into_iter()
+                .chain(engine_warning(&engine).map(str::to_owned))
+                .collect();
+            (!notes.is_empty()).then(|| view! {
+                <ul class="notices" data-testid="engine-notes">
+                    {notes.into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
+                </ul>
             })
         }}
     }

@@ -535,4 +535,10 @@ fn urls_drop_trailing_slashes() {
         "http://h:8000/v1/chat/completions"
     );
     assert_eq!(config.models_url(), "http://h:8000/v1/models");
+    assert_eq!(config.server_url("/api/ps"), "http://h:8000/api/ps");
+    let rootless = RunConfig {
+        base_url: "http://h:8000/openai/".to_owned(),
+        ..valid_config()
+    };
+    assert_eq!(rootless.server_url("/info"), "http://h:8000/openai/info");
 }
