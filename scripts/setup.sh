@@ -37,6 +37,8 @@ fi
 need_apt=()
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+# nginx serves the build in the hosting test (tests/e2e/hosting.test.mjs).
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 if [ ${#need_apt[@]} -gt 0 ]; then
   say "installing ${need_apt[*]} from Debian"
   export DEBIAN_FRONTEND=noninteractive

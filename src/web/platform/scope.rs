@@ -81,6 +81,18 @@ pub fn cross_origin_isolated() -> bool {
         .unwrap_or(false)
 }
 
+/// Whether a service worker controls this page (`navigator.serviceWorker.controller`); always
+/// false in a worker, whose navigator has no `serviceWorker`.
+pub fn service_worker_controlled() -> bool {
+    let navigator =
+        js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).unwrap_or(JsValue::UNDEFINED);
+    js_sys::Reflect::get(&navigator, &"serviceWorker".into())
+        .ok()
+        .filter(|container| container.is_object())
+        .and_then(|container| js_sys::Reflect::get(&container, &"controller".into()).ok())
+        .is_some_and(|controller| controller.is_object())
+}
+
 /// `navigator.userAgent` of this scope (a worker's navigator says the same as the page's).
 pub fn user_agent() -> String {
     let navigator =

@@ -19,6 +19,7 @@ use crate::core::slo::{judge_loaded, judge_rows, slo_block};
 
 use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;
+use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::host::Measurement;
 use crate::web::ui::library::Library;
@@ -76,7 +77,13 @@ impl RunContext {
     /// compared with saved artifacts exactly like a dropped file; returns it with its point of
     /// a capacity curve, read from the same loaded copy.
     /// With an SLO set at the start, the artifact records it and its result (the `slo` block).
+    /// The page also records whether a service worker controlled it (only the page can tell).
     pub fn file(&self, mut artifact: ArtifactV1) -> (Rc<ArtifactV1>, Option<CapacityPoint>) {
+        if let Some(client) = artifact.client.as_mut() {
+            if scope::service_worker_controlled() {
+                client.isolation_service_worker = Some(true);
+            }
+        }
         if artifact.slo.is_none() {
             self.hold_to_slo(&mut artifact);
         }

@@ -46,6 +46,12 @@ pub struct ClientBlock {
     /// code before the first timestamp). Omitted by strobe versions without a dry run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run_requests: Option<u64>,
+    /// `true` when a service worker controlled the page: strobe's own, which adds COOP/COEP on
+    /// a host that sends none (docs/hosting.md). Chromium's static routing keeps the page's
+    /// requests away from it, but a dedicated worker's requests pass its fetch event before
+    /// they leave. Omitted when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation_service_worker: Option<bool>,
 }
 
 impl ClientBlock {
@@ -70,6 +76,7 @@ impl ClientBlock {
             measurement_thread: None,
             live_view: None,
             dry_run_requests: None,
+            isolation_service_worker: None,
         }
     }
 

@@ -132,6 +132,22 @@ fn the_client_block_says_how_the_numbers_were_taken() {
         measured_by("worker", "<i>x</i>"),
         "Measured by strobe in a dedicated worker."
     );
+    // A page a service worker isolated: a worker's requests passed it, the page's bypass it.
+    let service_worker_note = |thread: &str, flag: Value| {
+        let text = json!({"client": {"name": "strobe", "measurement_thread": thread,
+                                     "isolation_service_worker": flag}});
+        LoadedArtifact::from_text("s.json", &text.to_string())
+            .client
+            .map(|client| client.notes())
+            .unwrap_or_default()
+            .into_iter()
+            .find(|note| note.contains("service worker"))
+    };
+    assert!(service_worker_note("worker", json!(true))
+        .is_some_and(|note| note.contains("passed its fetch event")));
+    assert!(service_worker_note("main", json!(true))
+        .is_some_and(|note| note.contains("bypass it by static routing")));
+    assert_eq!(service_worker_note("worker", json!("yes")), None);
     // An older strobe file: no thread, no pool, nothing suspected.
     let old =
         json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});

@@ -345,6 +345,8 @@ pub struct ClientView {
     pub warmup_requests: Option<u64>,
     /// `client.warmup.connections`: the last warm-up check round's verdict, as written.
     pub warmup_connections: Option<CappedText>,
+    /// `client.isolation_service_worker`: a service worker controlled the page.
+    pub isolation_service_worker: Option<bool>,
 }
 
 impl ClientView {
@@ -369,6 +371,9 @@ impl ClientView {
             max_in_flight_per_origin: transport("max_in_flight_per_origin").and_then(Value::as_u64),
             warmup_requests: warmup("requests").and_then(Value::as_u64),
             warmup_connections: capped_string(warmup("connections")),
+            isolation_service_worker: client
+                .get("isolation_service_worker")
+                .and_then(Value::as_bool),
         }
     }
 
@@ -429,6 +434,18 @@ impl ClientView {
         }
         if let Some(note) = self.warmup_note() {
             notes.push(note);
+        }
+        if self.isolation_service_worker == Some(true) {
+            notes.push(match thread_name {
+                Some("worker") => "A service worker gave the page its cross-origin isolation (the \
+                    host sent no COOP/COEP): each request of the measuring worker passed its \
+                    fetch event before it left, which is inside its TTFO. Send COOP/COEP from the \
+                    host, or measure on the page's thread, whose requests bypass it."
+                    .to_owned(),
+                _ => "A service worker gave the page its cross-origin isolation (the host sent no \
+                    COOP/COEP); the page's requests bypass it by static routing."
+                    .to_owned(),
+            });
         }
         if self.connection_limit_suspected == Some(true) {
             notes.push(format!(
