@@ -19,14 +19,17 @@ export const CHROMIUM_FLAGS = [
   ...(process.env.STROBE_CHROMIUM_EXTRA ? process.env.STROBE_CHROMIUM_EXTRA.split(' ') : []),
 ];
 
-/** A new browser context with its own throw-away profile directory. */
-export async function launchBrowser() {
+/**
+ * A new browser context with its own throw-away profile directory; `extraFlags` go after the
+ * usual ones (a test that trusts its own certificate passes `--ignore-certificate-errors`).
+ */
+export async function launchBrowser(extraFlags = []) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'strobe-chromium-'));
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     acceptDownloads: true,
-    args: CHROMIUM_FLAGS,
+    args: [...CHROMIUM_FLAGS, ...extraFlags],
   });
 }
 

@@ -147,7 +147,8 @@ pub(crate) const POOL: FieldSpec = FieldSpec {
     help: "Optional: more base URLs of the same server on other ports or host names, separated \
            by spaces or commas. Concurrency slots take turns over base URL and pool, so each \
            origin carries at most six requests and concurrency above six is not queued inside \
-           the browser (HTTP/1.1 allows six connections per origin; HTTP/2 needs no pool).",
+           the browser (HTTP/1.1 allows six connections per origin; HTTP/2 needs no pool). \
+           For a server on this machine, Loopback aliases fills it with 127.0.0.2, 127.0.0.3 ….",
     group: FieldGroup::Endpoint,
 };
 pub(crate) const MODEL: FieldSpec = FieldSpec {

@@ -10,6 +10,7 @@
 //! - [`form`]: the run form (raw text per field) and its parsing into a `RunConfig`;
 //! - [`link`]: the page's query string, both ways, with secrets refused;
 //! - [`models`]: model ids and the context window from a `/models` body;
+//! - [`pool`]: endpoint pools strobe makes itself (a local server's loopback aliases);
 //! - [`sweep`]: a sweep as asked for (its variable, values, stop rules);
 //! - [`slo`]: a service-level objective as written (`ttft:500,tpot:50`) and its target.
 
@@ -20,6 +21,7 @@ pub mod form;
 pub mod link;
 pub mod load;
 pub mod models;
+pub mod pool;
 pub mod settings;
 pub mod slo;
 pub mod sweep;

@@ -11,6 +11,7 @@ use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
 
 use crate::core::config::models::engine_warning;
+use crate::core::config::pool::loopback_alias_pool;
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::core::plan::context_window_note;
 use crate::web::run::preflight::CORS_RECIPES;
@@ -269,6 +270,7 @@ fn Field(
                     on:input=move |ev| set(event_target_value(&ev))
                 />
                 {(key == FieldKey::Model).then(|| view! { <ModelOptions /> })}
+                {(key == FieldKey::Pool).then(|| view! { <LoopbackAliases /> })}
             }
             .into_any()
         }
@@ -289,6 +291,48 @@ fn Field(
                     })
             }}
         </label>
+    }
+}
+
+/// Fills the pool with the loopback aliases of a server on this machine, as many as the
+/// concurrency needs at six connections each (docs/hosting.md).
+#[component]
+fn LoopbackAliases() -> impl IntoView {
+    let state = AppState::expect();
+    let said = RwSignal::new(None::<Result<String, String>>);
+    let fill = move |_| {
+        let (base_url, concurrency) = state.form.with_untracked(|form| {
+            let concurrency = form
+                .get(FieldKey::Concurrency)
+                .trim()
+                .parse::<u64>()
+                .unwrap_or(0);
+            (form.get(FieldKey::BaseUrl).to_owned(), concurrency)
+        });
+        said.set(Some(loopback_alias_pool(&base_url, concurrency).map(|pool| {
+            let text = pool.join(" ");
+            state.form.update(|form| form.set(FieldKey::Pool, text.clone()));
+            if pool.is_empty() {
+                format!("Concurrency {concurrency} fits in one origin's six connections: no pool needed.")
+            } else {
+                format!(
+                    "{} alias(es) of this machine: the server must listen on 0.0.0.0 (vLLM: --host 0.0.0.0).",
+                    pool.len()
+                )
+            }
+        })));
+    };
+    view! {
+        <button type="button" class="small" data-testid="pool-aliases" on:click=fill>
+            "Loopback aliases"
+        </button>
+        {move || {
+            said.get()
+                .map(|said| match said {
+                    Ok(note) => view! { <span class="field-help" data-testid="pool-aliases-note">{note}</span> }.into_any(),
+                    Err(error) => view! { <span class="field-error" data-testid="pool-aliases-error">{error}</span> }.into_any(),
+                })
+        }}
     }
 }
 

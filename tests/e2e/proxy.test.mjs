@@ -1,0 +1,145 @@
+// End-to-end: past six connections on a real server, the two ways docs/hosting.md describes.
+// Loopback aliases: strobe-sim listening on 0.0.0.0, the pool filled with 127.0.0.2, 127.0.0.3
+// by one click, carries 16 streams at once. HTTP/2: Debian's nginx with a self-signed
+// certificate and docs/hosting/nginx-h2-proxy.conf in front of strobe-sim carries 32 streams
+// over one origin (Chromium trusts the certificate for this test only), with h2 seen, no
+// browser queueing suspected, and every row within the usual error of the truth log.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { browserAndSite, downloadArtifact, openApp, waitForRunEnd } from './page.mjs';
+import { launchBrowser } from './browser.mjs';
+import { startSim, unusedPort } from './sim.mjs';
+import { artifactErrors } from './truth.mjs';
+import { validateArtifact } from './artifact-tools.mjs';
+
+const env = browserAndSite();
+const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+
+/** The most requests the server streamed at one moment (received → its last write started). */
+function serverConcurrency(records) {
+  const edges = records.flatMap(({ times }) => [
+    [times.received.unix_ns, 1],
+    [times.last_write_started.unix_ns, -1],
+  ]);
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    open += step;
+    most = Math.max(most, open);
+  }
+  return most;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+test('loopback aliases fill the pool in one click and carry 16 streams at once', async () => {
+  const sim = await startSim(['--host', '0.0.0.0', '--seed', '61', '--max-num-seqs', '32', '--decode-interval-ms', '40']);
+  try {
+    const port = new URL(sim.baseUrls[0]).port;
+    const base = `http://127.0.0.1:${port}/v1`;
+    const { page, errors } = await env.open({
+      base_url: base,
+      requests: '32',
+      concurrency: '16',
+      context_tokens: '512',
+      max_tokens: '32',
+    });
+    await page.getByTestId('pool-aliases').click();
+    assert.equal(
+      await page.getByTestId('field-pool').inputValue(),
+      `http://127.0.0.2:${port}/v1 http://127.0.0.3:${port}/v1`,
+    );
+    assert.equal(await page.getByTestId('connection-limit-warning').count(), 0);
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 120_000);
+    const { path, artifact } = await downloadArtifact(page, 'aliases-c16');
+    assert.equal(validateArtifact(path).exitCode, 0);
+    assert.equal(artifact.completed, 32, JSON.stringify(artifact.failures));
+    assert.equal(artifact.client.transport.endpoints, 3);
+    assert.equal(artifact.client.transport.connection_limit_suspected, false);
+    // Measured requests carry a canary marker; the warm-up's do not.
+    const measured = (await sim.truth()).records.filter((record) => record.marker);
+    assert.equal(measured.length, 32);
+    assert.equal(serverConcurrency(measured), 16, 'the server streamed 16 at once');
+    assert.deepEqual(errors, []);
+    await page.close();
+
+    // A base URL that is not on this machine gets a message, not a pool.
+    const { page: remote } = await env.open({ base_url: 'http://gpu-box:8000/v1', concurrency: '16' });
+    await remote.getByTestId('pool-aliases').click();
+    assert.match(await remote.getByTestId('pool-aliases-error').textContent(), /127\.0\.0\.1 or localhost/);
+    assert.equal(await remote.getByTestId('field-pool').inputValue(), '');
+    await remote.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('HTTP/2 through nginx carries 32 streams over one origin within the usual error', async () => {
+  const dir = resolve('test-results/h2-proxy');
+  mkdirSync(`${dir}/logs`, { recursive: true });
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
+  ], { stdio: 'ignore' });
+  const sim = await startSim(['--seed', '62', '--max-num-seqs', '64', '--decode-interval-ms', '40']);
+  const port = await unusedPort();
+  const server = readFileSync('docs/hosting/nginx-h2-proxy.conf', 'utf8')
+    .replace('listen 127.0.0.1:8443', `listen 127.0.0.1:${port}`)
+    .replaceAll('/etc/strobe-proxy', dir)
+    .replace('proxy_pass http://127.0.0.1:8000;', `proxy_pass ${new URL(sim.baseUrls[0]).origin};`);
+  writeFileSync(
+    `${dir}/nginx.conf`,
+    `daemon off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents {}\n` +
+      `http {\n  access_log off;\n${server}\n}\n`,
+  );
+  const nginx = spawn(NGINX, ['-p', dir, '-c', `${dir}/nginx.conf`], { stdio: 'ignore' });
+  const browser = await launchBrowser(['--ignore-certificate-errors']);
+  try {
+    const base = `https://127.0.0.1:${port}/v1`;
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      if (existsSync(`${dir}/nginx.pid`)) break;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    const { page, errors } = await openApp(browser, env.site.url, {
+      base_url: base,
+      requests: '64',
+      concurrency: '32',
+      context_tokens: '512',
+      max_tokens: '32',
+      request_canaries: 'true',
+    });
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 120_000);
+    const status = page.getByTestId('status');
+    const problem = `${await status.textContent()} ${await page.locator('.error-box').allTextContents()}`;
+    assert.equal(await status.getAttribute('data-state'), 'finished', problem);
+    const { path, artifact } = await downloadArtifact(page, 'h2-proxy-c32');
+    assert.equal(validateArtifact(path).exitCode, 0);
+    assert.equal(artifact.completed, 64, JSON.stringify(artifact.failures));
+    const { transport } = artifact.client;
+    assert.deepEqual(transport.http_protocols_seen, ['h2']);
+    assert.equal(transport.connection_limit_suspected, false);
+    assert.equal(transport.endpoints, 1);
+    assert.ok(artifact.request_timings.every((row) => row.http_protocol === 'h2'));
+    const { records } = await sim.truth();
+    const measured = records.filter((record) => record.marker);
+    assert.equal(measured.length, 64);
+    assert.equal(serverConcurrency(measured), 32, 'the server streamed 32 at once');
+    // The proxy adds its hop to every moment; the error stays small all the same.
+    const ttft = artifactErrors(artifact, records).map((row) => row.ttft);
+    console.log(`# TTFT − server first content byte (ms): p50 ${median(ttft).toFixed(2)}, max ${Math.max(...ttft).toFixed(2)}`);
+    assert.ok(median(ttft) < 5, `p50 ${median(ttft)} ms`);
+    assert.ok(ttft.every((error) => error > -1 && error < 50), JSON.stringify(ttft));
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+    nginx.kill('SIGTERM');
+    await sim.stop();
+  }
+});
