@@ -761,6 +761,7 @@ fn a_client_block_states_the_browser_clock() {
             reads: 610,
             events: 1400,
             events_sharing_a_read: 1020,
+            buffered_streams: 0,
         },
     );
     let artifact = synthetic_run(Some(client));

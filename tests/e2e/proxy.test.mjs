@@ -3,7 +3,9 @@
 // by one click, carries 16 streams at once. HTTP/2: Debian's nginx with a self-signed
 // certificate and docs/hosting/nginx-h2-proxy.conf in front of strobe-sim carries 32 streams
 // over one origin (Chromium trusts the certificate for this test only), with h2 seen, no
-// browser queueing suspected, and every row within the usual error of the truth log.
+// browser queueing suspected, and every row within the usual error of the truth log; the same
+// proxy compressing the event stream, which then arrives in one piece, is caught, every row
+// flagged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -79,45 +81,74 @@ test('loopback aliases fill the pool in one click and carry 16 streams at once',
   }
 });
 
-test('HTTP/2 through nginx carries 32 streams over one origin within the usual error', async () => {
-  const dir = resolve('test-results/h2-proxy');
+/**
+ * nginx with docs/hosting/nginx-h2-proxy.conf (a fresh self-signed certificate) in front of
+ * `upstream`; `buffering` makes it buffer and compress the event stream, as a careless proxy
+ * would.
+ */
+async function startProxy(upstream, { buffering = false } = {}) {
+  const dir = resolve(`test-results/h2-proxy${buffering ? '-buffering' : ''}`);
   mkdirSync(`${dir}/logs`, { recursive: true });
   execFileSync('openssl', [
     'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
     '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
   ], { stdio: 'ignore' });
-  const sim = await startSim(['--seed', '62', '--max-num-seqs', '64', '--decode-interval-ms', '40']);
   const port = await unusedPort();
-  const server = readFileSync('docs/hosting/nginx-h2-proxy.conf', 'utf8')
+  let server = readFileSync('docs/hosting/nginx-h2-proxy.conf', 'utf8')
     .replace('listen 127.0.0.1:8443', `listen 127.0.0.1:${port}`)
     .replaceAll('/etc/strobe-proxy', dir)
-    .replace('proxy_pass http://127.0.0.1:8000;', `proxy_pass ${new URL(sim.baseUrls[0]).origin};`);
+    .replace('proxy_pass http://127.0.0.1:8000;', `proxy_pass ${upstream};`);
+  // A careless proxy buffers and compresses the event stream, deaf to strobe-sim's
+  // `X-Accel-Buffering: no`: each stream then arrives in one piece.
+  if (buffering) {
+    server = server.replace(
+      'proxy_buffering off;',
+      'proxy_buffering on;\n        proxy_ignore_headers X-Accel-Buffering;\n' +
+        '        gzip on;\n        gzip_types text/event-stream;\n        gzip_min_length 0;',
+    );
+  }
   writeFileSync(
     `${dir}/nginx.conf`,
     `daemon off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents {}\n` +
       `http {\n  access_log off;\n${server}\n}\n`,
   );
-  const nginx = spawn(NGINX, ['-p', dir, '-c', `${dir}/nginx.conf`], { stdio: 'ignore' });
+  const child = spawn(NGINX, ['-p', dir, '-c', `${dir}/nginx.conf`], { stdio: 'ignore' });
+  const base = `https://127.0.0.1:${port}/v1`;
+  for (let attempt = 0; attempt < 100 && !existsSync(`${dir}/nginx.pid`); attempt += 1) {
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return {
+    base,
+    stop: () => {
+      child.kill('SIGTERM');
+    },
+  };
+}
+
+/** Opens the page in `browser` with `settings`, presses Run and waits for its end. */
+async function runIn(browser, settings) {
+  const { page, errors } = await openApp(browser, env.site.url, settings);
+  await page.getByTestId('run').click();
+  await waitForRunEnd(page, 120_000);
+  const status = page.getByTestId('status');
+  const problem = `${await status.textContent()} ${await page.locator('.error-box').allTextContents()}`;
+  assert.equal(await status.getAttribute('data-state'), 'finished', problem);
+  return { page, errors };
+}
+
+test('HTTP/2 through nginx carries 32 streams over one origin within the usual error', async () => {
+  const sim = await startSim(['--seed', '62', '--max-num-seqs', '64', '--decode-interval-ms', '40']);
+  const proxy = await startProxy(new URL(sim.baseUrls[0]).origin);
   const browser = await launchBrowser(['--ignore-certificate-errors']);
   try {
-    const base = `https://127.0.0.1:${port}/v1`;
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      if (existsSync(`${dir}/nginx.pid`)) break;
-      await new Promise((done) => setTimeout(done, 100));
-    }
-    const { page, errors } = await openApp(browser, env.site.url, {
-      base_url: base,
+    const { page, errors } = await runIn(browser, {
+      base_url: proxy.base,
       requests: '64',
       concurrency: '32',
       context_tokens: '512',
       max_tokens: '32',
       request_canaries: 'true',
     });
-    await page.getByTestId('run').click();
-    await waitForRunEnd(page, 120_000);
-    const status = page.getByTestId('status');
-    const problem = `${await status.textContent()} ${await page.locator('.error-box').allTextContents()}`;
-    assert.equal(await status.getAttribute('data-state'), 'finished', problem);
     const { path, artifact } = await downloadArtifact(page, 'h2-proxy-c32');
     assert.equal(validateArtifact(path).exitCode, 0);
     assert.equal(artifact.completed, 64, JSON.stringify(artifact.failures));
@@ -126,6 +157,7 @@ test('HTTP/2 through nginx carries 32 streams over one origin within the usual e
     assert.equal(transport.connection_limit_suspected, false);
     assert.equal(transport.endpoints, 1);
     assert.ok(artifact.request_timings.every((row) => row.http_protocol === 'h2'));
+    assert.equal(artifact.client.sse.buffered_streams, undefined, 'an unbuffered proxy streams');
     const { records } = await sim.truth();
     const measured = records.filter((record) => record.marker);
     assert.equal(measured.length, 64);
@@ -139,7 +171,33 @@ test('HTTP/2 through nginx carries 32 streams over one origin within the usual e
     await page.close();
   } finally {
     await browser.close();
-    nginx.kill('SIGTERM');
+    proxy.stop();
+    await sim.stop();
+  }
+});
+
+test('a proxy that holds streams back is caught: each arrives in one piece, flagged with the fix', async () => {
+  const sim = await startSim(['--seed', '63', '--decode-interval-ms', '10']);
+  const proxy = await startProxy(new URL(sim.baseUrls[0]).origin, { buffering: true });
+  const browser = await launchBrowser(['--ignore-certificate-errors']);
+  try {
+    const { page, errors } = await runIn(browser, {
+      base_url: proxy.base,
+      requests: '4',
+      concurrency: '2',
+      context_tokens: '128',
+      max_tokens: '24',
+    });
+    const { artifact } = await downloadArtifact(page, 'buffering-proxy');
+    assert.equal(artifact.completed, 4, JSON.stringify(artifact.failures));
+    assert.ok(artifact.request_timings.every((row) => row.buffered_stream === true), 'every row is flagged');
+    assert.equal(artifact.client.sse.buffered_streams, 4);
+    assert.match(await page.getByTestId('client-notes').first().textContent(), /4 request\(s\) received many events in one or two network reads.*proxy_buffering off/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await browser.close();
+    proxy.stop();
     await sim.stop();
   }
 });

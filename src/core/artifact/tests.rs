@@ -515,18 +515,38 @@ fn sse_counts_sum_completed_requests() {
     };
     let mut second = first.clone();
     second.request_index = 1;
+    // A third whose 9 events came in 2 reads: buffered on its way.
+    let mut third = first.clone();
+    third.request_index = 3;
+    third.read_stats = ReadStats {
+        reads: 2,
+        events: 9,
+        events_sharing_a_read: 9,
+        ignored_payloads: 0,
+    };
     let outcomes = vec![
         RequestOutcome::Completed(first),
         cancelled(2),
         RequestOutcome::Completed(second),
+        RequestOutcome::Completed(third),
     ];
+    let counts = ClientSseCounts::of_outcomes(&outcomes);
     assert_eq!(
-        ClientSseCounts::of_outcomes(&outcomes),
+        counts,
         ClientSseCounts {
-            reads: 6,
-            events: 14,
-            events_sharing_a_read: 10
+            reads: 8,
+            events: 23,
+            events_sharing_a_read: 19,
+            buffered_streams: 1,
         }
+    );
+    let json = serde_json::to_value(&counts).expect("serializes");
+    assert_eq!(json["buffered_streams"], 1);
+    let clean = ClientSseCounts::of_outcomes(&outcomes[..3]);
+    let json = serde_json::to_value(clean).expect("serializes");
+    assert!(
+        json.get("buffered_streams").is_none(),
+        "omitted when none: {json}"
     );
 }
 

@@ -50,6 +50,22 @@ pub struct ReadStats {
     pub ignored_payloads: u64,
 }
 
+/// A stream of at least this many events that arrived in at most [`BUFFERED_MAX_READS`] reads
+/// was held back on its way and delivered in one piece (docs/metrics.md, *Buffered streams*).
+pub const BUFFERED_MIN_EVENTS: u64 = 8;
+
+/// See [`BUFFERED_MIN_EVENTS`].
+pub const BUFFERED_MAX_READS: u64 = 2;
+
+impl ReadStats {
+    /// Whether the stream's events arrived in one or two reads although there were many of
+    /// them: something between the server and the browser (a proxy with `proxy_buffering`, a
+    /// CDN, compression) buffered it, so its TTFT and TPOT measure the buffer, not the server.
+    pub fn looks_buffered(&self) -> bool {
+        self.events >= BUFFERED_MIN_EVENTS && self.reads <= BUFFERED_MAX_READS
+    }
+}
+
 /// What one streamed response yielded (§4.2 step 9).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamResult {

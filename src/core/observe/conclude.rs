@@ -194,7 +194,10 @@ pub fn conclude_request(
         plan.policy,
         truncated,
     );
-    let row = RequestTiming::from_seconds(row_inputs(canary.clone(), controlled.clone()));
+    let mut row = RequestTiming::from_seconds(row_inputs(canary.clone(), controlled.clone()));
+    if let Some(row) = row.as_mut().filter(|_| stream.read_stats.looks_buffered()) {
+        row.buffered_stream = Some(true);
+    }
 
     if canary.as_ref().is_some_and(|canary| !canary.passed) {
         return failure(
@@ -279,6 +282,35 @@ mod tests {
             RequestOutcome::Completed(_) => {}
             RequestOutcome::Failed(failure) => panic!("failed: {failure:?}"),
         }
+    }
+
+    #[test]
+    fn many_events_in_one_or_two_reads_mark_the_row_buffered() {
+        let words: Vec<ChunkEvent> = (0..10).map(|k| content(&format!(" w{k}"))).collect();
+        let mut all_at_once = words.clone();
+        all_at_once.extend([finish_reason("length"), ChunkEvent::Done]);
+        let buffered = observe(0.0, &[(900.0, all_at_once)], 901.0);
+        let row_of = |stream: StreamResult| match conclude_request(
+            &plan(None, 0, ControlledOutputPolicy::Observe),
+            0.0,
+            Ok(stream),
+            1000.0,
+        ) {
+            RequestOutcome::Completed(completed) => completed.row.expect("a row"),
+            RequestOutcome::Failed(failure) => panic!("failed: {failure:?}"),
+        };
+        assert_eq!(row_of(buffered).buffered_stream, Some(true));
+        // The same events one read each are a stream, and the key stays out of the row.
+        let mut reads: Vec<(f64, Vec<ChunkEvent>)> = words
+            .into_iter()
+            .enumerate()
+            .map(|(k, event)| (100.0 + 10.0 * k as f64, vec![event]))
+            .collect();
+        reads.push((300.0, vec![finish_reason("length"), ChunkEvent::Done]));
+        let streamed = row_of(observe(0.0, &reads, 301.0));
+        assert_eq!(streamed.buffered_stream, None);
+        let json = serde_json::to_value(&streamed).expect("serializes");
+        assert!(json.get("buffered_stream").is_none());
     }
 
     #[test]

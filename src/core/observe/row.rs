@@ -144,6 +144,7 @@ impl RequestTiming {
             scheduled_ms: None,
             dispatch_lag_ms: None,
             cap_wait_ms: None,
+            buffered_stream: None,
         })
     }
 

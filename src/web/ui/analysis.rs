@@ -15,7 +15,7 @@ use crate::core::present::compare::{format_delta, ComparedMetric, MetricComparis
 use crate::core::present::export::{rows_csv_with_slo, summary_markdown};
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::MetricStat;
-use crate::core::read::loaded::views::RowView;
+use crate::core::read::loaded::views::{row_notes, RowView};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::judge_loaded;
 use crate::web::ui::capacity::CapacityView;
@@ -161,7 +161,12 @@ fn SingleRun(
                 .map(|client| {
                     view! {
                         <ul class="client-notes" data-testid="client-notes">
-                            {client.notes().into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
+                            {client
+                                .notes()
+                                .into_iter()
+                                .chain(row_notes(&run.rows))
+                                .map(|note| view! { <li>{note}</li> })
+                                .collect_view()}
                         </ul>
                     }
                 })}

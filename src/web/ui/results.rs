@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
-use crate::core::read::loaded::views::ClientView;
+use crate::core::read::loaded::views::{row_notes, ClientView};
 
 use crate::core::read::loaded::views::RowView;
 use crate::core::slo::judge_rows;
@@ -88,6 +88,14 @@ fn RunSummary(
             .iter()
             .filter(|row| row.ttfo_includes_browser_wait() == Some(true))
             .count();
+        notes.extend(row_notes(
+            &artifact
+                .request_timings
+                .iter()
+                .enumerate()
+                .map(|(position, row)| RowView::from_timing(position, row))
+                .collect::<Vec<_>>(),
+        ));
         if waited > 0 {
             notes.push(format!(
                 "{waited} request(s) waited inside the browser before leaving it (client_queue_ms \

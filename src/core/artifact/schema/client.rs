@@ -322,6 +322,14 @@ pub struct ClientSseCounts {
     pub events: u64,
     /// Events that arrived in a read with other events and so share its timestamp.
     pub events_sharing_a_read: u64,
+    /// Completed requests whose stream looks buffered on its way (many events in one or two
+    /// reads, [`ReadStats::looks_buffered`]); omitted when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub buffered_streams: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl ClientSseCounts {
@@ -335,6 +343,7 @@ impl ClientSseCounts {
                 events_sharing_a_read: total
                     .events_sharing_a_read
                     .saturating_add(stats.events_sharing_a_read),
+                buffered_streams: total.buffered_streams + u64::from(stats.looks_buffered()),
             })
     }
 

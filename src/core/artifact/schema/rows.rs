@@ -170,6 +170,10 @@ pub struct RequestTiming {
     /// because the cap on requests in flight was reached (0 when a slot was free).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cap_wait_ms: Option<f64>,
+    /// strobe addition (validity): `true` when many events arrived in one or two reads, so the
+    /// stream was buffered on its way ([`ReadStats::looks_buffered`](crate::core::observe::accumulate::ReadStats::looks_buffered)); omitted otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffered_stream: Option<bool>,
 }
 
 /// Deserializes a present key (even when null) as `Some(value)`, so that `Option<Option<T>>`

@@ -148,6 +148,38 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     assert!(service_worker_note("main", json!(true))
         .is_some_and(|note| note.contains("bypass it by static routing")));
     assert_eq!(service_worker_note("worker", json!("yes")), None);
+    // Buffered streams and a hidden transport are said, with the fix.
+    let text = json!({"client": {"name": "strobe", "sse": {"buffered_streams": 3},
+                                 "transport": {"http_protocols_seen": []}}});
+    let notes = LoadedArtifact::from_text("b.json", &text.to_string())
+        .client
+        .map(|client| client.notes())
+        .unwrap_or_default();
+    assert!(
+        notes
+            .iter()
+            .any(|note| note.starts_with("3 request(s) received many events")
+                && note.contains("proxy_buffering off")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|note| note.contains("Timing-Allow-Origin $http_origin")),
+        "{notes:?}"
+    );
+    // Rows counted by content chunks say so.
+    let rows = json!({"request_timings": [
+        {"request_index": 0, "output_token_source": "usage"},
+        {"request_index": 1, "output_token_source": "content_chunks"},
+    ]});
+    let loaded = LoadedArtifact::from_text("r.json", &rows.to_string());
+    let notes = crate::core::read::loaded::views::row_notes(&loaded.rows);
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].starts_with("1 of 2 request(s) got no usage"),
+        "{notes:?}"
+    );
     // An older strobe file: no thread, no pool, nothing suspected.
     let old =
         json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});

@@ -103,6 +103,8 @@ pub struct RowView {
     pub cached_tokens: Option<u64>,
     /// `output_tokens` (null when not counted exactly).
     pub output_tokens: Option<u64>,
+    /// `output_token_source`: `usage`, `content_chunks` or `unknown`.
+    pub output_token_source: Option<CappedText>,
     /// `time_to_first_output_ms` (absent from some G3 rows).
     pub ttfo_ms: Option<f64>,
     /// `ttft_ms`.
@@ -133,6 +135,7 @@ impl RowView {
             prompt_tokens: row.prompt_tokens,
             cached_tokens: row.cached_tokens.flatten(),
             output_tokens: row.output_tokens,
+            output_token_source: Some(CappedText::new(&row.output_token_source)),
             ttfo_ms: Some(row.time_to_first_output_ms),
             ttft_ms: Some(row.ttft_ms),
             e2e_ms: Some(row.e2e_ms),
@@ -174,6 +177,7 @@ impl RowView {
             prompt_tokens: integer("prompt_tokens"),
             cached_tokens: integer("cached_tokens"),
             output_tokens: integer("output_tokens"),
+            output_token_source: capped_string(row.get("output_token_source")),
             ttfo_ms: float("time_to_first_output_ms"),
             ttft_ms: float("ttft_ms"),
             e2e_ms: float("e2e_ms"),
@@ -276,6 +280,30 @@ impl FailureView {
     }
 }
 
+/// What the rows say about how far their numbers can be trusted, one sentence each: requests
+/// whose output tokens were counted as content chunks (the server sent no `usage`).
+pub fn row_notes(rows: &[RowView]) -> Vec<String> {
+    let chunk_counted = rows
+        .iter()
+        .filter(|row| {
+            row.output_token_source
+                .as_ref()
+                .is_some_and(|source| source.as_str() == "content_chunks")
+        })
+        .count();
+    let mut notes = Vec::new();
+    if chunk_counted > 0 {
+        notes.push(format!(
+            "{chunk_counted} of {} request(s) got no usage from the server, so their token \
+             counts are content chunk counts (llama-cpp-python's server, for one, ignores \
+             stream_options): their output_tokens, TPOT and decode rate are left null and \
+             throughput is withheld.",
+            rows.len()
+        ));
+    }
+    notes
+}
+
 /// strobe's `slo` block: the SLO a run was held to, read back so the page can restore it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SloView {
@@ -347,6 +375,11 @@ pub struct ClientView {
     pub warmup_connections: Option<CappedText>,
     /// `client.isolation_service_worker`: a service worker controlled the page.
     pub isolation_service_worker: Option<bool>,
+    /// `client.sse.buffered_streams`: requests whose stream looks buffered on its way.
+    pub buffered_streams: Option<u64>,
+    /// `client.transport.http_protocols_seen` is an empty list: the browser said no request's
+    /// protocol (the server sent no `Timing-Allow-Origin`).
+    pub transport_hidden: bool,
 }
 
 impl ClientView {
@@ -374,6 +407,13 @@ impl ClientView {
             isolation_service_worker: client
                 .get("isolation_service_worker")
                 .and_then(Value::as_bool),
+            buffered_streams: client
+                .get("sse")
+                .and_then(|sse| sse.get("buffered_streams"))
+                .and_then(Value::as_u64),
+            transport_hidden: transport("http_protocols_seen")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty),
         }
     }
 
@@ -446,6 +486,27 @@ impl ClientView {
                     COOP/COEP); the page's requests bypass it by static routing."
                     .to_owned(),
             });
+        }
+        if let Some(buffered) = self.buffered_streams.filter(|count| *count > 0) {
+            notes.push(format!(
+                "{buffered} request(s) received many events in one or two network reads: something \
+                 between the server and the browser held their streams back (a proxy that \
+                 buffers or compresses the response, a CDN), so their TTFT and TPOT measure the \
+                 buffer, not the server. Turn buffering and compression off for the API path \
+                 (nginx: proxy_buffering off, no gzip on text/event-stream); their rows say \
+                 buffered_stream: true."
+            ));
+        }
+        if self.transport_hidden {
+            notes.push(
+                "The browser reported no request's transport (the server sent no \
+                 Timing-Allow-Origin header, or no request got an answer): new_connection, \
+                 client_queue_ms and http_protocol are null, and browser queueing could not be \
+                 checked. Send Timing-Allow-Origin: <page \
+                 origin> from the server or a proxy in front of it (nginx: add_header \
+                 Timing-Allow-Origin $http_origin always)."
+                    .to_owned(),
+            );
         }
         if self.connection_limit_suspected == Some(true) {
             notes.push(format!(
