@@ -540,7 +540,7 @@ fn sse_counts_sum_completed_requests() {
             buffered_streams: 1,
         }
     );
-    let json = serde_json::to_value(&counts).expect("serializes");
+    let json = serde_json::to_value(counts).expect("serializes");
     assert_eq!(json["buffered_streams"], 1);
     let clean = ClientSseCounts::of_outcomes(&outcomes[..3]);
     let json = serde_json::to_value(clean).expect("serializes");

@@ -174,7 +174,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
         {"request_index": 1, "output_token_source": "content_chunks"},
     ]});
     let loaded = LoadedArtifact::from_text("r.json", &rows.to_string());
-    let notes = crate::core::read::loaded::views::row_notes(&loaded.rows);
+    let notes = row_notes(&loaded.rows);
     assert_eq!(notes.len(), 1);
     assert!(
         notes[0].starts_with("1 of 2 request(s) got no usage"),

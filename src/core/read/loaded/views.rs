@@ -280,9 +280,35 @@ impl FailureView {
     }
 }
 
-/// What the rows say about how far their numbers can be trusted, one sentence each: requests
-/// whose output tokens were counted as content chunks (the server sent no `usage`).
+/// Planned and measured prompt tokens may differ by this share before the results say so.
+pub const PROMPT_TOKENS_TOLERANCE: f64 = 0.25;
+
+/// What the rows say about how far their numbers can be trusted, one sentence each: prompts
+/// whose measured size is far from the plan (the server's tokenizer is not strobe's estimate of
+/// 3 characters per token), and requests whose output tokens were counted as content chunks
+/// (the server sent no `usage`).
 pub fn row_notes(rows: &[RowView]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut ratios: Vec<(f64, u64, u64)> = rows
+        .iter()
+        .filter_map(|row| {
+            let planned = row.planned_context_tokens.filter(|planned| *planned > 0)?;
+            let measured = row.prompt_tokens?;
+            Some((measured as f64 / planned as f64, planned, measured))
+        })
+        .collect();
+    ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some(&(ratio, planned, measured)) = ratios.get(ratios.len() / 2) {
+        if (ratio - 1.0).abs() > PROMPT_TOKENS_TOLERANCE {
+            notes.push(format!(
+                "Prompts measured {:.2} server tokens per planned token on the median request \
+                 ({measured} for {planned} planned): this server's tokenizer (and chat template) \
+                 counts differently from strobe's estimate of 3 characters per token, so \
+                 context_tokens is approximate here; compare prompt_tokens in the rows.",
+                ratio
+            ));
+        }
+    }
     let chunk_counted = rows
         .iter()
         .filter(|row| {
@@ -291,7 +317,6 @@ pub fn row_notes(rows: &[RowView]) -> Vec<String> {
                 .is_some_and(|source| source.as_str() == "content_chunks")
         })
         .count();
-    let mut notes = Vec::new();
     if chunk_counted > 0 {
         notes.push(format!(
             "{chunk_counted} of {} request(s) got no usage from the server, so their token \
