@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use crate::core::artifact::schema::slo::SloBlock;
+use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::{Slo, SloMetric, SloSpec};
 use crate::core::read::loaded::views::RowView;
 use crate::core::read::loaded::LoadedArtifact;
@@ -239,6 +240,17 @@ pub fn slo_block(spec: &SloSpec, outcome: &SloOutcome) -> SloBlock {
             .map(|tally| (tally.metric.as_str().to_owned(), tally.rejected()))
             .collect::<BTreeMap<_, _>>(),
     }
+}
+
+/// Judges an artifact strobe just built: its rows, its failures and its wall time.
+pub fn judge_artifact(slo: &Slo, artifact: &ArtifactV1) -> SloOutcome {
+    let failed = artifact.failed.max(artifact.failures.len() as u64);
+    judge_rows(
+        slo,
+        &RowView::of_timings(&artifact.request_timings),
+        failed,
+        Some(artifact.wall_clock_ms),
+    )
 }
 
 /// Why a file cannot be held to an SLO.

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
 import { startSim, unusedPort } from './sim.mjs';
+import { serverConcurrency } from './truth.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
 
 /** core::observe::BROWSER_WAIT_FLAG_MS: a row that waited longer in the browser is flagged. */
@@ -14,29 +15,6 @@ const BROWSER_WAIT_FLAG_MS = 5;
 const env = browserAndSite();
 
 const runFromPage = env.run;
-
-/**
- * The most requests the server itself was streaming at one moment (received → the start of its
- * last write: the earliest the client can have read the end, so a server descheduled after a
- * write cannot stretch one request into the next on the same slot).
- */
-function serverConcurrency(records) {
-  const edges = [];
-  for (const record of records) {
-    const { received, last_write_started: lastWriteStarted } = record.times;
-    assert.ok(received && lastWriteStarted, `request ${record.request_id} was received and streamed to its end`);
-    edges.push([received.unix_ns, 1], [lastWriteStarted.unix_ns, -1]);
-  }
-  // Ends before starts at the same nanosecond: touching intervals do not overlap.
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, step] of edges) {
-    open += step;
-    most = Math.max(most, open);
-  }
-  return most;
-}
 
 function assertValid(path) {
   const { exitCode, report } = validateArtifact(path);

@@ -14,27 +14,11 @@ import { resolve } from 'node:path';
 import { browserAndSite, downloadArtifact, openApp, waitForRunEnd } from './page.mjs';
 import { launchBrowser } from './browser.mjs';
 import { startSim, unusedPort } from './sim.mjs';
-import { artifactErrors } from './truth.mjs';
+import { artifactErrors, serverConcurrency } from './truth.mjs';
 import { validateArtifact } from './artifact-tools.mjs';
 
 const env = browserAndSite();
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
-
-/** The most requests the server streamed at one moment (received → its last write started). */
-function serverConcurrency(records) {
-  const edges = records.flatMap(({ times }) => [
-    [times.received.unix_ns, 1],
-    [times.last_write_started.unix_ns, -1],
-  ]);
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, step] of edges) {
-    open += step;
-    most = Math.max(most, open);
-  }
-  return most;
-}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 

@@ -51,3 +51,28 @@ export function artifactErrors(artifact, records) {
     return { request_index: row.request_index, ...momentErrors(runStartMs + row.started_at_ms, durations, record) };
   });
 }
+
+/**
+ * The most requests the server itself was streaming at one moment (received → the start of its
+ * last write: the earliest the client can have read the end, so a server descheduled after a
+ * write cannot stretch one request into the next on the same slot).
+ */
+export function serverConcurrency(records) {
+  const edges = [];
+  for (const record of records) {
+    const { received, last_write_started: lastWriteStarted } = record.times;
+    if (!received || !lastWriteStarted) {
+      throw new Error(`request ${record.request_id} was not received and streamed to its end`);
+    }
+    edges.push([received.unix_ns, 1], [lastWriteStarted.unix_ns, -1]);
+  }
+  // Ends before starts at the same nanosecond: touching intervals do not overlap.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    open += step;
+    most = Math.max(most, open);
+  }
+  return most;
+}

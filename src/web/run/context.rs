@@ -13,9 +13,8 @@ use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
-use crate::core::read::loaded::views::RowView;
 use crate::core::read::loaded::LoadedArtifact;
-use crate::core::slo::{judge_loaded, judge_rows, slo_block};
+use crate::core::slo::{judge_artifact, judge_loaded, judge_rows, slo_block};
 
 use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;
@@ -111,14 +110,7 @@ impl RunContext {
         let Some(spec) = &self.slo else {
             return;
         };
-        let rows: Vec<RowView> = artifact
-            .request_timings
-            .iter()
-            .enumerate()
-            .map(|(position, row)| RowView::from_timing(position, row))
-            .collect();
-        let failed = artifact.failed.max(artifact.failures.len() as u64);
-        let outcome = judge_rows(&spec.slo, &rows, failed, Some(artifact.wall_clock_ms));
+        let outcome = judge_artifact(&spec.slo, artifact);
         artifact.slo = Some(slo_block(spec, &outcome));
     }
 }

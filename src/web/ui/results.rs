@@ -56,12 +56,8 @@ fn RunSummary(
     let state = AppState::expect();
     let redact = RwSignal::new(false);
     let download_error = RwSignal::new(None::<String>);
-    let slo_rows: Vec<RowView> = artifact
-        .request_timings
-        .iter()
-        .enumerate()
-        .map(|(position, row)| RowView::from_timing(position, row))
-        .collect();
+    let slo_rows = RowView::of_timings(&artifact.request_timings);
+    let notes_from_rows = row_notes(&slo_rows);
     let (slo_failed, slo_wall_ms) = (
         artifact.failed.max(artifact.failures.len() as u64),
         artifact.wall_clock_ms,
@@ -88,14 +84,7 @@ fn RunSummary(
             .iter()
             .filter(|row| row.ttfo_includes_browser_wait() == Some(true))
             .count();
-        notes.extend(row_notes(
-            &artifact
-                .request_timings
-                .iter()
-                .enumerate()
-                .map(|(position, row)| RowView::from_timing(position, row))
-                .collect::<Vec<_>>(),
-        ));
+        notes.extend(notes_from_rows);
         if waited > 0 {
             notes.push(format!(
                 "{waited} request(s) waited inside the browser before leaving it (client_queue_ms \

@@ -151,6 +151,14 @@ impl RowView {
         }
     }
 
+    /// The views of a run's rows strobe itself just measured, in order.
+    pub fn of_timings(rows: &[RequestTiming]) -> Vec<RowView> {
+        rows.iter()
+            .enumerate()
+            .map(|(position, row)| RowView::from_timing(position, row))
+            .collect()
+    }
+
     /// The longest gap between two reads of this request's stream, ms (needs a trace).
     pub fn longest_stall_ms(&self) -> Option<f64> {
         self.read_gaps_ms.iter().copied().reduce(f64::max)
