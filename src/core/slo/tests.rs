@@ -161,8 +161,7 @@ fn the_slo_block_round_trips_through_a_file_and_restores_the_slo() {
 
     let mut value: serde_json::Value = serde_json::from_str(REFERENCE).expect("JSON");
     value["slo"] = serde_json::to_value(&block).expect("serializes");
-    let artifact: crate::core::artifact::schema::ArtifactV1 =
-        serde_json::from_value(value).expect("reads as an artifact");
+    let artifact: ArtifactV1 = serde_json::from_value(value).expect("reads as an artifact");
     assert_eq!(artifact.slo.as_ref(), Some(&block));
     let text = artifact.to_json_text().expect("writes");
     let report = crate::core::read::validate::validate_artifact_text(&text);
