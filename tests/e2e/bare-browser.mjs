@@ -59,7 +59,8 @@ export async function launchBareBrowser() {
     openApp: (siteUrl, settings = {}) => openApp(protocol, downloadsDir, siteUrl, settings),
     /**
      * One run: opens the app with `settings` in its link, presses Run, waits up to `timeoutMs`
-     * for the end, downloads the artifact and closes the tab. `{ artifact, pageErrors }`.
+     * for the end, downloads the artifact and closes the tab. `{ artifact, text, pageErrors }`
+     * (`text`: the file exactly as downloaded).
      */
     async run(siteUrl, settings, timeoutMs) {
       const page = await browser.openApp(siteUrl, settings);
@@ -253,7 +254,8 @@ async function openApp(protocol, downloadsDir, siteUrl, settings) {
           throw new Error(`the page ended in state ${state}: ${status}`);
         }
         const file = await download(protocol, downloadsDir, () => evaluate(() => document.querySelector('[data-testid=download]').click()));
-        return { artifact: JSON.parse(readFileSync(file, 'utf8')), pageErrors: errors };
+        const text = readFileSync(file, 'utf8');
+        return { artifact: JSON.parse(text), text, pageErrors: errors };
       },
       close: closeTab,
     };
