@@ -2,7 +2,7 @@
 # Builds llama.cpp's `llama-server` for the real-server tests (docs/development.md), from the
 # llama.cpp source vendored in the PyPI sdist of llama-cpp-python (nothing comes from GitHub or
 # a model hub), and installs PyPI's `gguf`, which tests/real/make_model.py writes the test model
-# with. The build takes about 13 minutes on two cores, so it is kept outside the clone, in
+# with. The build takes several minutes, so it is kept outside the clone, in
 # $STROBE_CACHE (default ~/.cache/strobe), and skipped when it is there. Prints the binary's
 # path last.
 set -euo pipefail
@@ -50,7 +50,7 @@ SOURCE="$WORK/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp"
 
 # The UI flags keep the build off npm and model hubs; GGML_NATIVE=OFF with the x86-64-v3
 # features keeps the binary portable between CI machines.
-say "building llama-server (about 13 minutes on two cores)"
+say "building llama-server (several minutes)"
 cmake -S "$SOURCE" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
   -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \

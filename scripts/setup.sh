@@ -39,6 +39,8 @@ command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 # nginx serves the build in the hosting test (tests/e2e/hosting.test.mjs).
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+# openssl makes the proxy test's self-signed certificate (tests/e2e/proxy.test.mjs).
+command -v openssl >/dev/null || need_apt+=(openssl)
 if [ ${#need_apt[@]} -gt 0 ]; then
   say "installing ${need_apt[*]} from Debian"
   export DEBIAN_FRONTEND=noninteractive

@@ -7,51 +7,24 @@
 // artifact and the results say which.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { browserAndSite, downloadArtifact, openApp, waitForRunEnd } from './page.mjs';
 import { serveStatic } from './static-server.mjs';
 import { startSim, unusedPort } from './sim.mjs';
+import { startNginx } from './nginx.mjs';
 
 const env = browserAndSite();
 const DIST = resolve(process.env.STROBE_DIST ?? 'dist');
-const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
-/** nginx in the foreground with docs/hosting/nginx.conf's server block on a free port. */
-async function startNginx() {
+/** nginx with docs/hosting/nginx.conf's server block, serving the build on a free port. */
+async function startHost() {
   const port = await unusedPort();
-  const prefix = resolve('test-results/nginx');
-  mkdirSync(`${prefix}/logs`, { recursive: true });
   const server = readFileSync('docs/hosting/nginx.conf', 'utf8')
     .replaceAll('/srv/strobe/dist', DIST)
     .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
-  writeFileSync(
-    `${prefix}/nginx.conf`,
-    `daemon off;\npid ${prefix}/nginx.pid;\nerror_log ${prefix}/logs/error.log;\n` +
-      `events {}\nhttp {\n  access_log off;\n${server}\n}\n`,
-  );
-  const child = spawn(NGINX, ['-p', prefix, '-c', `${prefix}/nginx.conf`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stderr.on('data', (chunk) => (log += chunk));
-  const url = `http://127.0.0.1:${port}/`;
-  for (let attempt = 0; ; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${log}`);
-    try {
-      if ((await fetch(url)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (attempt > 100) throw new Error(`nginx did not answer: ${log}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((done) => (child.exitCode !== null ? done() : child.once('exit', done)));
-    },
-  };
+  const nginx = await startNginx('nginx', server);
+  return { url: `http://127.0.0.1:${port}/`, stop: nginx.stop };
 }
 
 /** Presses Run with a small plan against `baseUrl` and returns the downloaded artifact. */
@@ -74,7 +47,7 @@ test('nginx with the documented block and the build headers serves an isolated p
   assert.ok(headers.includes(`Content-Security-Policy: ${csp}`), 'both files carry one policy');
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]+'/);
 
-  const nginx = await startNginx();
+  const nginx = await startHost();
   const sim = await startSim(['--seed', '51']);
   try {
     const response = await fetch(nginx.url);

@@ -8,17 +8,16 @@
 // flagged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { browserAndSite, downloadArtifact, openApp, waitForRunEnd } from './page.mjs';
 import { launchBrowser } from './browser.mjs';
 import { startSim, unusedPort } from './sim.mjs';
 import { artifactErrors, serverConcurrency } from './truth.mjs';
 import { validateArtifact } from './artifact-tools.mjs';
+import { nginxDir, startNginx } from './nginx.mjs';
 
 const env = browserAndSite();
-const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -71,8 +70,8 @@ test('loopback aliases fill the pool in one click and carry 16 streams at once',
  * would.
  */
 async function startProxy(upstream, { buffering = false } = {}) {
-  const dir = resolve(`test-results/h2-proxy${buffering ? '-buffering' : ''}`);
-  mkdirSync(`${dir}/logs`, { recursive: true });
+  const name = `h2-proxy${buffering ? '-buffering' : ''}`;
+  const dir = nginxDir(name);
   execFileSync('openssl', [
     'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
     '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
@@ -91,22 +90,8 @@ async function startProxy(upstream, { buffering = false } = {}) {
         '        gzip on;\n        gzip_types text/event-stream;\n        gzip_min_length 0;',
     );
   }
-  writeFileSync(
-    `${dir}/nginx.conf`,
-    `daemon off;\npid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents {}\n` +
-      `http {\n  access_log off;\n${server}\n}\n`,
-  );
-  const child = spawn(NGINX, ['-p', dir, '-c', `${dir}/nginx.conf`], { stdio: 'ignore' });
-  const base = `https://127.0.0.1:${port}/v1`;
-  for (let attempt = 0; attempt < 100 && !existsSync(`${dir}/nginx.pid`); attempt += 1) {
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return {
-    base,
-    stop: () => {
-      child.kill('SIGTERM');
-    },
-  };
+  const nginx = await startNginx(name, server);
+  return { base: `https://127.0.0.1:${port}/v1`, stop: nginx.stop };
 }
 
 /** Opens the page in `browser` with `settings`, presses Run and waits for its end. */
@@ -155,7 +140,7 @@ test('HTTP/2 through nginx carries 32 streams over one origin within the usual e
     await page.close();
   } finally {
     await browser.close();
-    proxy.stop();
+    await proxy.stop();
     await sim.stop();
   }
 });
@@ -181,7 +166,7 @@ test('a proxy that holds streams back is caught: each arrives in one piece, flag
     await page.close();
   } finally {
     await browser.close();
-    proxy.stop();
+    await proxy.stop();
     await sim.stop();
   }
 });
