@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds llama.cpp's `llama-server` for the real-server tests (docs/development.md), from the
 # llama.cpp source vendored in the PyPI sdist of llama-cpp-python (nothing comes from GitHub or
-# a model hub), and installs PyPI's `gguf`, which tests/real/make_model.py writes the test model
+# a model hub), and installs PyPI's `gguf`, which scripts/make-tiny-gguf.py writes the test model
 # with. The build takes several minutes, so it is kept outside the clone, in
 # $STROBE_CACHE (default ~/.cache/strobe), and skipped when it is there. Prints the binary's
 # path last.
