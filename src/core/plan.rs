@@ -18,6 +18,10 @@ use crate::core::format::format_count;
 use crate::core::load::schedule::arrival_times_ms;
 use crate::core::python::random::PyRandom;
 
+pub mod calibration;
+
+use calibration::ContextCalibration;
+
 /// Why a run cannot be planned. Each is a usage error: no request is sent.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum PlanError {
@@ -94,6 +98,8 @@ pub struct RunPlan {
     planned_context_tokens: Vec<u64>,
     /// When each request is due, ms from the run's start, in an open-loop (`load: rate`) run.
     arrival_times_ms: Option<Vec<f64>>,
+    /// What the server's own token counts said, when the run calibrates its context.
+    calibration: Option<ContextCalibration>,
 }
 
 impl RunPlan {
@@ -185,7 +191,56 @@ impl RunPlan {
             prompt_budget_cap,
             planned_context_tokens,
             arrival_times_ms,
+            calibration: None,
         })
+    }
+
+    /// This plan with its prompts sized in the server's tokens by `calibration`
+    /// (docs/metrics.md, *Context calibration*): each request's planned context stays what it
+    /// is (and what its row records); the budget its prompt is built from is rescaled.
+    pub fn with_calibration(self, calibration: ContextCalibration) -> Self {
+        Self {
+            calibration: Some(calibration),
+            ..self
+        }
+    }
+
+    /// The calibration the prompts are sized by, if any (artifact `client.context_calibration`).
+    pub fn calibration(&self) -> Option<&ContextCalibration> {
+        self.calibration.as_ref()
+    }
+
+    /// The budget request `index`'s prompt is built from, in strobe's estimated tokens: its
+    /// planned context, rescaled when the plan is calibrated (0 past the plan's end).
+    pub fn prompt_budget_tokens(&self, index: usize) -> u64 {
+        let planned = self
+            .planned_context_tokens
+            .get(index)
+            .copied()
+            .unwrap_or_default();
+        match &self.calibration {
+            Some(calibration) => calibration.prompt_budget(planned),
+            None => planned,
+        }
+    }
+
+    /// The shared prefix's budget in strobe's estimated tokens: [`Self::shared_prefix_tokens`],
+    /// rescaled when the plan is calibrated.
+    pub fn shared_prefix_budget_tokens(&self) -> u64 {
+        let tokens = self.shared_prefix_tokens();
+        match &self.calibration {
+            Some(calibration) => calibration.prefix_budget(tokens),
+            None => tokens,
+        }
+    }
+
+    /// The largest planned context of any request (0 for an empty plan).
+    pub fn largest_planned_context_tokens(&self) -> u64 {
+        self.planned_context_tokens
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or_default()
     }
 
     /// When each request is due, ms from the run's start (request `i` at index `i`), in an

@@ -132,12 +132,12 @@ impl PromptSpec {
         }
     }
 
-    /// The spec of a planned run.
+    /// The spec of a planned run (its shared prefix rescaled when the plan is calibrated).
     pub fn for_plan(plan: &RunPlan) -> Self {
         let config = plan.config();
         Self::new(
             plan.prompt_cache_mode(),
-            plan.shared_prefix_tokens(),
+            plan.shared_prefix_budget_tokens(),
             config.request_canaries,
             config.context_seed,
             config.response_words,
@@ -230,6 +230,27 @@ impl PromptSpec {
     }
 }
 
+impl PromptSpec {
+    /// A context calibration probe ([`crate::core::plan::calibration`]) shaped like request
+    /// `like_request`'s unique-mode prompt for `budget_tokens` — its filler line numbers, its
+    /// instruction, its length — so the server's tokenizer counts it at the rate it counts the
+    /// measured prompts. Only the first line differs (`# context calibration probe N`), so the
+    /// probe shares no prefix with a measured prompt and warms no cache for one. A budget too
+    /// small for the instruction gives the header and the instruction alone.
+    pub fn calibration_probe(&self, probe: u64, like_request: usize, budget_tokens: u64) -> String {
+        let header = format!("# context calibration probe {probe}\n");
+        let tail = self.tail(like_request);
+        let target_chars = chars_for_tokens(budget_tokens);
+        let filler_chars = target_chars.saturating_sub(header.len() + 1 + tail.len());
+        let mut prompt = String::with_capacity(target_chars.max(header.len() + tail.len() + 1));
+        prompt.push_str(&header);
+        prompt.push('\n');
+        prompt.push_str(&fill(filler_chars, like_request as u64)[..filler_chars]);
+        prompt.push_str(&tail);
+        prompt
+    }
+}
+
 /// Request `request_index`'s prompt (same as [`PromptSpec::build`]).
 pub fn build_prompt(
     spec: &PromptSpec,
@@ -290,6 +311,12 @@ pub fn request_body(config: &RunConfig, prompt: &str) -> String {
 /// The prompt of a warm-up request: a few words, with no canary marker and no word contract, so
 /// the server does almost no work and nothing in it can be mistaken for a measured request.
 pub const WARMUP_PROMPT: &str = "Reply with one word.";
+
+/// The body of a context calibration probe (crate::core::plan::calibration): the measured
+/// requests' body around the probe's prompt, with `max_tokens: 1`.
+pub fn calibration_request_body(config: &RunConfig, prompt: &str) -> String {
+    chat_body(config, prompt, 1)
+}
 
 /// The body of an unmeasured warm-up request: [`request_body`] with [`WARMUP_PROMPT`] and
 /// `max_tokens: 1`. Everything else (model, sampling, thinking control, streaming with usage)

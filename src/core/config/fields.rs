@@ -434,6 +434,16 @@ pub(crate) const CONTEXT_SEED: FieldSpec = FieldSpec {
            plans the same contexts.",
     group: FieldGroup::Prompt,
 };
+pub(crate) const CONTEXT_CALIBRATION: FieldSpec = FieldSpec {
+    key: "context_calibration",
+    label: "Context calibration",
+    kind: FieldKind::Toggle,
+    help: "Size prompts in this server's own tokens: before the run, two unmeasured probes \
+           read the server's usage.prompt_tokens, and every prompt is rescaled to land on its \
+           context. Off (the default) sizes prompts at 3 characters per token, like the \
+           reference tool, so prompts are the same bytes on every server.",
+    group: FieldGroup::Prompt,
+};
 pub(crate) const PROMPT_CACHE_MODE: FieldSpec = FieldSpec {
     key: "prompt_cache_mode",
     label: "Prompt cache mode",
@@ -628,6 +638,7 @@ run_form_fields! {
     SloTarget => SLO_TARGET,
     ContextTokens => CONTEXT_TOKENS,
     ContextSeed => CONTEXT_SEED,
+    ContextCalibration => CONTEXT_CALIBRATION,
     PromptCacheMode => PROMPT_CACHE_MODE,
     SharedPrefixTokens => SHARED_PREFIX_TOKENS,
     MaxTokens => MAX_TOKENS,
@@ -724,6 +735,7 @@ mod tests {
             "live_view",
             "context_tokens",
             "context_seed",
+            "context_calibration",
             "max_tokens",
             "response_words",
             "controlled_output_policy",

@@ -18,6 +18,7 @@ use crate::core::config::fields::ARRIVAL_SEED;
 use crate::core::config::fields::BASE_URL;
 use crate::core::config::fields::BURSTINESS;
 use crate::core::config::fields::CONCURRENCY;
+use crate::core::config::fields::CONTEXT_CALIBRATION;
 use crate::core::config::fields::CONTEXT_SEED;
 use crate::core::config::fields::CONTEXT_TOKENS;
 use crate::core::config::fields::CONTROLLED_OUTPUT_POLICY;
@@ -135,6 +136,7 @@ impl RunForm {
             (LIVE_VIEW.key, LiveView::During.as_str().to_owned()),
             (CONTEXT_TOKENS.key, "4096".to_owned()),
             (CONTEXT_SEED.key, "0".to_owned()),
+            (CONTEXT_CALIBRATION.key, "false".to_owned()),
             (
                 PROMPT_CACHE_MODE.key,
                 PromptCacheMode::Unique.as_str().to_owned(),
@@ -197,6 +199,10 @@ impl RunForm {
             (LIVE_VIEW.key, config.client.live_view.to_string()),
             (CONTEXT_TOKENS.key, config.context_tokens.to_string()),
             (CONTEXT_SEED.key, config.context_seed.to_string()),
+            (
+                CONTEXT_CALIBRATION.key,
+                config.client.context_calibration.to_string(),
+            ),
             (PROMPT_CACHE_MODE.key, config.prompt_cache_mode.to_string()),
             (
                 SHARED_PREFIX_TOKENS.key,
@@ -347,6 +353,9 @@ impl RunForm {
                     .choice(&LIVE_VIEW)
                     .unwrap_or(defaults.client.live_view),
                 endpoint_pool: parser.url_list(&POOL),
+                context_calibration: parser
+                    .toggle(&CONTEXT_CALIBRATION)
+                    .unwrap_or(defaults.client.context_calibration),
             },
             ..defaults
         };

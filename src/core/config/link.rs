@@ -1,6 +1,7 @@
 //! The page's link: the whole run form in the URL's query string, both ways. Query keys are the
 //! artifact's field names (ARTIFACT.md §1.1), so a link reads like the artifact it reproduces;
-//! the exceptions, `pool`, `warmup`, `traces`, `measurement` and `live_view`, are strobe's own
+//! the exceptions, `pool`, `warmup`, `traces`, `measurement`, `live_view` and
+//! `context_calibration`, are strobe's own
 //! [`ClientOptions`](crate::core::config::settings::ClientOptions), which say how the browser measures rather than what it requests. A link
 //! only ever fills the form: it never starts a run and never carries an API key (keys found in
 //! a link are ignored and reported).
@@ -295,6 +296,32 @@ mod tests {
             spec,
             Some((FieldKind::Choice(LIVE_VIEWS), FieldGroup::Load))
         );
+    }
+
+    #[test]
+    fn context_calibration_travels_in_the_link() {
+        assert_eq!(
+            client_options_of_link("context_calibration=on"),
+            Ok(ClientOptions {
+                context_calibration: true,
+                ..ClientOptions::default()
+            })
+        );
+        let calibrated = form_with(&[("context_calibration", "true")]);
+        assert_eq!(
+            calibrated.to_query(),
+            "model=sim-model&engine=strobe-sim&context_calibration=true"
+        );
+        let errors = errors_of(&form_with(&[("context_calibration", "server")]));
+        assert_eq!(
+            errors,
+            [(
+                "context_calibration",
+                "context_calibration must be true or false (got \"server\")".to_owned()
+            )]
+        );
+        let spec = field_spec("context_calibration").map(|spec| (spec.kind, spec.group));
+        assert_eq!(spec, Some((FieldKind::Toggle, FieldGroup::Prompt)));
     }
 
     #[test]

@@ -154,6 +154,10 @@ pub struct ClientOptions {
     /// ([`RunPlan::endpoint_of_slot`](crate::core::plan::RunPlan::endpoint_of_slot)), so a browser's six HTTP/1.1 connections per origin
     /// become six per endpoint. Empty: every request goes to `base_url`.
     pub endpoint_pool: Vec<String>,
+    /// Size prompts in the server's own tokens, measured by two unmeasured probes before the
+    /// run (default off: prompts at 3 characters per token, the same bytes on every server;
+    /// see [`calibration`](crate::core::plan::calibration)).
+    pub context_calibration: bool,
 }
 
 impl Default for ClientOptions {
@@ -164,6 +168,7 @@ impl Default for ClientOptions {
             measurement: MeasurementThread::Worker,
             live_view: LiveView::During,
             endpoint_pool: Vec::new(),
+            context_calibration: false,
         }
     }
 }

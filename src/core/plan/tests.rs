@@ -1,5 +1,6 @@
 use super::*;
 use crate::core::config::settings::tests::pooled;
+use crate::core::prompt::PromptSpec;
 
 /// A config that passes validation: the CLI defaults plus an endpoint and a model.
 fn valid_config() -> RunConfig {
@@ -447,4 +448,71 @@ fn the_context_window_note_names_the_window_and_the_cap() {
     };
     assert!(context_window_note(&explicit, window)
         .ends_with("The form's max_model_len (4,096) is used instead."));
+}
+
+fn calibration(chars_per_token: f64, overhead_tokens: f64) -> ContextCalibration {
+    ContextCalibration {
+        estimated_chars_per_token: 3,
+        chars_per_token,
+        overhead_tokens,
+        probes: Vec::new(),
+    }
+}
+
+#[test]
+fn an_uncalibrated_plan_builds_prompts_from_the_planned_context() {
+    let plan = sampled_plan(0, 60, 131_072);
+    assert_eq!(plan.calibration(), None);
+    for (index, planned) in plan.planned_context_tokens().iter().enumerate() {
+        assert_eq!(plan.prompt_budget_tokens(index), *planned);
+    }
+    assert_eq!(plan.prompt_budget_tokens(60), 0);
+    assert_eq!(plan.largest_planned_context_tokens(), 131_072 - 64 - 1_024);
+}
+
+#[test]
+fn a_calibrated_plan_keeps_its_contexts_and_rescales_its_prompts() {
+    let config = RunConfig {
+        requests: 3,
+        context_tokens: 1_024,
+        prompt_cache_mode: PromptCacheMode::Shared,
+        shared_prefix_tokens: 300,
+        ..valid_config()
+    };
+    let uncalibrated = RunPlan::new(&config, Some(4_096)).unwrap();
+    let plan = uncalibrated
+        .clone()
+        .with_calibration(calibration(1.5, 10.0));
+    // What the rows and the artifact record is the plan's, calibrated or not.
+    assert_eq!(plan.planned_context_tokens(), [1_024, 1_024, 1_024]);
+    assert_eq!(
+        plan.context_distribution(),
+        uncalibrated.context_distribution()
+    );
+    assert_eq!(plan.shared_prefix_tokens(), 300);
+    // (1024 − 10) × 1.5 / 3 = 507 estimated tokens, 1521 characters.
+    assert_eq!(plan.prompt_budget_tokens(0), 507);
+    assert_eq!(plan.shared_prefix_budget_tokens(), 150);
+    assert_eq!(uncalibrated.shared_prefix_budget_tokens(), 300);
+    let spec = PromptSpec::for_plan(&plan);
+    assert_eq!(spec.shared_prefix().len(), 450);
+    let prompt = spec.build(2, plan.prompt_budget_tokens(2)).unwrap();
+    assert_eq!(prompt.len(), 1_521);
+    // The cap is in the server's tokens: a plan capped at 2048 − 64 − 1024 keeps its cap, and
+    // its prompts are sized to it.
+    let capped = RunPlan::new(
+        &RunConfig {
+            context_tokens: 100_000,
+            ..config
+        },
+        Some(2_048),
+    )
+    .unwrap()
+    .with_calibration(calibration(4.5, 0.0));
+    let cap = capped.prompt_budget_cap().unwrap();
+    assert_eq!(capped.planned_context_tokens()[0], cap);
+    assert_eq!(
+        capped.prompt_budget_tokens(0),
+        (cap as f64 * 1.5).round() as u64
+    );
 }

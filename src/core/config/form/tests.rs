@@ -175,6 +175,7 @@ pub(crate) fn sample_configs() -> Vec<RunConfig> {
                 "http://127.0.0.1:8001/v1".to_owned(),
                 "http://127.0.0.1:8002/v1".to_owned(),
             ],
+            context_calibration: true,
             ..ClientOptions::default()
         },
         ..base.clone()

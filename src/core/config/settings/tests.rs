@@ -202,7 +202,8 @@ fn config_round_trips_and_missing_keys_take_defaults() {
             "chunk_traces": false,
             "measurement": "worker",
             "live_view": "during",
-            "endpoint_pool": []
+            "endpoint_pool": [],
+            "context_calibration": false
         })
     );
     let back: Option<RunConfig> = serde_json::from_value(value).ok();
