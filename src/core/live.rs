@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::config::settings::RunConfig;
 use crate::core::observe::conclude::RequestOutcome;
+use crate::core::plan::calibration::ContextCalibration;
 use crate::core::python::stats::nearest_rank;
 use crate::core::read::loaded::views::{FailureView, RowView};
 
@@ -241,6 +242,8 @@ pub enum ToMeasurement {
         discovered_max_model_len: Option<u64>,
         /// The API key, sent as a header by the worker; never logged (see the `Debug` impl).
         api_key: Option<String>,
+        /// What the page's context calibration measured, when the run calibrates.
+        calibration: Option<ContextCalibration>,
     },
     /// Cancel the run: abort what is in flight, keep what finished.
     Cancel,
@@ -253,11 +256,13 @@ impl fmt::Debug for ToMeasurement {
                 config,
                 discovered_max_model_len,
                 api_key,
+                calibration,
             } => f
                 .debug_struct("Start")
                 .field("config", config)
                 .field("discovered_max_model_len", discovered_max_model_len)
                 .field("api_key", &api_key.as_ref().map(|_| "[redacted]"))
+                .field("calibration", calibration)
                 .finish(),
             Self::Cancel => f.write_str("Cancel"),
         }
@@ -437,6 +442,12 @@ mod tests {
             }),
             discovered_max_model_len: Some(32_768),
             api_key: Some("sk-secret".into()),
+            calibration: Some(ContextCalibration {
+                estimated_chars_per_token: 3,
+                chars_per_token: 1.5,
+                overhead_tokens: 10.0,
+                probes: Vec::new(),
+            }),
         };
         let text = encode_message(&start).expect("encodes");
         assert_eq!(decode_message::<ToMeasurement>(&text), Ok(start.clone()));

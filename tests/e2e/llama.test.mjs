@@ -1,8 +1,9 @@
 // End-to-end against a real inference server: llama.cpp's own `llama-server`, built from the
 // source vendored in llama-cpp-python's PyPI sdist (scripts/setup-llama.sh), serving a tiny
 // random-weight model (scripts/make-tiny-gguf.py) with 4 slots of 2,048 tokens. strobe learns
-// its context window, caps prompts to fit before the run, measures tokens from `usage`, keeps
-// and classifies failed canaries, and says plainly when the API key is wrong.
+// its context window, caps prompts to fit before the run, measures tokens from `usage`, sizes
+// prompts in the model's own tokens when asked to, keeps and classifies failed canaries, and
+// says plainly when the API key is wrong.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
@@ -49,6 +50,29 @@ test('24 requests at concurrency 4 measure tokens from usage and learn the windo
     assert.ok(row.prompt_tokens > 0);
   }
   assert.match(await page.getByTestId('context-window').textContent(), /2,048 tokens \(meta\.n_ctx/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('context calibration sizes prompts in the server\'s own tokens', async () => {
+  const { page, errors } = await run({ requests: '8', context_tokens: '512', context_calibration: 'true' });
+  const { path, artifact } = await downloadArtifact(page, 'llama-calibrated');
+  const { exitCode, report } = validateArtifact(path);
+  assert.equal(exitCode, 0, JSON.stringify(report));
+  assert.equal(artifact.completed, 8, JSON.stringify(artifact.failures));
+  const calibration = artifact.client.context_calibration;
+  assert.equal(calibration.probes.length, 2, JSON.stringify(calibration));
+  assert.ok(calibration.chars_per_token > 1 && calibration.chars_per_token < 6, JSON.stringify(calibration));
+  const prompts = artifact.request_timings.map((row) => row.prompt_tokens).sort((a, b) => a - b);
+  const median = prompts[prompts.length >> 1];
+  assert.ok(Math.abs(median - 512) / 512 <= 0.02, `median ${median} prompt tokens for 512 planned: ${prompts}`);
+  for (const row of artifact.request_timings) {
+    assert.equal(row.planned_context_tokens, 512);
+    assert.ok(Math.abs(row.prompt_tokens - 512) / 512 <= 0.05, `request ${row.request_index}: ${row.prompt_tokens}`);
+  }
+  const notes = await page.getByTestId('client-notes').locator('li').allTextContents();
+  assert.ok(notes.some((note) => /context calibration/.test(note)), notes.join('\n'));
+  assert.ok(!notes.some((note) => /server tokens per planned token/.test(note)), notes.join('\n'));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -132,8 +132,8 @@ pub(super) fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &Pro
     let mut prepared = live.prepared_bodies.borrow_mut();
     let mut bytes = 0;
     for index in 0..setup.plan.requests() {
-        let tokens = planned_context(&setup.plan, index);
-        let Ok(prompt) = prompt_spec.build(index as usize, tokens) else {
+        let budget = setup.plan.prompt_budget_tokens(index as usize);
+        let Ok(prompt) = prompt_spec.build(index as usize, budget) else {
             continue;
         };
         let body = request_body(&setup.config, &prompt);

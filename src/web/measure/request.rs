@@ -47,7 +47,10 @@ pub(super) async fn run_one(
         // A dry run sends nothing: its requests need no prompt (building one per request
         // would cost a long context's run seconds).
         None if live.dry_run => JsValue::from_str(DRY_RUN_BODY),
-        None => match prompt_spec.build(index as usize, facts.planned_context_tokens) {
+        None => match prompt_spec.build(
+            index as usize,
+            setup.plan.prompt_budget_tokens(index as usize),
+        ) {
             Ok(prompt) => JsValue::from_str(&request_body(&setup.config, &prompt)),
             Err(err) => {
                 let error = RequestError::new("ValueError", err.to_string());

@@ -108,7 +108,8 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     .with_warmup(warmup)
     .with_measurement_thread(thread)
     .with_live_view(setup.config.client.live_view)
-    .with_dry_run(dry_run_requests);
+    .with_dry_run(dry_run_requests)
+    .with_context_calibration(setup.plan.calibration().cloned());
     let timing = RunTiming {
         started_at_unix_ns: started_unix_ns,
         finished_at_unix_ns: finished_unix_ns,

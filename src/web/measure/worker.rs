@@ -16,6 +16,7 @@ use crate::core::config::settings::RunConfig;
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveProgress, ToMeasurement,
 };
+use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::RunPlan;
 
 use crate::web::measure::live_run::{self, LiveRun, RunSetup};
@@ -42,6 +43,7 @@ pub fn serve_measurements() {
                 config,
                 discovered_max_model_len,
                 api_key,
+                calibration,
             }) => {
                 // One run per worker: the page starts a fresh worker for every run.
                 if current.borrow().is_none() {
@@ -49,6 +51,7 @@ pub fn serve_measurements() {
                         *config,
                         discovered_max_model_len,
                         api_key,
+                        calibration,
                         current.clone(),
                     ));
                 }
@@ -75,6 +78,7 @@ async fn run(
     config: RunConfig,
     discovered_max_model_len: Option<u64>,
     api_key: Option<String>,
+    calibration: Option<ContextCalibration>,
     current: Rc<RefCell<Option<Rc<LiveRun>>>>,
 ) {
     let failed = |reason: String| FromMeasurement::Failed {
@@ -83,7 +87,10 @@ async fn run(
         reason,
     };
     let plan = match RunPlan::new(&config, discovered_max_model_len) {
-        Ok(plan) => plan,
+        Ok(plan) => match calibration {
+            Some(calibration) => plan.with_calibration(calibration),
+            None => plan,
+        },
         Err(error) => return post(&failed(error.to_string())),
     };
     let Some(clock) = Clock::of_this_thread() else {

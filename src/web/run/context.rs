@@ -11,6 +11,7 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::LiveView;
 use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
+use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::loaded::LoadedArtifact;
@@ -40,6 +41,9 @@ pub struct RunContext {
     pub api_key: Option<String>,
     /// The SLO set when Run was pressed: recorded in each artifact's `slo` block.
     pub slo: Option<SloSpec>,
+    /// The context calibration made before the first run, when the form asks for one: every
+    /// run's prompts are sized by it.
+    pub calibration: Option<ContextCalibration>,
 }
 
 impl RunContext {
@@ -47,8 +51,11 @@ impl RunContext {
     /// its artifact or why there is none.
     pub async fn measure(&self, config: RunConfig) -> Result<ArtifactV1, String> {
         let state = self.state;
-        let plan = RunPlan::new(&config, self.discovered_max_model_len)
+        let mut plan = RunPlan::new(&config, self.discovered_max_model_len)
             .map_err(|error| error.to_string())?;
+        if let Some(calibration) = &self.calibration {
+            plan = plan.with_calibration(calibration.clone());
+        }
         let quiet = config.client.live_view == LiveView::End;
         let setup = RunSetup {
             config,

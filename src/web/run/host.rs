@@ -102,6 +102,7 @@ impl Measurement {
                     config: Box::new(setup.config),
                     discovered_max_model_len,
                     api_key: setup.api_key,
+                    calibration: setup.plan.calibration().cloned(),
                 };
                 let (link, result) = spawn_worker(start, tally.clone())?;
                 let worker = link.worker.clone();

@@ -10,7 +10,10 @@ use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::models::engine_hint;
 use crate::core::config::settings::RunConfig;
+use crate::core::plan::calibration::ContextCalibration;
+use crate::core::plan::RunPlan;
 use crate::web::platform::clock::Clock;
+use crate::web::run::calibrate::calibrate;
 use crate::web::run::context::RunContext;
 use crate::web::run::preflight::fetch_models;
 use crate::web::run::sweep::run_sweep;
@@ -60,13 +63,26 @@ async fn run(state: AppState, library: Library) {
         return;
     };
     let key = state.api_key.get_untracked();
+    let api_key = (!key.is_empty()).then_some(key);
+    let calibration = if config.client.context_calibration {
+        match calibrate_context(&clock, &config, discovered, api_key.as_deref()).await {
+            Ok(calibration) => Some(calibration),
+            Err(reason) => {
+                state.phase.set(RunPhase::Failed(reason));
+                return;
+            }
+        }
+    } else {
+        None
+    };
     let context = RunContext {
         state,
         library,
         clock,
         discovered_max_model_len: discovered,
-        api_key: (!key.is_empty()).then_some(key),
+        api_key,
         slo: state.slo.get_untracked().ok().flatten(),
+        calibration,
     };
     state.finished.set(None);
     state.sweep.set(None);
@@ -81,6 +97,21 @@ async fn run(state: AppState, library: Library) {
             Err(reason) => state.phase.set(RunPhase::Failed(reason)),
         },
     }
+}
+
+/// Sizes the run's prompts in the server's tokens (docs/metrics.md, *Context calibration*):
+/// the probes are aimed at the plan `config` makes, and one calibration serves every step of a
+/// sweep. The reason is the plan's or the calibration's error.
+async fn calibrate_context(
+    clock: &Clock,
+    config: &RunConfig,
+    discovered: Option<u64>,
+    api_key: Option<&str>,
+) -> Result<ContextCalibration, String> {
+    let plan = RunPlan::new(config, discovered).map_err(|error| error.to_string())?;
+    calibrate(clock, config, &plan, api_key)
+        .await
+        .map_err(|error| error.to_string())
 }
 
 /// Fields the endpoint check fills when they are empty (from `/models`).

@@ -11,6 +11,7 @@ use crate::core::observe::accumulate::ReadStats;
 use crate::core::observe::conclude::*;
 use crate::core::observe::failure::RequestError;
 use crate::core::observe::transport::ResourceTimingEntry;
+use crate::core::plan::calibration::ContextCalibration;
 
 /// strobe's `client` block (§12): how the measurement was taken, so a reader can judge it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,6 +53,10 @@ pub struct ClientBlock {
     /// they leave. Omitted when none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation_service_worker: Option<bool>,
+    /// What the context calibration measured, when the run sized its prompts in the server's
+    /// tokens (`context_calibration=on`); omitted when prompts were sized at strobe's estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_calibration: Option<ContextCalibration>,
 }
 
 impl ClientBlock {
@@ -77,6 +82,15 @@ impl ClientBlock {
             live_view: None,
             dry_run_requests: None,
             isolation_service_worker: None,
+            context_calibration: None,
+        }
+    }
+
+    /// This block with the context calibration the prompts were sized by (`None`: none).
+    pub fn with_context_calibration(self, calibration: Option<ContextCalibration>) -> Self {
+        Self {
+            context_calibration: calibration,
+            ..self
         }
     }
 

@@ -168,6 +168,32 @@ fn the_client_block_says_how_the_numbers_were_taken() {
             .any(|note| note.contains("Timing-Allow-Origin $http_origin")),
         "{notes:?}"
     );
+    // A calibrated run says by what; a hostile block says nothing.
+    let calibration_note = |calibration: Value| {
+        let text = json!({"client": {"name": "strobe", "context_calibration": calibration}});
+        LoadedArtifact::from_text("c.json", &text.to_string())
+            .client
+            .map(|client| client.notes())
+            .unwrap_or_default()
+            .into_iter()
+            .find(|note| note.contains("context calibration"))
+    };
+    assert_eq!(
+        calibration_note(json!({"chars_per_token": 1.4567, "overhead_tokens": 9.6,
+                                "estimated_chars_per_token": 3})),
+        Some(
+            "Prompts were sized in this server's own tokens (context calibration): two \
+             unmeasured probes before the run showed 1.46 characters per token on the \
+             benchmark's text (strobe's estimate is 3) plus 10 tokens of chat template, and \
+             every prompt was rescaled to its planned context."
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        calibration_note(json!({"chars_per_token": "<b>1</b>", "overhead_tokens": 1})),
+        None
+    );
+    assert_eq!(calibration_note(json!(true)), None);
     // Rows counted by content chunks say so.
     let rows = json!({"request_timings": [
         {"request_index": 0, "output_token_source": "usage"},

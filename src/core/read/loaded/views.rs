@@ -312,7 +312,8 @@ pub fn row_notes(rows: &[RowView]) -> Vec<String> {
                 "Prompts measured {:.2} server tokens per planned token on the median request \
                  ({measured} for {planned} planned): this server's tokenizer (and chat template) \
                  counts differently from strobe's estimate of 3 characters per token, so \
-                 context_tokens is approximate here; compare prompt_tokens in the rows.",
+                 context_tokens is approximate here; compare prompt_tokens in the rows, or \
+                 turn Context calibration on to size prompts in this server's tokens.",
                 ratio
             ));
         }
@@ -413,6 +414,9 @@ pub struct ClientView {
     /// `client.transport.http_protocols_seen` is an empty list: the browser said no request's
     /// protocol (the server sent no `Timing-Allow-Origin`).
     pub transport_hidden: bool,
+    /// `client.context_calibration`: the server's characters per token and template tokens
+    /// the prompts were sized by (both finite), when the run calibrated its context.
+    pub context_calibration: Option<(f64, f64)>,
 }
 
 impl ClientView {
@@ -447,6 +451,12 @@ impl ClientView {
             transport_hidden: transport("http_protocols_seen")
                 .and_then(Value::as_array)
                 .is_some_and(Vec::is_empty),
+            context_calibration: client.get("context_calibration").and_then(|calibration| {
+                Some((
+                    finite_f64(calibration.get("chars_per_token"))?,
+                    finite_f64(calibration.get("overhead_tokens"))?,
+                ))
+            }),
         }
     }
 
@@ -507,6 +517,14 @@ impl ClientView {
         }
         if let Some(note) = self.warmup_note() {
             notes.push(note);
+        }
+        if let Some((chars_per_token, overhead_tokens)) = self.context_calibration {
+            notes.push(format!(
+                "Prompts were sized in this server's own tokens (context calibration): two \
+                 unmeasured probes before the run showed {chars_per_token:.2} characters per \
+                 token on the benchmark's text (strobe's estimate is 3) plus {overhead_tokens:.0} \
+                 tokens of chat template, and every prompt was rescaled to its planned context."
+            ));
         }
         if self.isolation_service_worker == Some(true) {
             notes.push(match thread_name {
