@@ -38,8 +38,38 @@ export function momentErrors(startUnixMs, { ttfo, ttft, e2e }, record) {
 }
 
 /**
+ * The whole error of one request's durations against the server's own (docs/accuracy.md,
+ * *Duration error*): the client's TTFO, TTFT and E2E minus the server's times from receiving the
+ * request to its first reasoning (else content) byte, first content byte and last byte. It is the
+ * sum of `upstream` (fetch() call → the server's receipt: time the server never saw) and the
+ * moment error downstream ({@link momentErrors}). With `clientQueueMs` (the row's fetch() →
+ * requestStart) the `*_wire` keys hold the same error of the times from the wire (measured −
+ * client_queue_ms); they are null without it.
+ */
+export function durationErrors(startUnixMs, { ttfo, ttft, e2e }, record, clientQueueMs = null) {
+  const { times } = record;
+  const received = stampMs(times.received);
+  const server = {
+    ttfo: stampMs(times.first_reasoning_byte_sent ?? times.first_content_byte_sent) - received,
+    ttft: stampMs(times.first_content_byte_sent) - received,
+    e2e: stampMs(times.last_byte_sent) - received,
+  };
+  const wire = (client, serverMs) => (clientQueueMs == null ? null : client - clientQueueMs - serverMs);
+  return {
+    ttfo_whole: ttfo - server.ttfo,
+    ttft_whole: ttft - server.ttft,
+    e2e_whole: e2e - server.e2e,
+    upstream: received - startUnixMs,
+    ttfo_wire: wire(ttfo, server.ttfo),
+    ttft_wire: wire(ttft, server.ttft),
+    e2e_wire: wire(e2e, server.e2e),
+    client_queue: clientQueueMs,
+  };
+}
+
+/**
  * The errors of every row of a strobe artifact, joined to the truth log by canary marker:
- * `{ request_index, ttfo, ttft, e2e }` per row. Throws when a row has no truth record.
+ * `{ request_index, ttfo, ttft, e2e }` per row (moment errors), with its {@link durationErrors}. Throws when a row has no truth record.
  */
 export function artifactErrors(artifact, records) {
   const byMarker = new Map(records.map((record) => [record.marker, record]));
@@ -48,7 +78,12 @@ export function artifactErrors(artifact, records) {
     const record = byMarker.get(row.request_canary?.marker);
     if (!record) throw new Error(`row ${row.request_index} has no truth record (marker ${row.request_canary?.marker})`);
     const durations = { ttfo: row.time_to_first_output_ms, ttft: row.ttft_ms, e2e: row.e2e_ms };
-    return { request_index: row.request_index, ...momentErrors(runStartMs + row.started_at_ms, durations, record) };
+    const startUnixMs = runStartMs + row.started_at_ms;
+    return {
+      request_index: row.request_index,
+      ...momentErrors(startUnixMs, durations, record),
+      ...durationErrors(startUnixMs, durations, record, row.client_queue_ms ?? null),
+    };
   });
 }
 

@@ -9,6 +9,7 @@ use crate::core::artifact::schema::browser_clock;
 use crate::core::artifact::schema::check_finite;
 use crate::core::artifact::schema::client::*;
 use crate::core::artifact::schema::failure_floats;
+use crate::core::artifact::schema::from_wire::FromWireBlock;
 use crate::core::artifact::schema::row_floats;
 use crate::core::artifact::schema::rows::*;
 use crate::core::artifact::schema::ArtifactV1;
@@ -77,6 +78,10 @@ pub fn build_artifact(
     let totals = ResultTotals::of_results(&results)?;
     let metrics = compute_metrics(&rows, &totals, performance_eligible, timing.wall_seconds)?;
     let metric_population = MetricPopulation::from_metrics(requests, completed, failed, &metrics);
+    let client = client.map(|client| ClientBlock {
+        from_wire: Some(FromWireBlock::of_rows(&rows)),
+        ..client
+    });
     let clock = match &client {
         Some(client) => browser_clock(client.timer_resolution_ms, client.cross_origin_isolated)?,
         None => REFERENCE_CLOCK.to_owned(),

@@ -144,12 +144,19 @@ pub fn match_resource_timings(
 }
 
 impl RequestTiming {
-    /// Writes the row's transport keys (all four, null where the browser did not say).
+    /// Writes the row's transport keys (all four, null where the browser did not say) and its
+    /// times from the wire: each measured time minus `client_queue_ms`, null without it. The
+    /// measured times stay as they are (docs/accuracy.md, *From the wire*).
     pub fn set_transport(&mut self, facts: &TransportFacts) {
         self.new_connection = Some(facts.new_connection);
         self.preflight = Some(facts.preflight);
         self.client_queue_ms = Some(facts.client_queue_ms);
         self.http_protocol = Some(facts.http_protocol.clone());
+        let from_wire =
+            |measured_ms: f64| facts.client_queue_ms.map(|queue_ms| measured_ms - queue_ms);
+        self.ttfo_from_wire_ms = Some(from_wire(self.time_to_first_output_ms));
+        self.ttft_from_wire_ms = Some(from_wire(self.ttft_ms));
+        self.e2e_from_wire_ms = Some(from_wire(self.e2e_ms));
     }
 
     /// The ms of this row's TTFO that passed in the browser before the request was sent
@@ -277,6 +284,9 @@ mod tests {
             "preflight",
             "client_queue_ms",
             "http_protocol",
+            "ttfo_from_wire_ms",
+            "ttft_from_wire_ms",
+            "e2e_from_wire_ms",
         ] {
             assert!(value.get(key).is_none(), "{key}");
         }
@@ -290,6 +300,14 @@ mod tests {
         assert_eq!(value["preflight"], Value::Null);
         assert_eq!(value["client_queue_ms"], json!(8.0));
         assert_eq!(value["http_protocol"], json!("http/1.1"));
+        // TTFO 500, TTFT 1000 and E2E 2000 ms, 8 of them before the request left the browser;
+        // the measured times stay.
+        assert_eq!(value["ttfo_from_wire_ms"], json!(492.0));
+        assert_eq!(value["ttft_from_wire_ms"], json!(992.0));
+        assert_eq!(value["e2e_from_wire_ms"], json!(1992.0));
+        assert_eq!(value["time_to_first_output_ms"], json!(500.0));
+        assert_eq!(value["ttft_ms"], json!(1000.0));
+        assert_eq!(value["e2e_ms"], json!(2000.0));
         assert_eq!(accounted.browser_wait_ms(), Some(8.0));
         assert_eq!(accounted.ttfo_includes_browser_wait(), Some(true));
         let back: RequestTiming = serde_json::from_value(value).expect("deserializable");
@@ -304,9 +322,16 @@ mod tests {
             "preflight",
             "client_queue_ms",
             "http_protocol",
+            "ttfo_from_wire_ms",
+            "ttft_from_wire_ms",
+            "e2e_from_wire_ms",
         ] {
             assert_eq!(value[key], Value::Null, "{key}");
         }
+        // Timing withheld (no Timing-Allow-Origin): the browser reports requestStart 0.
+        let mut withheld = plain.clone();
+        withheld.set_transport(&TransportFacts::from_entry(&entry(10.0, 0.0, None), 9.5));
+        assert_eq!(withheld.ttft_from_wire_ms, Some(None));
 
         let mut quick = plain;
         quick.set_transport(&TransportFacts::from_entry(&entry(10.0, 11.0, None), 9.5));

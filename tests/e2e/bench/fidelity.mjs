@@ -20,6 +20,9 @@
 // plus loopback delivery plus any time either process sat descheduled.
 //
 // Reports per case and client: p50 / p95 / max of |error| for each metric, the signed median,
+// then the duration error — the client's TTFT and E2E minus the server's own durations from
+// receiving the request — split into upstream (fetch() → the server's receipt) and downstream,
+// and for strobe the same error of its times from the wire (measured − client_queue_ms),
 // and (strobe) rows that opened a new connection (a cold start inside a measured row). Then the
 // comparisons the issue asks for: worker vs main thread (as drawn live, and quiet), and strobe
 // (worker, and main quiet) vs the floor on the page, on the median over runs of each run's p95,
@@ -46,7 +49,7 @@ import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim, SIM_BINARY } from '../sim.mjs';
 import { parseRepeat, summarize, environment, buildIdentity, watchHost, stealText, settleHost } from './common.mjs';
-import { momentErrors, artifactErrors } from '../truth.mjs';
+import { momentErrors, durationErrors, artifactErrors } from '../truth.mjs';
 import { floorClient } from './floor.mjs';
 import { compareP95, poolReports, roundOrder, NOISY_STEAL_PCT } from './verdict.mjs';
 
@@ -222,7 +225,7 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
     const errors = rows.map((row) => {
       const record = byMarker.get(row.marker);
       if (!record) throw new Error(`floor request ${row.marker} has no truth record`);
-      return momentErrors(row.started_unix_ms, row, record);
+      return { ...momentErrors(row.started_unix_ms, row, record), ...durationErrors(row.started_unix_ms, row, record) };
     });
     return { errors, new_connections: null, page_errors: pageErrors, ...host };
   }
@@ -251,6 +254,22 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
 
 function summarizeErrors(errors) {
   return Object.fromEntries(METRICS.map((metric) => [metric, summarize(errors.map((row) => row[metric]))]));
+}
+
+/**
+ * The duration error and its parts (truth.mjs, durationErrors): the whole error of TTFT and E2E
+ * against the server's own durations, upstream (fetch() → the server's receipt), downstream (the
+ * moment error above), the same whole error of the times from the wire (strobe, when the
+ * browser reported client_queue_ms), and client_queue_ms itself. Null where no row has the value
+ * (the floor has no wire time; reports older than the duration error have none of them).
+ */
+const DURATION_PARTS = ['ttft_whole', 'e2e_whole', 'upstream', 'ttft', 'ttft_wire', 'e2e_wire', 'client_queue'];
+
+function summarizeDurations(errors) {
+  return Object.fromEntries(DURATION_PARTS.map((part) => {
+    const values = errors.map((row) => row[part]).filter(Number.isFinite);
+    return [part, values.length > 0 ? summarize(values) : null];
+  }));
 }
 
 async function runCases(browser, siteUrl, { cases, repeat, clients }) {
@@ -294,6 +313,7 @@ function caseSummary(testCase, byClient) {
     clients[client] = {
       runs: runs.length,
       metrics: summarizeErrors(errors),
+      durations: summarizeDurations(errors),
       new_connection_rows: isFloor(client) ? null : runs.reduce((sum, run) => sum + run.new_connections, 0),
       queue_suspected: isFloor(client) ? null : runs.some((run) => run.queue_suspected),
       max_in_flight_per_origin: isFloor(client) ? null : Math.max(...runs.map((run) => run.max_in_flight_per_origin)),
@@ -347,6 +367,29 @@ function markdownTable(summaries) {
       const fresh = result.new_connection_rows ?? '–';
       const steal = result.host_steal_max_pct == null ? '–' : `${result.host_steal_max_pct.toFixed(1)} %`;
       lines.push(`| ${summary.concurrency} | ${summary.ports} | ${label} | ${cells.join(' | ')} | ${bias} | ${fresh} | ${steal} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The duration error table: whole, upstream, downstream, from the wire (p50 / p95 of |error|). */
+function durationTable(summaries) {
+  const lines = [
+    '| c | client | TTFT whole p50 / p95 | E2E whole p50 / p95 | upstream p50 / p95 | TTFT downstream p50 / p95 '
+      + '| TTFT from the wire p50 / p95 | E2E from the wire p50 / p95 | client_queue_ms p50 / p95 |',
+    '|---:|---|---|---|---|---|---|---|---|',
+  ];
+  const cell = (summary) => (summary ? `${ms(summary.p50_abs_ms)} / ${ms(summary.p95_abs_ms)}` : '–');
+  for (const summary of summaries) {
+    for (const [client, result] of Object.entries(summary.clients)) {
+      if (!result.durations) continue;
+      const label = {
+        floor: 'plain-JS floor',
+        [FLOOR_WORKER]: 'plain-JS floor in a worker',
+        [MAIN_END]: 'strobe main, live view end',
+      }[client] ?? `strobe ${client}`;
+      const cells = DURATION_PARTS.map((part) => cell(result.durations[part]));
+      lines.push(`| ${summary.concurrency} | ${label} | ${cells.join(' | ')} |`);
     }
   }
   return lines.join('\n');
@@ -410,6 +453,8 @@ function reprint(paths) {
   const from = paths.length === 1 ? paths[0] : `${paths.length} reports of one build (${build}), pooled (${paths.join(', ')})`;
   console.log(`### Timing error against the server's truth (ms), from ${from}\n`);
   console.log(markdownTable(summaries));
+  console.log('\n### Duration error against the server\'s own durations (ms)\n');
+  console.log(durationTable(summaries));
   console.log('\n### p95 comparisons\n');
   console.log(comparisonLines(summaries));
 }
@@ -445,6 +490,8 @@ async function main() {
   env.load_average_at_end = loadavg();
   console.log('### Timing error against the server\'s truth (ms)\n');
   console.log(markdownTable(summaries));
+  console.log('\n### Duration error against the server\'s own durations (ms)\n');
+  console.log(durationTable(summaries));
   console.log('\n### p95 comparisons\n');
   console.log(comparisonLines(summaries));
   const loads = (list) => list.map((load) => load.toFixed(2)).join(' ');
@@ -454,6 +501,9 @@ async function main() {
     benchmark: 'strobe fidelity: worker vs main thread (live view during, and end) vs a plain-JS floor client',
     error_definition: 'client absolute moment − server stamp, ms (unix clock on both sides); '
       + 'p50/p95/max are nearest-rank of |error|, median_signed_ms is the bias',
+    duration_error_definition: 'durations: client TTFT/E2E − the server\'s received → first content '
+      + 'byte / last byte; upstream = server received − client fetch() call; ttft (downstream) = the '
+      + 'moment error; *_wire = the same whole error of measured − client_queue_ms',
     setup: {
       decode_interval_ms: DECODE_INTERVAL_MS, reasoning_tokens: REASONING_TOKENS, response_words: RESPONSE_WORDS,
       max_tokens: MAX_TOKENS, context_tokens: CONTEXT_TOKENS, prefill_tok_s: PREFILL_TOK_S,

@@ -17,6 +17,9 @@
 // (the JSON keeps the load average around every run). The event rate of a rung is measured, not
 // assumed: SSE events the server wrote (from the truth log) over the run's wall time on its clock.
 //
+// Beside it, the duration error: the client's TTFT and E2E minus the server's own durations from
+// receiving the request, the upstream part of it (fetch() → the server's receipt), and the same
+// error of strobe's times from the wire (measured − client_queue_ms).
 // Per rung and metric it reports p50, p95 and max of |client − server| (nearest-rank) and the
 // signed median (bias), for all requests and for the steady state (without the requests sent as
 // the run starts), then the highest measured event rate at which p95 (and p50) of every metric
@@ -165,6 +168,19 @@ function summarizeRows(rows) {
   return Object.fromEntries(METRICS.map((metric) => [metric, summarize(rows.map((row) => row[metric]))]));
 }
 
+/**
+ * The duration error's parts (truth.mjs, durationErrors): whole TTFT and E2E error against the
+ * server's own durations, upstream, and the whole error of the times from the wire.
+ */
+const DURATION_PARTS = ['ttft_whole', 'e2e_whole', 'upstream', 'ttft_wire', 'e2e_wire', 'client_queue'];
+
+function summarizeDurations(rows) {
+  return Object.fromEntries(DURATION_PARTS.map((part) => {
+    const values = rows.map((row) => row[part]).filter(Number.isFinite);
+    return [part, values.length > 0 ? summarize(values) : null];
+  }));
+}
+
 /** Pools the runs of one rung: rows from every repeat, events and wall time summed. */
 function summarizeRung(rung, runs) {
   const rows = runs.flatMap((run) => run.rows);
@@ -176,7 +192,21 @@ function summarizeRung(rung, runs) {
     runs: runs.length,
     events_per_s: events / (wallMs / 1000),
     views: Object.fromEntries(Object.entries(VIEWS).map(([view, keep]) => [view, summarizeRows(rows.filter(keep))])),
+    durations: summarizeDurations(rows),
   };
+}
+
+function durationTable(summaries) {
+  const lines = [
+    '| decode interval (ms) | TTFT whole p50 / p95 | E2E whole p50 / p95 | upstream p50 / p95 '
+      + '| TTFT from the wire p50 / p95 | E2E from the wire p50 / p95 | client_queue_ms p50 / p95 |',
+    '|---:|---|---|---|---|---|---|',
+  ];
+  const cell = (summary) => (summary ? `${ms(summary.p50_abs_ms)} / ${ms(summary.p95_abs_ms)}` : '–');
+  for (const summary of summaries) {
+    lines.push(`| ${summary.decode_interval_ms} | ${DURATION_PARTS.map((part) => cell(summary.durations[part])).join(' | ')} |`);
+  }
+  return lines.join('\n');
 }
 
 function allUnder(summary, view, statistic) {
@@ -251,6 +281,9 @@ function printReport(summaries, verdictsByView, env) {
     console.log(verdictLine('p50', verdictsByView[view].p50));
     console.log('');
   }
+  console.log('### Duration error against the server\'s own durations (all requests, ms)\n');
+  console.log(durationTable(summaries));
+  console.log('');
   const loads = (list) => list.map((load) => load.toFixed(2)).join(' ');
   console.log(`${env.chromium}; ${env.cpu_count} CPUs (${env.cpu_model}); `
     + `load average ${loads(env.load_average_at_start)} at start, ${loads(env.load_average_at_end)} at end; ${env.date}`);
@@ -316,6 +349,8 @@ async function main() {
     fidelity_bar_ms: FIDELITY_BAR_MS,
     error_definition: 'client absolute moment − server stamp, ms (unix clock on both sides); '
       + 'p50/p95/max are nearest-rank of |error|, median_signed_ms is the bias',
+    duration_error_definition: 'client TTFT/E2E − the server\'s received → first content byte / last '
+      + 'byte; upstream = server received − client fetch() call; *_wire = the same of measured − client_queue_ms',
     options: {
       quick: options.quick, repeat: options.repeat, ladder_decode_interval_ms: options.ladder,
       measurement: options.measurement,

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::core::artifact::schema::from_wire::FromWireBlock;
 use crate::core::artifact::CLIENT_NAME;
 use crate::core::config::choices::*;
 use crate::core::config::settings::*;
@@ -57,6 +58,11 @@ pub struct ClientBlock {
     /// tokens (`context_calibration=on`); omitted when prompts were sized at strobe's estimate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_calibration: Option<ContextCalibration>,
+    /// The run's TTFO, TTFT and E2E counted from each request leaving the browser
+    /// (docs/accuracy.md, *From the wire*); the artifact's standard fields stay as measured.
+    /// Omitted by strobe versions without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_wire: Option<FromWireBlock>,
 }
 
 impl ClientBlock {
@@ -83,6 +89,7 @@ impl ClientBlock {
             dry_run_requests: None,
             isolation_service_worker: None,
             context_calibration: None,
+            from_wire: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! blocks ([`load`], [`sweep`], [`slo`]).
 
 pub mod client;
+pub mod from_wire;
 pub mod load;
 pub mod rows;
 pub mod slo;

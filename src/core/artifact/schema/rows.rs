@@ -150,6 +150,29 @@ pub struct RequestTiming {
         deserialize_with = "deserialize_present"
     )]
     pub client_queue_ms: Option<Option<f64>>,
+    /// strobe addition (from the wire): `time_to_first_output_ms − client_queue_ms`, the TTFO
+    /// counted from the request leaving the browser (docs/accuracy.md, *From the wire*). Omitted
+    /// with the transport keys; null when the browser did not report `client_queue_ms`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "deserialize_present"
+    )]
+    pub ttfo_from_wire_ms: Option<Option<f64>>,
+    /// strobe addition (from the wire): `ttft_ms − client_queue_ms`; see `ttfo_from_wire_ms`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "deserialize_present"
+    )]
+    pub ttft_from_wire_ms: Option<Option<f64>>,
+    /// strobe addition (from the wire): `e2e_ms − client_queue_ms`; see `ttfo_from_wire_ms`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "deserialize_present"
+    )]
+    pub e2e_from_wire_ms: Option<Option<f64>>,
     /// strobe addition (transport accounting): the protocol the request went over
     /// (`nextHopProtocol`: `http/1.1`, `h2`, `h3`).
     #[serde(
