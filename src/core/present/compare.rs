@@ -251,7 +251,16 @@ fn number_of<T: ToString>(number: Option<T>) -> Option<String> {
     number.map(|number| number.to_string())
 }
 
-const WORKLOAD_FIELDS: [WorkloadField; 22] = [
+const WORKLOAD_FIELDS: [WorkloadField; 23] = [
+    WorkloadField {
+        field: "time basis",
+        read: |run| Some(run.basis.label().to_owned()),
+        explanation: "times from the wire leave out what passed in the browser before each \
+                      request left it (client_queue_ms, a few ms), so they read lower than times \
+                      as measured; a run without Timing-Allow-Origin, or from another client, can \
+                      only be shown as measured",
+        absent_differs: true,
+    },
     WorkloadField {
         field: "measurement_protocol",
         read: |run| text_of(&run.identity.measurement_protocol),

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use crate::core::config::slo::Slo;
 use crate::core::format::file_stem;
 use crate::core::present::compare::{format_delta, Comparison};
+use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::{FailureView, RowView};
 use crate::core::read::loaded::LoadedArtifact;
@@ -37,6 +38,17 @@ pub const CSV_COLUMNS: [&str; 17] = [
     "error_type",
     "error_message",
 ];
+
+/// A CSV column's name on `basis`: from the wire, the three times are the rows'
+/// `*_from_wire_ms`, and their columns say so.
+fn column_on_basis(column: &str, basis: TimeBasis) -> String {
+    match (basis, column) {
+        (TimeBasis::FromWire, "time_to_first_output_ms") => "ttfo_from_wire_ms".to_owned(),
+        (TimeBasis::FromWire, "ttft_ms") => "ttft_from_wire_ms".to_owned(),
+        (TimeBasis::FromWire, "e2e_ms") => "e2e_from_wire_ms".to_owned(),
+        _ => column.to_owned(),
+    }
+}
 
 /// At most this many violations per run are listed in the Markdown summary.
 pub const MARKDOWN_VIOLATIONS_MAX: usize = 20;
@@ -79,7 +91,7 @@ pub fn rows_csv_with_slo(run: &LoadedArtifact, slo: Option<&Slo>) -> String {
         &mut csv,
         CSV_COLUMNS
             .iter()
-            .map(|column| column.to_string())
+            .map(|column| column_on_basis(column, run.basis))
             .chain(slo_columns),
     );
     for (_, entry) in entries {
@@ -328,6 +340,14 @@ pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> St
     }
 
     markdown.push_str("\n## Key metrics\n\n");
+    if runs.iter().any(|run| run.basis == TimeBasis::FromWire) {
+        let bases: Vec<&str> = runs.iter().map(|run| run.basis.label()).collect();
+        let _ = writeln!(
+            markdown,
+            "Times (TTFO, TTFT, E2E): {} (from the wire: measured minus client_queue_ms).\n",
+            bases.join(", ")
+        );
+    }
     if comparison.metrics.is_empty() {
         markdown.push_str("No run states any key metric.\n");
     } else {

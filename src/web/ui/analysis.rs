@@ -13,6 +13,7 @@ use crate::core::present::charts::{ChartTheme, NamedChart};
 use crate::core::present::compare::compare;
 use crate::core::present::compare::{format_delta, ComparedMetric, MetricComparison};
 use crate::core::present::export::{rows_csv_with_slo, summary_markdown};
+use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::MetricStat;
 use crate::core::read::loaded::views::{row_notes, RowView};
@@ -83,14 +84,44 @@ fn with_slo(
     charts
 }
 
+/// What a run's view says about its time basis when the page asks for times from the wire: that
+/// they are, or why this run is shown as measured.
+fn basis_note(asked: TimeBasis, run: &LoadedArtifact) -> Option<String> {
+    match (asked, run.basis) {
+        (TimeBasis::Measured, _) => None,
+        (TimeBasis::FromWire, TimeBasis::FromWire) => Some(
+            "Times from the wire: TTFO, TTFT and E2E minus each request's client_queue_ms."
+                .to_owned(),
+        ),
+        (TimeBasis::FromWire, TimeBasis::Measured) => Some(format!(
+            "Shown as measured: {}.",
+            run.why_no_wire_times().unwrap_or_default()
+        )),
+    }
+}
+
 /// What the selected artifacts show: one run's charts, or a comparison of several.
 #[component]
 pub fn SelectionView() -> impl IntoView {
     let library = expect_context::<Library>();
+    let state = AppState::expect();
     let selected = Memo::new(move |_| SelectedRuns(library.selected()));
+    // The selected runs on the chosen time basis (docs/accuracy.md, *From the wire*).
+    let shown = Memo::new(move |_| {
+        let basis = state.basis.get();
+        let runs = selected.get().0;
+        SelectedRuns(
+            runs.into_iter()
+                .map(|run| match basis {
+                    TimeBasis::Measured => run,
+                    TimeBasis::FromWire => Arc::new(run.on_basis(basis)),
+                })
+                .collect(),
+        )
+    });
     view! {
         {move || {
-            let runs = selected.get().0;
+            let runs = shown.get().0;
             match runs.len() {
                 0 => ().into_any(),
                 1 => view! { <SingleRun run=runs[0].clone() /> }.into_any(),
@@ -143,6 +174,8 @@ fn SingleRun(
         <section class="analysis" data-testid="single-run">
             <h3>{run.label()}</h3>
             {run.sweep.as_ref().map(|sweep| view! { <p class="sweep-note" data-testid="sweep-note">{sweep.note()}</p> })}
+            {basis_note(state.basis.get_untracked(), &run)
+                .map(|note| view! { <p class="basis-note" data-testid="basis-note">{note}</p> })}
             <SloOutcomeLine outcome=slo_outcome test_id="slo-outcome" />
             <LoadWarnings warnings=run.load.as_ref().map(LoadView::warnings).unwrap_or_default() />
             {run

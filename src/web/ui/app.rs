@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::core::config::form::RunForm;
+use crate::core::read::loaded::basis::TimeBasis;
 
 use crate::web::platform::storage;
 use crate::web::ui::library::Library;
@@ -37,6 +38,7 @@ pub fn App() -> impl IntoView {
         slo: Memo::new(move |_| form.with(read_slo)),
         slo_note: RwSignal::new(None),
         live_slo: RwSignal::new(None),
+        basis: RwSignal::new(TimeBasis::Measured),
     };
     provide_context(state);
     provide_context(Library::new());

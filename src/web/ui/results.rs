@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::core::artifact::schema::ArtifactV1;
+use crate::core::read::loaded::basis::{metrics_on_basis, rows_on_basis, TimeBasis};
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::read::loaded::views::{row_notes, ClientView};
@@ -28,6 +29,7 @@ pub fn ResultsView() -> impl IntoView {
     view! {
         <section class="panel results-view" data-testid="results-view">
             <h2>"Results"</h2>
+            <TimeBasisSwitch />
             <SloPanel />
             <SweepSummary />
             {move || match state.finished.get() {
@@ -37,7 +39,10 @@ pub fn ResultsView() -> impl IntoView {
                     </p>
                 }
                 .into_any(),
-                Some(run) => view! { <RunSummary artifact=run.artifact.clone() /> }.into_any(),
+                Some(run) => {
+                    view! { <RunSummary artifact=run.artifact.clone() basis=state.basis.get() /> }
+                        .into_any()
+                }
             }}
             <h2>"Artifacts"</h2>
             <ArtifactDrop />
@@ -47,16 +52,91 @@ pub fn ResultsView() -> impl IntoView {
     }
 }
 
+/// The *Times* switch: the basis every result on the page shows TTFO, TTFT and E2E on
+/// (docs/accuracy.md, *From the wire*).
+#[component]
+fn TimeBasisSwitch() -> impl IntoView {
+    let state = AppState::expect();
+    view! {
+        <p class="time-basis">
+            <label>
+                "Times "
+                <select
+                    data-testid="time-basis"
+                    on:change=move |event| {
+                        if let Some(basis) = TimeBasis::named(&event_target_value(&event)) {
+                            state.basis.set(basis);
+                        }
+                    }
+                >
+                    {TimeBasis::ALL
+                        .into_iter()
+                        .map(|basis| {
+                            view! {
+                                <option value=basis.id() selected=move || state.basis.get() == basis>
+                                    {basis.label()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+            " — as measured counts from just before each request is sent (the artifact's own \
+             fields); from the wire, from the moment it left the browser (measured minus \
+             client_queue_ms)."
+        </p>
+    }
+}
+
+/// What the summary says about its time basis: the one shown, or why a run asked to be shown
+/// from the wire is shown as measured.
+fn basis_caption(asked: TimeBasis, shown: TimeBasis, why_not: Option<String>) -> String {
+    match (asked, shown) {
+        (TimeBasis::FromWire, TimeBasis::Measured) => format!(
+            "Times as measured: this run has no times from the wire ({}).",
+            why_not.unwrap_or_else(|| "the browser reported no client_queue_ms".to_owned())
+        ),
+        (_, TimeBasis::FromWire) => "Times from the wire: each TTFO, TTFT and E2E minus the \
+            time the request spent in the browser before it left (client_queue_ms)."
+            .to_owned(),
+        _ => "Times as measured, from just before each request was sent.".to_owned(),
+    }
+}
+
 /// One finished run: headline numbers, failures and the download.
 #[component]
 fn RunSummary(
     /// The run's artifact.
     artifact: std::rc::Rc<ArtifactV1>,
+    /// The basis the page shows times on.
+    basis: TimeBasis,
 ) -> impl IntoView {
     let state = AppState::expect();
     let redact = RwSignal::new(false);
     let download_error = RwSignal::new(None::<String>);
-    let slo_rows = RowView::of_timings(&artifact.request_timings);
+    let client_view = artifact.client.as_ref().map(ClientView::of_block);
+    let from_wire = client_view
+        .as_ref()
+        .and_then(|client| client.from_wire.clone());
+    let measured_rows = RowView::of_timings(&artifact.request_timings);
+    let wire_times = from_wire.is_some()
+        && measured_rows
+            .iter()
+            .any(|row| row.ttft_from_wire_ms.is_some());
+    let shown_basis = if wire_times {
+        basis
+    } else {
+        TimeBasis::Measured
+    };
+    let caption = basis_caption(
+        basis,
+        shown_basis,
+        client_view
+            .as_ref()
+            .and_then(|client| client.from_wire_unavailable.as_ref())
+            .map(ToString::to_string),
+    );
+    let slo_rows = rows_on_basis(&measured_rows, shown_basis);
     let notes_from_rows = row_notes(&slo_rows);
     let (slo_failed, slo_wall_ms) = (
         artifact.failed.max(artifact.failures.len() as u64),
@@ -69,7 +149,11 @@ fn RunSummary(
         })))
     });
     // The same families, fallbacks and labels as the charts and `strobe-artifact summary`.
-    let key_metrics = KeyMetrics::from_metrics(&artifact.metrics);
+    let key_metrics = metrics_on_basis(
+        &KeyMetrics::from_metrics(&artifact.metrics),
+        from_wire.as_ref(),
+        shown_basis,
+    );
     let rows: Vec<(MetricKind, MetricSummary)> = MetricKind::ALL
         .into_iter()
         .map(|kind| (kind, *key_metrics.get(kind)))
@@ -121,6 +205,9 @@ fn RunSummary(
                 {artifact.measurement_protocol.to_string()}
             </p>
             <LoadWarnings warnings=load_warnings />
+            <p class="basis-note" data-testid="summary-basis" data-basis=shown_basis.id()>
+                {caption}
+            </p>
             <table class="metrics-table" data-testid="summary-table">
                 <thead>
                     <tr><th>"metric"</th><th>"p50"</th><th>"p95"</th><th>"mean"</th><th>"unit"</th></tr>

@@ -10,6 +10,7 @@ use crate::core::config::form::RunForm;
 use crate::core::config::link::QueryNotice;
 use crate::core::config::slo::SloSpec;
 use crate::core::present::capacity::CapacityPoint;
+use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::slo::SloOutcome;
 
 use crate::core::live::LiveRows;
@@ -97,6 +98,8 @@ pub struct AppState {
     pub slo_note: RwSignal<Option<String>>,
     /// What the SLO says of the run in progress so far (refreshed with its live numbers).
     pub live_slo: RwSignal<Option<SloOutcome>>,
+    /// The basis the results show times on: as measured (the default) or from the wire.
+    pub basis: RwSignal<TimeBasis>,
 }
 
 /// Where a sweep is (docs/load.md).

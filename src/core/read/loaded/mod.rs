@@ -7,12 +7,14 @@
 //! so. Every string from the file is kept verbatim as data (the UI renders it as text, never as
 //! HTML) and capped in length ([`CappedText`]) so a 10 MB model name cannot blow up a page.
 //!
-//! [`metrics`] owns [`MetricKind`], the request-level metrics strobe shows;
+//! [`metrics`] owns [`MetricKind`], the request-level metrics strobe shows; [`basis`] the time
+//! basis a run is shown on;
 //! [`views`] the rows, failures and the rest read from a file; [`text`] the capped text.
 
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
@@ -20,6 +22,7 @@ use crate::core::read::loaded::views::*;
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};
 
+pub mod basis;
 pub mod load;
 pub mod metrics;
 pub mod text;
@@ -92,6 +95,8 @@ pub struct LoadedArtifact {
     pub sweep: Option<SweepView>,
     /// The `slo` block of a run held to an SLO, when present.
     pub slo: Option<SloView>,
+    /// The basis its times are shown on ([`Self::on_basis`]); as measured when read.
+    pub basis: TimeBasis,
 }
 
 impl LoadedArtifact {
@@ -270,6 +275,7 @@ impl LoadedArtifact {
             load: None,
             sweep: None,
             slo: None,
+            basis: TimeBasis::Measured,
         }
     }
 

@@ -11,6 +11,7 @@ use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::slo::Slo;
 use crate::core::format::quoted_preview;
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
+use crate::core::read::loaded::metrics::KeyMetrics;
 use crate::core::read::loaded::text::*;
 
 /// Who and what was measured. Every field is absent when the file lacks it or it is not a string.
@@ -111,6 +112,12 @@ pub struct RowView {
     pub ttft_ms: Option<f64>,
     /// `e2e_ms`.
     pub e2e_ms: Option<f64>,
+    /// `ttfo_from_wire_ms` (strobe addition): TTFO from the request leaving the browser.
+    pub ttfo_from_wire_ms: Option<f64>,
+    /// `ttft_from_wire_ms` (strobe addition).
+    pub ttft_from_wire_ms: Option<f64>,
+    /// `e2e_from_wire_ms` (strobe addition).
+    pub e2e_from_wire_ms: Option<f64>,
     /// `generation_ms`.
     pub generation_ms: Option<f64>,
     /// `tpot_ms`, else `mean_time_per_output_token_ms`, else `mean_inter_token_latency_ms`.
@@ -139,6 +146,9 @@ impl RowView {
             ttfo_ms: Some(row.time_to_first_output_ms),
             ttft_ms: Some(row.ttft_ms),
             e2e_ms: Some(row.e2e_ms),
+            ttfo_from_wire_ms: row.ttfo_from_wire_ms.flatten(),
+            ttft_from_wire_ms: row.ttft_from_wire_ms.flatten(),
+            e2e_from_wire_ms: row.e2e_from_wire_ms.flatten(),
             generation_ms: Some(row.generation_ms),
             tpot_ms: row.tpot_ms,
             decode_tok_s: row.decode_tok_s,
@@ -189,6 +199,9 @@ impl RowView {
             ttfo_ms: float("time_to_first_output_ms"),
             ttft_ms: float("ttft_ms"),
             e2e_ms: float("e2e_ms"),
+            ttfo_from_wire_ms: float("ttfo_from_wire_ms"),
+            ttft_from_wire_ms: float("ttft_from_wire_ms"),
+            e2e_from_wire_ms: float("e2e_from_wire_ms"),
             generation_ms: float("generation_ms"),
             tpot_ms: float("tpot_ms")
                 .or_else(|| float("mean_time_per_output_token_ms"))
@@ -417,6 +430,11 @@ pub struct ClientView {
     /// `client.context_calibration`: the server's characters per token and template tokens
     /// the prompts were sized by (both finite), when the run calibrated its context.
     pub context_calibration: Option<(f64, f64)>,
+    /// `client.from_wire`'s statistics of TTFO, TTFT and E2E from the wire, when the block
+    /// holds any.
+    pub from_wire: Option<KeyMetrics>,
+    /// `client.from_wire.unavailable`: why the run has no times from the wire.
+    pub from_wire_unavailable: Option<CappedText>,
 }
 
 impl ClientView {
@@ -451,6 +469,16 @@ impl ClientView {
             transport_hidden: transport("http_protocols_seen")
                 .and_then(Value::as_array)
                 .is_some_and(Vec::is_empty),
+            from_wire: client
+                .get("from_wire")
+                .and_then(Value::as_object)
+                .map(KeyMetrics::from_metrics)
+                .filter(|metrics| !metrics.ttft.is_empty() || !metrics.e2e.is_empty()),
+            from_wire_unavailable: capped_string(
+                client
+                    .get("from_wire")
+                    .and_then(|block| block.get("unavailable")),
+            ),
             context_calibration: client.get("context_calibration").and_then(|calibration| {
                 Some((
                     finite_f64(calibration.get("chars_per_token"))?,
