@@ -50,6 +50,11 @@ test('24 requests at concurrency 4 measure tokens from usage and learn the windo
     assert.ok(row.prompt_tokens > 0);
   }
   assert.match(await page.getByTestId('context-window').textContent(), /2,048 tokens \(meta\.n_ctx/);
+  // llama-server sends no Timing-Allow-Origin: no time from the wire, and the block says why.
+  assert.equal(artifact.client.from_wire.rows_with_wire_time, 0);
+  assert.match(artifact.client.from_wire.unavailable, /Timing-Allow-Origin/);
+  assert.equal(artifact.client.from_wire.ttft_p50_ms, null);
+  for (const row of artifact.request_timings) assert.equal(row.ttft_from_wire_ms, null);
   assert.deepEqual(errors, []);
   await page.close();
 });
