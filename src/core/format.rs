@@ -63,6 +63,47 @@ pub fn format_number(value: f64) -> String {
     }
 }
 
+/// `count` and the noun, plural when it is not 1, the count with thousands separators:
+/// `counted(1, "endpoint", "endpoints")` → "1 endpoint", `counted(1200, …)` → "1,200 endpoints".
+pub fn counted(count: u64, one: &str, many: &str) -> String {
+    let noun = if count == 1 { one } else { many };
+    format!(
+        "{} {noun}",
+        format_count(usize::try_from(count).unwrap_or(usize::MAX))
+    )
+}
+
+/// A short time for people, in the unit that suits it, three significant digits at most:
+/// 0.004999999888 ms → "5 µs", 0.1 → "100 µs", 1.25 → "1.25 ms", 20 → "20 ms", 1500 → "1.5 s".
+pub fn format_duration_ms(ms: f64) -> String {
+    if !ms.is_finite() {
+        return "n/a".to_owned();
+    }
+    let (value, unit) = if ms.abs() < 1.0 {
+        (ms * 1000.0, "µs")
+    } else if ms.abs() < 1000.0 {
+        (ms, "ms")
+    } else {
+        (ms / 1000.0, "s")
+    };
+    format!("{} {unit}", significant(value, 3))
+}
+
+/// `value` to `digits` significant digits, without trailing zeros (4.99999 → "5", 1.2345 → "1.23").
+fn significant(value: f64, digits: i32) -> String {
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
+}
+
 /// A quoted, escaped, shortened rendering of user text for messages (pasted text can be huge).
 pub fn quoted_preview(text: &str) -> String {
     let mut chars = text.chars();
@@ -92,6 +133,28 @@ mod tests {
         assert_eq!(file_stem("", "strobe-run"), "strobe-run");
         assert_eq!(file_stem(".hidden", "strobe-run"), "strobe-run.hidden");
         assert_eq!(file_stem(&"a".repeat(500), "x").len(), FILE_STEM_MAX_CHARS);
+    }
+
+    #[test]
+    fn counted_nouns_agree_with_their_count() {
+        assert_eq!(counted(1, "endpoint", "endpoints"), "1 endpoint");
+        assert_eq!(counted(0, "request", "requests"), "0 requests");
+        assert_eq!(counted(4, "request", "requests"), "4 requests");
+        assert_eq!(counted(12_000, "request", "requests"), "12,000 requests");
+    }
+
+    #[test]
+    fn durations_take_the_unit_that_suits_them() {
+        assert_eq!(format_duration_ms(0.004999999888241291), "5 µs");
+        assert_eq!(format_duration_ms(0.1), "100 µs");
+        assert_eq!(format_duration_ms(0.0125), "12.5 µs");
+        assert_eq!(format_duration_ms(1.25), "1.25 ms");
+        assert_eq!(format_duration_ms(1.23456), "1.23 ms");
+        assert_eq!(format_duration_ms(20.0), "20 ms");
+        assert_eq!(format_duration_ms(999.4), "999 ms");
+        assert_eq!(format_duration_ms(1500.0), "1.5 s");
+        assert_eq!(format_duration_ms(0.0), "0 µs");
+        assert_eq!(format_duration_ms(f64::NAN), "n/a");
     }
 
     #[test]

@@ -161,7 +161,7 @@ test('a proxy that holds streams back is caught: each arrives in one piece, flag
     assert.equal(artifact.completed, 4, JSON.stringify(artifact.failures));
     assert.ok(artifact.request_timings.every((row) => row.buffered_stream === true), 'every row is flagged');
     assert.equal(artifact.client.sse.buffered_streams, 4);
-    assert.match(await page.getByTestId('client-notes').first().textContent(), /4 request\(s\) received many events in one or two network reads.*proxy_buffering off/);
+    assert.match(await page.getByTestId('client-notes').first().textContent(), /4 requests received many events in one or two network reads.*proxy_buffering off/);
     assert.deepEqual(errors, []);
     await page.close();
   } finally {

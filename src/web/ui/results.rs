@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::core::artifact::schema::ArtifactV1;
+use crate::core::format::counted;
 use crate::core::read::loaded::basis::{metrics_on_basis, rows_on_basis, TimeBasis};
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
@@ -171,8 +172,9 @@ fn RunSummary(
         notes.extend(notes_from_rows);
         if waited > 0 {
             notes.push(format!(
-                "{waited} request(s) waited inside the browser before leaving it (client_queue_ms \
-                 in their rows): their TTFO includes that wait."
+                "{} waited inside the browser before leaving it (client_queue_ms \
+                 in their rows): their TTFO includes that wait.",
+                counted(waited as u64, "request", "requests")
             ));
         }
         notes

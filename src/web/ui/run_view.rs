@@ -9,6 +9,7 @@ use crate::core::config::fields::{FieldGroup, FieldKey, FieldKind};
 use crate::core::config::form::list_entries;
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
+use crate::core::format::counted;
 
 use crate::core::config::models::engine_warning;
 use crate::core::config::pool::loopback_alias_pool;
@@ -388,12 +389,13 @@ fn ConnectionLimitWarning() -> impl IntoView {
                 {move || {
                     let (concurrency, endpoints, most) = per_origin();
                     format!(
-                        "Concurrency {concurrency} over {endpoints} endpoint(s) puts up to {most} requests \
+                        "Concurrency {concurrency} over {} puts up to {most} requests \
                          on one origin, more than the {} connections a browser opens to one HTTP/1.1 \
                          origin: the extra requests wait inside the browser and that wait is counted \
                          in their TTFO. The artifact records this (client.transport). Add base URLs \
                          on other ports of the same server to the endpoint pool, or use an HTTPS \
                          (HTTP/2) endpoint.",
+                        counted(endpoints, "endpoint", "endpoints"),
                         BROWSER_HTTP1_CONNECTIONS_PER_HOST,
                     )
                 }}
@@ -446,7 +448,7 @@ fn PreflightStatus() -> impl IntoView {
                 .map(|models| {
                     view! {
                         <p class="ok" data-testid="preflight-ok">
-                            {format!("Endpoint reachable: {} model(s): {}", models.ids.len(), models.ids.join(", "))}
+                            {format!("Endpoint reachable: {}: {}", counted(models.ids.len() as u64, "model", "models"), models.ids.join(", "))}
                         </p>
                     }
                 })

@@ -78,15 +78,15 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     assert_eq!(
         notes[..2],
         [
-            "Measured by strobe 0.1.0 in a dedicated worker; timer resolution 0.005 ms; \
+            "Measured by strobe 0.1.0 in a dedicated worker; timer resolution 5 µs; \
              cross-origin isolated."
                 .to_owned(),
-            "1 endpoint(s); at most 8 request(s) in flight to one origin.".to_owned(),
+            "1 endpoint; at most 8 requests in flight to one origin.".to_owned(),
         ]
     );
     assert_eq!(
         notes[2],
-        "Warm-up: 16 unmeasured request(s) before the run; every connection the first \
+        "Warm-up: 16 unmeasured requests before the run; every connection the first \
          wave needs was shown open when it started."
     );
     assert!(notes[3].contains("waiting inside the browser"), "{notes:?}");
@@ -103,7 +103,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     assert!(warmup_note(json!("unknown")).contains("Timing-Allow-Origin"));
     assert_eq!(
         warmup_note(json!("<b>maybe</b>")),
-        "Warm-up: 8 unmeasured request(s) before the run."
+        "Warm-up: 8 unmeasured requests before the run."
     );
     // Where the page drew while it measured.
     let measured_by = |thread: &str, live_view: &str| {
@@ -158,7 +158,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     assert!(
         notes
             .iter()
-            .any(|note| note.starts_with("3 request(s) received many events")
+            .any(|note| note.starts_with("3 requests received many events")
                 && note.contains("proxy_buffering off")),
         "{notes:?}"
     );
@@ -203,7 +203,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     let notes = row_notes(&loaded.rows);
     assert_eq!(notes.len(), 1);
     assert!(
-        notes[0].starts_with("1 of 2 request(s) got no usage"),
+        notes[0].starts_with("1 of 2 requests got no usage"),
         "{notes:?}"
     );
     // An older strobe file: no thread, no pool, nothing suspected.

@@ -9,7 +9,7 @@ use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::slo::Slo;
-use crate::core::format::quoted_preview;
+use crate::core::format::{counted, format_duration_ms, quoted_preview};
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
 use crate::core::read::loaded::metrics::KeyMetrics;
 use crate::core::read::loaded::text::*;
@@ -341,11 +341,11 @@ pub fn row_notes(rows: &[RowView]) -> Vec<String> {
         .count();
     if chunk_counted > 0 {
         notes.push(format!(
-            "{chunk_counted} of {} request(s) got no usage from the server, so their token \
+            "{chunk_counted} of {} got no usage from the server, so their token \
              counts are content chunk counts (llama-cpp-python's server, for one, ignores \
              stream_options): their output_tokens, TPOT and decode rate are left null and \
              throughput is withheld.",
-            rows.len()
+            counted(rows.len() as u64, "request", "requests")
         ));
     }
     notes
@@ -528,7 +528,7 @@ impl ClientView {
         };
         let timer = self
             .timer_resolution_ms
-            .map(|ms| format!("; timer resolution {ms} ms"))
+            .map(|ms| format!("; timer resolution {}", format_duration_ms(ms)))
             .unwrap_or_default();
         let isolation = match self.cross_origin_isolated {
             Some(true) => "; cross-origin isolated",
@@ -540,7 +540,9 @@ impl ClientView {
         ));
         if let (Some(endpoints), Some(most)) = (self.endpoints, self.max_in_flight_per_origin) {
             notes.push(format!(
-                "{endpoints} endpoint(s); at most {most} request(s) in flight to one origin."
+                "{}; at most {} in flight to one origin.",
+                counted(endpoints, "endpoint", "endpoints"),
+                counted(most, "request", "requests")
             ));
         }
         if let Some(note) = self.warmup_note() {
@@ -568,12 +570,13 @@ impl ClientView {
         }
         if let Some(buffered) = self.buffered_streams.filter(|count| *count > 0) {
             notes.push(format!(
-                "{buffered} request(s) received many events in one or two network reads: something \
+                "{} received many events in one or two network reads: something \
                  between the server and the browser held their streams back (a proxy that \
                  buffers or compresses the response, a CDN), so their TTFT and TPOT measure the \
                  buffer, not the server. Turn buffering and compression off for the API path \
                  (nginx: proxy_buffering off, no gzip on text/event-stream); their rows say \
-                 buffered_stream: true."
+                 buffered_stream: true.",
+                counted(buffered, "request", "requests")
             ));
         }
         if self.transport_hidden {
@@ -601,7 +604,10 @@ impl ClientView {
     /// What the warm-up did and whether the connections were shown open when the run started.
     pub(crate) fn warmup_note(&self) -> Option<String> {
         let requests = self.warmup_requests?;
-        let sent = format!("Warm-up: {requests} unmeasured request(s) before the run");
+        let sent = format!(
+            "Warm-up: {} before the run",
+            counted(requests, "unmeasured request", "unmeasured requests")
+        );
         let verdict = self
             .warmup_connections
             .as_ref()
