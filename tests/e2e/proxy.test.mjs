@@ -33,6 +33,7 @@ test('loopback aliases fill the pool in one click and carry 16 streams at once',
       context_tokens: '512',
       max_tokens: '32',
     });
+    await page.getByTestId('advanced-endpoint').locator('summary').click();
     await page.getByTestId('pool-aliases').click();
     assert.equal(
       await page.getByTestId('field-pool').inputValue(),
@@ -55,6 +56,7 @@ test('loopback aliases fill the pool in one click and carry 16 streams at once',
 
     // A base URL that is not on this machine gets a message, not a pool.
     const { page: remote } = await env.open({ base_url: 'http://gpu-box:8000/v1', concurrency: '16' });
+    await remote.getByTestId('advanced-endpoint').locator('summary').click();
     await remote.getByTestId('pool-aliases').click();
     assert.match(await remote.getByTestId('pool-aliases-error').textContent(), /127\.0\.0\.1 or localhost/);
     assert.equal(await remote.getByTestId('field-pool').inputValue(), '');

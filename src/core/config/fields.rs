@@ -655,6 +655,23 @@ run_form_fields! {
 }
 
 impl FieldKey {
+    /// The settings most runs change, shown up front; every other field sits in its group's
+    /// collapsed *Advanced* section.
+    pub const ESSENTIALS: [FieldKey; 7] = [
+        FieldKey::BaseUrl,
+        FieldKey::Model,
+        FieldKey::Requests,
+        FieldKey::Concurrency,
+        FieldKey::Load,
+        FieldKey::ContextTokens,
+        FieldKey::MaxTokens,
+    ];
+
+    /// Whether the field is one of [`Self::ESSENTIALS`].
+    pub fn is_essential(self) -> bool {
+        Self::ESSENTIALS.contains(&self)
+    }
+
     /// The artifact field name (also the query key), e.g. `"max_tokens"`.
     pub fn as_str(self) -> &'static str {
         self.spec().key

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::core::config::fields::{FieldGroup, FieldKey, FieldKind};
-use crate::core::config::form::list_entries;
+use crate::core::config::form::{list_entries, RunForm};
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
 use crate::core::format::counted;
@@ -60,10 +60,7 @@ pub fn RunView() -> impl IntoView {
                     start.dispatch(());
                 }
             >
-                {FieldGroup::ALL
-                    .iter()
-                    .map(|&group| view! { <FieldSet group=group errors=errors /> })
-                    .collect_view()}
+                <Essentials errors=errors />
                 <fieldset class="field-group" disabled=busy>
                     <legend>"Secret"</legend>
                     <label class="field">
@@ -89,8 +86,14 @@ pub fn RunView() -> impl IntoView {
                         <span>"Remember the key on this device (local storage)"</span>
                     </label>
                 </fieldset>
-                <ConnectionLimitWarning />
-                <div class="actions">
+                <p class="advanced-title">"Advanced"</p>
+                {FieldGroup::ALL
+                    .iter()
+                    .map(|&group| view! { <FieldSet group=group errors=errors /> })
+                    .collect_view()}
+                <div class="action-bar" data-testid="action-bar">
+                    <ConnectionLimitWarning />
+                    <div class="actions">
                     <button
                         type="button"
                         data-testid="load-models"
@@ -143,6 +146,7 @@ pub fn RunView() -> impl IntoView {
                     >
                         "Cancel"
                     </button>
+                    </div>
                 </div>
             </form>
             <PreflightStatus />
@@ -172,7 +176,28 @@ fn QueryNotices() -> impl IntoView {
     }
 }
 
-/// One group of form fields.
+/// The settings most runs change ([`FieldKey::ESSENTIALS`]), up front.
+#[component]
+fn Essentials(
+    /// The current validation errors, by field key.
+    errors: Memo<BTreeMap<String, String>>,
+) -> impl IntoView {
+    let state = AppState::expect();
+    let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
+    view! {
+        <fieldset class="field-group essentials" disabled=busy data-testid="essentials">
+            <legend>"Run"</legend>
+            {FieldKey::ESSENTIALS
+                .iter()
+                .map(|&key| view! { <Field key=key errors=errors /> })
+                .collect_view()}
+        </fieldset>
+    }
+}
+
+/// The rest of one group of form fields, in a section collapsed until opened. Its summary
+/// counts the fields that differ from a first visit's (a link may have set them), and it opens
+/// by itself while one of its fields is invalid, so a message always shows at its field.
 #[component]
 fn FieldSet(
     /// Which fields to show.
@@ -182,15 +207,57 @@ fn FieldSet(
 ) -> impl IntoView {
     let state = AppState::expect();
     let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
-    view! {
-        <fieldset class="field-group" disabled=busy>
-            <legend>{group.label()}</legend>
-            {FieldKey::ALL
+    let keys: Vec<FieldKey> = FieldKey::ALL
+        .iter()
+        .copied()
+        .filter(|key| key.spec().group == group && !key.is_essential())
+        .collect();
+    let defaults = RunForm::browser_defaults();
+    let summary_keys = keys.clone();
+    let changed = move || {
+        state.form.with(|form| {
+            summary_keys
                 .iter()
-                .filter(|key| key.spec().group == group)
-                .map(|&key| view! { <Field key=key errors=errors /> })
-                .collect_view()}
-        </fieldset>
+                .filter(|&&key| form.get(key).trim() != defaults.get(key).trim())
+                .count()
+        })
+    };
+    let error_keys = keys.clone();
+    let invalid = move || {
+        errors.with(|errors| {
+            error_keys
+                .iter()
+                .any(|key| errors.contains_key(key.as_str()) && !FILLED_BY_PREFLIGHT.contains(key))
+        })
+    };
+    let open = RwSignal::new(false);
+    let id = group.label().to_ascii_lowercase().replace(' ', "-");
+    view! {
+        <details
+            class="field-section"
+            data-testid=format!("advanced-{id}")
+            prop:open=move || open.get() || invalid()
+            on:toggle=move |event| {
+                let details: web_sys::Element = event_target(&event);
+                open.set(details.has_attribute("open"));
+            }
+        >
+            <summary>
+                {group.label()}
+                {move || match changed() {
+                    0 => String::new(),
+                    1 => " · 1 changed".to_owned(),
+                    n => format!(" · {n} changed"),
+                }}
+            </summary>
+            <fieldset class="field-group" disabled=busy>
+                <legend class="visually-hidden">{group.label()}</legend>
+                {keys
+                    .into_iter()
+                    .map(|key| view! { <Field key=key errors=errors /> })
+                    .collect_view()}
+            </fieldset>
+        </details>
     }
 }
 
@@ -276,8 +343,9 @@ fn Field(
             .into_any()
         }
     };
+    // The help shows while the field has focus (style/main.css), and on hover as its title.
     view! {
-        <label class="field" class:invalid=move || error().is_some()>
+        <label class="field" class:invalid=move || error().is_some() title=spec.help>
             <span class="field-label">{spec.label}</span>
             {input}
             <span class="field-help">{spec.help}</span>
@@ -393,8 +461,9 @@ fn ConnectionLimitWarning() -> impl IntoView {
                          on one origin, more than the {} connections a browser opens to one HTTP/1.1 \
                          origin: the extra requests wait inside the browser and that wait is counted \
                          in their TTFO. The artifact records this (client.transport). Add base URLs \
-                         on other ports of the same server to the endpoint pool, or use an HTTPS \
-                         (HTTP/2) endpoint.",
+                         on other ports of the same server to the endpoint pool (Advanced › \
+                         Endpoint; Loopback aliases fills it for a server on this machine), or use \
+                         an HTTPS (HTTP/2) endpoint.",
                         counted(endpoints, "endpoint", "endpoints"),
                         BROWSER_HTTP1_CONNECTIONS_PER_HOST,
                     )
