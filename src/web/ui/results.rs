@@ -116,9 +116,12 @@ fn RunSummary(
     let redact = RwSignal::new(false);
     let download_error = RwSignal::new(None::<String>);
     let client_view = artifact.client.as_ref().map(ClientView::of_block);
-    let from_wire = client_view
+    let from_wire = artifact
+        .client
         .as_ref()
-        .and_then(|client| client.from_wire.clone());
+        .and_then(|client| client.from_wire.as_ref())
+        .map(|block| KeyMetrics::from_metrics(&block.statistics))
+        .filter(|metrics| !metrics.ttft.is_empty() || !metrics.e2e.is_empty());
     let measured_rows = RowView::of_timings(&artifact.request_timings);
     let wire_times = from_wire.is_some()
         && measured_rows

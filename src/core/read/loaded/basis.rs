@@ -5,53 +5,10 @@
 //! rows and headline numbers are on the chosen basis, so the charts, the comparison, the exports
 //! and the SLO all read it the same way.
 
-use std::fmt;
-
+pub use crate::core::read::loaded::metrics::TimeBasis;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
 use crate::core::read::loaded::views::RowView;
 use crate::core::read::loaded::LoadedArtifact;
-
-/// How TTFO, TTFT and E2E are counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum TimeBasis {
-    /// From just before `fetch()`: the artifact's standard fields.
-    #[default]
-    Measured,
-    /// From the request leaving the browser (Resource Timing `requestStart`).
-    FromWire,
-}
-
-impl TimeBasis {
-    /// Both, in the order the switch shows them.
-    pub const ALL: [TimeBasis; 2] = [TimeBasis::Measured, TimeBasis::FromWire];
-
-    /// The form and query value: `measured` or `from_wire`.
-    pub fn id(self) -> &'static str {
-        match self {
-            TimeBasis::Measured => "measured",
-            TimeBasis::FromWire => "from_wire",
-        }
-    }
-
-    /// The basis named `id`, if any.
-    pub fn named(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|basis| basis.id() == id)
-    }
-
-    /// What the page calls it.
-    pub fn label(self) -> &'static str {
-        match self {
-            TimeBasis::Measured => "as measured",
-            TimeBasis::FromWire => "from the wire",
-        }
-    }
-}
-
-impl fmt::Display for TimeBasis {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
 
 /// The metrics the basis changes; the others (TPOT, decode, prefill rate) read the same.
 pub const WIRE_METRICS: [MetricKind; 3] = [MetricKind::Ttfo, MetricKind::Ttft, MetricKind::E2e];
@@ -89,11 +46,7 @@ impl LoadedArtifact {
     /// Whether the file has times from the wire: a row with `ttft_from_wire_ms` and the
     /// `client.from_wire` statistics.
     pub fn has_wire_times(&self) -> bool {
-        self.rows.iter().any(|row| row.ttft_from_wire_ms.is_some())
-            && self
-                .client
-                .as_ref()
-                .is_some_and(|client| client.from_wire.is_some())
+        self.rows.iter().any(|row| row.ttft_from_wire_ms.is_some()) && self.from_wire.is_some()
     }
 
     /// This run on `basis`. From the wire, each row's TTFO, TTFT and E2E are its times from the
@@ -109,11 +62,7 @@ impl LoadedArtifact {
             TimeBasis::Measured
         };
         shown.rows = rows_on_basis(&self.rows, basis);
-        let from_wire = self
-            .client
-            .as_ref()
-            .and_then(|client| client.from_wire.as_ref());
-        shown.metrics = metrics_on_basis(&self.metrics, from_wire, basis);
+        shown.metrics = metrics_on_basis(&self.metrics, self.from_wire.as_ref(), basis);
         shown.basis = basis;
         shown
     }

@@ -196,6 +196,49 @@ impl MetricSummary {
     }
 }
 
+/// How TTFO, TTFT and E2E are counted: as measured, or from the wire (see
+/// [`basis`](crate::core::read::loaded::basis)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TimeBasis {
+    /// From just before `fetch()`: the artifact's standard fields.
+    #[default]
+    Measured,
+    /// From the request leaving the browser (Resource Timing `requestStart`).
+    FromWire,
+}
+
+impl TimeBasis {
+    /// Both, in the order the switch shows them.
+    pub const ALL: [TimeBasis; 2] = [TimeBasis::Measured, TimeBasis::FromWire];
+
+    /// The form and query value: `measured` or `from_wire`.
+    pub fn id(self) -> &'static str {
+        match self {
+            TimeBasis::Measured => "measured",
+            TimeBasis::FromWire => "from_wire",
+        }
+    }
+
+    /// The basis named `id`, if any.
+    pub fn named(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|basis| basis.id() == id)
+    }
+
+    /// What the page calls it.
+    pub fn label(self) -> &'static str {
+        match self {
+            TimeBasis::Measured => "as measured",
+            TimeBasis::FromWire => "from the wire",
+        }
+    }
+}
+
+impl fmt::Display for TimeBasis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
 /// The headline numbers of a run as its `metrics` object states them.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KeyMetrics {

@@ -14,7 +14,6 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
@@ -95,6 +94,9 @@ pub struct LoadedArtifact {
     pub sweep: Option<SweepView>,
     /// The `slo` block of a run held to an SLO, when present.
     pub slo: Option<SloView>,
+    /// `client.from_wire`'s statistics of TTFO, TTFT and E2E from the wire, when the block
+    /// holds any.
+    pub from_wire: Option<KeyMetrics>,
     /// The basis its times are shown on ([`Self::on_basis`]); as measured when read.
     pub basis: TimeBasis,
 }
@@ -275,6 +277,7 @@ impl LoadedArtifact {
             load: None,
             sweep: None,
             slo: None,
+            from_wire: None,
             basis: TimeBasis::Measured,
         }
     }
@@ -374,6 +377,12 @@ impl LoadedArtifact {
             .get("client")
             .and_then(Value::as_object)
             .map(ClientView::from_json);
+        self.from_wire = artifact
+            .get("client")
+            .and_then(|client| client.get("from_wire"))
+            .and_then(Value::as_object)
+            .map(KeyMetrics::from_metrics)
+            .filter(|metrics| !metrics.ttft.is_empty() || !metrics.e2e.is_empty());
         self.load = artifact
             .get("load")
             .and_then(Value::as_object)

@@ -11,7 +11,6 @@ use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::slo::Slo;
 use crate::core::format::{counted, format_duration_ms, quoted_preview};
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
-use crate::core::read::loaded::metrics::KeyMetrics;
 use crate::core::read::loaded::text::*;
 
 /// Who and what was measured. Every field is absent when the file lacks it or it is not a string.
@@ -430,9 +429,6 @@ pub struct ClientView {
     /// `client.context_calibration`: the server's characters per token and template tokens
     /// the prompts were sized by (both finite), when the run calibrated its context.
     pub context_calibration: Option<(f64, f64)>,
-    /// `client.from_wire`'s statistics of TTFO, TTFT and E2E from the wire, when the block
-    /// holds any.
-    pub from_wire: Option<KeyMetrics>,
     /// `client.from_wire.unavailable`: why the run has no times from the wire.
     pub from_wire_unavailable: Option<CappedText>,
 }
@@ -469,11 +465,6 @@ impl ClientView {
             transport_hidden: transport("http_protocols_seen")
                 .and_then(Value::as_array)
                 .is_some_and(Vec::is_empty),
-            from_wire: client
-                .get("from_wire")
-                .and_then(Value::as_object)
-                .map(KeyMetrics::from_metrics)
-                .filter(|metrics| !metrics.ttft.is_empty() || !metrics.e2e.is_empty()),
             from_wire_unavailable: capped_string(
                 client
                     .get("from_wire")
