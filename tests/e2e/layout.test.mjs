@@ -1,9 +1,11 @@
 // The first screen a new user sees (issue: a page understood at a glance): the settings most
 // runs change up front, everything else in collapsed Advanced sections, help on focus rather
-// than all at once, and Run within reach without scrolling on a 1440×900 screen.
+// than all at once, Run within reach without scrolling on a 1440×900 screen, and a finished
+// run's headline numbers on that first screen too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite } from './page.mjs';
+import { startSim } from './sim.mjs';
 
 const env = browserAndSite();
 const ESSENTIALS = ['base_url', 'model', 'requests', 'concurrency', 'load', 'context_tokens', 'max_tokens'];
@@ -47,4 +49,31 @@ test('a link that sets advanced fields says so on their section, and an invalid 
   assert.ok(await page.getByTestId('run').isDisabled(), 'Run waits for the fix');
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('a finished run opens with its headline numbers on the first screen', async () => {
+  const sim = await startSim(['--seed', '3', '--decode-interval-ms', '5']);
+  try {
+    const { page, errors } = await env.open({ base_url: sim.baseUrls[0], requests: '12', concurrency: '4', context_tokens: '512', max_tokens: '16' });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByTestId('run').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.dataset.state === 'finished', null, { timeout: 60_000 });
+    const requests = page.getByTestId('card-requests');
+    assert.match(await requests.textContent(), /12 ok.*of 12/s);
+    for (const id of ['ttft', 'tpot', 'e2e']) {
+      assert.match(await page.getByTestId(`card-${id}`).textContent(), /p50\s*[0-9.]+ (µs|ms|s)p95 [0-9.]+ (µs|ms|s)/, id);
+    }
+    assert.match(await page.getByTestId('card-throughput').textContent(), /[0-9,.]+ tok\/s/);
+    const box = await page.getByTestId('headline-cards').boundingBox();
+    assert.ok(box && box.y + box.height <= 900, `the cards at ${JSON.stringify(box)} are on the first screen`);
+    // With an SLO, a goodput card joins them.
+    await page.getByTestId('slo-input').fill('ttft:10000');
+    await page.getByTestId('card-goodput').waitFor();
+    assert.match(await page.getByTestId('card-goodput').textContent(), /req\/s.*100\.0 % met the SLO \(12 of 12 requests\)/s);
+    await page.screenshot({ path: 'test-results/finished-run.png' });
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
 });

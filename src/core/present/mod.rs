@@ -1,8 +1,10 @@
 //! What the results pages show, built from [`crate::core::read`]'s loaded runs and never the
 //! reverse: chart options ([`charts`]), the comparison of runs with its workload-difference flags
-//! ([`compare`]), the capacity view's curves ([`capacity`]), and the exports ([`export`]).
+//! ([`compare`]), the capacity view's curves ([`capacity`]), the exports ([`export`]), and a
+//! finished run's headline cards ([`headline`]).
 
 pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod export;
+pub mod headline;
