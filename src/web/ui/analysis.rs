@@ -166,6 +166,17 @@ fn SingleRun(
         )
     });
     let export_error = RwSignal::new(None::<String>);
+    let run_id = run.identity.run_id.clone();
+    let is_finished_run = move || {
+        state.finished.with(|finished| {
+            finished.as_ref().is_some_and(|finished| {
+                run_id
+                    .as_ref()
+                    .is_some_and(|run_id| run_id.as_str() == finished.artifact.run_id)
+            })
+        })
+    };
+    let notes_run = run.clone();
     let csv_run = run.clone();
     let md_run = run.clone();
     let stem = file_stem(&run);
@@ -188,21 +199,25 @@ fn SingleRun(
                         </ul>
                     }
                 })}
-            {run
-                .client
-                .as_ref()
-                .map(|client| {
-                    view! {
-                        <ul class="client-notes" data-testid="client-notes">
-                            {client
-                                .notes()
-                                .into_iter()
-                                .chain(row_notes(&run.rows))
-                                .map(|note| view! { <li>{note}</li> })
-                                .collect_view()}
-                        </ul>
-                    }
-                })}
+            {move || {
+                // The finished run above already says how it was measured: once is enough.
+                notes_run
+                    .client
+                    .as_ref()
+                    .filter(|_| !is_finished_run())
+                    .map(|client| {
+                        view! {
+                            <ul class="client-notes" data-testid="client-notes">
+                                {client
+                                    .notes()
+                                    .into_iter()
+                                    .chain(row_notes(&notes_run.rows))
+                                    .map(|note| view! { <li>{note}</li> })
+                                    .collect_view()}
+                            </ul>
+                        }
+                    })
+            }}
             <div class="actions">
                 <button
                     type="button"
