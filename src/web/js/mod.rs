@@ -98,10 +98,6 @@ extern "C" {
     #[wasm_bindgen(catch, method, js_name = setOption)]
     pub fn set_option(this: &ECharts, option: &JsValue, settings: &JsValue) -> Result<(), JsValue>;
 
-    /// `chart.getDataURL(settings)`: the chart as an image data URL.
-    #[wasm_bindgen(catch, method, js_name = getDataURL)]
-    pub fn get_data_url(this: &ECharts, settings: &JsValue) -> Result<JsValue, JsValue>;
-
     /// `chart.on(event, handler)`.
     #[wasm_bindgen(catch, method)]
     pub fn on(this: &ECharts, event: &str, handler: &Function) -> Result<(), JsValue>;

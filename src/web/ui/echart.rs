@@ -87,19 +87,6 @@ impl EChartsInstance {
         .map_err(|err| js_text(&err))
     }
 
-    fn png_data_url(&self, dark: bool) -> Result<String, String> {
-        let settings = Object::new();
-        let _ = Reflect::set(&settings, &"type".into(), &"png".into());
-        let _ = Reflect::set(&settings, &"pixelRatio".into(), &JsValue::from_f64(2.0));
-        let background = if dark { "#1b1b22" } else { "#ffffff" };
-        let _ = Reflect::set(&settings, &"backgroundColor".into(), &background.into());
-        self.chart
-            .get_data_url(&settings)
-            .map_err(|err| js_text(&err))?
-            .as_string()
-            .ok_or_else(|| "ECharts returned no image".to_string())
-    }
-
     fn resize(&self) {
         let _ = self.chart.resize();
     }
@@ -231,13 +218,14 @@ pub fn prefers_dark() -> bool {
 }
 
 /// A chart. `option` is an ECharts option built by `crate::core::charts`; when it changes the
-/// same instance is updated. `title` names the PNG download.
+/// same instance is updated. The option carries the chart's title and its one export control
+/// (the toolbox's PNG download); `title` is the container's accessible name.
 #[component]
 pub fn EChart(
     /// The chart's option JSON.
     #[prop(into)]
     option: Signal<Value>,
-    /// Used for the PNG file name and the accessible label.
+    /// The accessible label of the chart.
     #[prop(into)]
     title: String,
     /// The `data-testid` of the chart's container.
@@ -282,20 +270,6 @@ pub fn EChart(
         });
     });
 
-    let file_stem = crate::core::format::file_stem(&title, "strobe-chart");
-    let save_png = move |_| {
-        let result = instance.with_value(|chart| match chart {
-            Some(chart) => chart.png_data_url(prefers_dark()),
-            None => Err("the chart is not ready".to_string()),
-        });
-        match result.and_then(|url| {
-            crate::web::platform::files::download_url(&format!("{file_stem}.png"), &url)
-        }) {
-            Ok(()) => error.set(None),
-            Err(reason) => error.set(Some(reason)),
-        }
-    };
-
     view! {
         <figure
             class="chart"
@@ -303,10 +277,6 @@ pub fn EChart(
             data-drawn=move || if drawn.get() { "true" } else { "false" }
         >
             <div class="chart-canvas" id=id node_ref=container style:height=height aria-label=title.clone() role="img"></div>
-            <figcaption class="chart-caption">
-                <span>{title}</span>
-                <button type="button" class="small" on:click=save_png>"PNG"</button>
-            </figcaption>
             {move || error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
         </figure>
     }
