@@ -280,6 +280,10 @@ fn assert_safe_option(context: &str, option: &Value) {
         for axis in axes {
             let name = axis["name"].as_str().unwrap_or_default();
             assert!(!name.is_empty(), "{context}: every axis is named");
+            assert_eq!(
+                axis["axisLabel"]["hideOverlap"], true,
+                "{context}: tick labels never overlap"
+            );
         }
     }
     walk(option, &mut |key, value| {

@@ -4,6 +4,7 @@
 // run's headline numbers on that first screen too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { browserAndSite } from './page.mjs';
 import { startSim } from './sim.mjs';
 
@@ -76,4 +77,25 @@ test('a finished run opens with its headline numbers on the first screen', async
   } finally {
     await sim.stop();
   }
+});
+
+test('at 390 px the form comes first and nothing is wider than the window', async () => {
+  const { page, errors } = await env.open();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(await overflow() <= 0, `the idle page is ${await overflow()} px too wide`);
+  const form = await page.getByTestId('run-view').boundingBox();
+  const results = await page.getByTestId('results-view').boundingBox();
+  assert.ok(form.y < results.y, 'the form is above the results');
+  // A comparison of two runs, charts and tables included, fits too.
+  const reference = JSON.parse(readFileSync('tests/fixtures/reference-artifact.json', 'utf8'));
+  const other = { ...reference, concurrency: 4, run_id: 'benchmark-20261005T120000Z' };
+  const file = (name, value) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(value)) });
+  await page.getByTestId('artifact-input').setInputFiles([file('reference.json', reference), file('other.json', other)]);
+  await page.getByTestId('compare-runs').waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid^=chart-]')].every((chart) => chart.dataset.drawn === 'true'));
+  assert.ok(await overflow() <= 0, `the comparison is ${await overflow()} px too wide`);
+  await page.screenshot({ path: 'test-results/narrow-390.png', fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
 });

@@ -297,12 +297,22 @@ pub(crate) fn use_large_mode_when_big(series: &mut Value) {
     }
 }
 
+/// Colours an axis's line, and lets ECharts drop tick labels that would overlap their
+/// neighbours (`axisLabel.hideOverlap`, which charming cannot set): long numbers on a narrow
+/// chart otherwise run into each other ("1,0002,0003,000").
 pub(crate) fn color_axis_line(axis: &mut Value, palette: &Palette) {
     if let Some(axis) = axis.as_object_mut() {
         axis.insert(
             "axisLine".to_owned(),
             json!({ "lineStyle": { "color": palette.axis_line } }),
         );
+        if let Some(label) = axis
+            .entry("axisLabel")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+        {
+            label.insert("hideOverlap".to_owned(), json!(true));
+        }
     }
 }
 
