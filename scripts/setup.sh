@@ -27,10 +27,11 @@ if ! command -v wasm-bindgen >/dev/null || ! wasm-bindgen --version | grep -q "$
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-# npm tools: ECharts (bundled into the app) and binaryen's wasm-opt (Debian's is too old).
+# npm tools: ECharts (bundled into the app), binaryen's wasm-opt (Debian's is too old),
+# playwright-core and axe-core (the accessibility test) for the end-to-end tests.
 if [ ! -f node_modules/echarts/dist/echarts.min.js ] || [ ! -x node_modules/.bin/wasm-opt ] \
-   || [ ! -d node_modules/playwright-core ]; then
-  say "installing npm packages (echarts, binaryen, playwright-core)"
+   || [ ! -d node_modules/playwright-core ] || [ ! -f node_modules/axe-core/axe.min.js ]; then
+  say "installing npm packages (echarts, binaryen, playwright-core, axe-core)"
   npm ci --no-audit --no-fund
 fi
 

@@ -182,6 +182,7 @@ pub fn ArtifactDrop() -> impl IntoView {
             <label class="file-pick">
                 <input
                     type="file"
+                    aria-label="Artifact files to load"
                     multiple
                     accept=".json,application/json,.zip,application/zip"
                     data-testid="artifact-input"
