@@ -93,6 +93,13 @@ test('comparing two runs flags a workload mismatch that is there', async () => {
     .getByTestId('artifact-input')
     .setInputFiles([jsonFile('reference.json', reference), jsonFile('concurrency-4.json', otherConcurrency)]);
   await cards(page, 2);
+  // The library sorts by any column, and again the other way.
+  const labels = () => page.getByTestId('artifact-label').allTextContents();
+  await page.getByTestId('sort-load').click();
+  const lowFirst = reference.concurrency < 4 ? ['reference.json', 'concurrency-4.json'] : ['concurrency-4.json', 'reference.json'];
+  assert.deepEqual(await labels(), lowFirst);
+  await page.getByTestId('sort-load').click();
+  assert.deepEqual(await labels(), [...lowFirst].reverse());
   await page.getByTestId('compare-runs').waitFor();
   const fields = await page.getByTestId('mismatch').evaluateAll((items) => items.map((item) => item.dataset.field));
   assert.ok(fields.includes('concurrency'), `mismatches: ${fields}`);

@@ -1,10 +1,11 @@
 //! What the results pages show, built from [`crate::core::read`]'s loaded runs and never the
 //! reverse: chart options ([`charts`]), the comparison of runs with its workload-difference flags
 //! ([`compare`]), the capacity view's curves ([`capacity`]), the exports ([`export`]), and a
-//! finished run's headline cards ([`headline`]).
+//! finished run's headline cards ([`headline`]) and the library's table ([`library`]).
 
 pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod export;
 pub mod headline;
+pub mod library;

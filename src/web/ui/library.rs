@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::core::present::library::{sorted_order, LibraryColumn, LibraryRow};
 use crate::core::read::bundle::load_dropped;
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use crate::core::read::validate::report::Verdict;
@@ -204,60 +205,156 @@ pub fn ArtifactDrop() -> impl IntoView {
     }
 }
 
-/// The loaded files with their verdicts and problems.
+/// The loaded files as a table, one row per run with what tells runs apart, sortable by any
+/// column (click its header again to reverse), each with its verdict, problems and Remove.
 #[component]
 pub fn ArtifactList() -> impl IntoView {
     let library = expect_context::<Library>();
+    let sort = RwSignal::new((LibraryColumn::Loaded, true));
+    let rows = move || {
+        let entries = library.entries.get();
+        let table: Vec<LibraryRow> = entries
+            .iter()
+            .map(|entry| LibraryRow::of(&entry.artifact))
+            .collect();
+        let (column, ascending) = sort.get();
+        sorted_order(&table, column, ascending)
+            .into_iter()
+            .map(|position| (entries[position].clone(), table[position].clone()))
+            .collect::<Vec<_>>()
+    };
     view! {
-        <ul class="artifact-list" data-testid="artifact-list">
-            <For
-                each=move || library.entries.get()
-                key=|entry| entry.id
-                children=move |entry| view! { <ArtifactCard entry=entry /> }
-            />
-        </ul>
+        <Show when=move || library.entries.with(|entries| !entries.is_empty())>
+            <div class="artifact-table-wrap">
+                <table class="artifact-table" data-testid="artifact-list">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Compare"</th>
+                            {LibraryColumn::SHOWN
+                                .into_iter()
+                                .map(|column| {
+                                    let marker = move || match sort.get() {
+                                        (shown, true) if shown == column => " ▲",
+                                        (shown, false) if shown == column => " ▼",
+                                        _ => "",
+                                    };
+                                    view! {
+                                        <th
+                                            scope="col"
+                                            aria-sort=move || match sort.get() {
+                                                (shown, true) if shown == column => "ascending",
+                                                (shown, false) if shown == column => "descending",
+                                                _ => "none",
+                                            }
+                                        >
+                                            <button
+                                                type="button"
+                                                class="sort"
+                                                data-testid=format!("sort-{}", column.id())
+                                                on:click=move |_| {
+                                                    sort.update(|(shown, ascending)| {
+                                                        if *shown == column {
+                                                            *ascending = !*ascending;
+                                                        } else {
+                                                            *shown = column;
+                                                            *ascending = true;
+                                                        }
+                                                    })
+                                                }
+                                            >
+                                                {column.label()}
+                                                {marker}
+                                            </button>
+                                        </th>
+                                    }
+                                })
+                                .collect_view()}
+                            <th scope="col"><span class="visually-hidden">"Remove"</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For
+                            each=rows
+                            key=|(entry, _)| entry.id
+                            children=move |(entry, row)| view! { <ArtifactCard entry=entry row=row /> }
+                        />
+                    </tbody>
+                </table>
+            </div>
+        </Show>
     }
 }
 
-/// One file's card.
+/// One file's row: whether it is charted, what tells it apart, its verdict, and its status and
+/// problems on a line of their own (the problems folded when there are many).
 #[component]
 fn ArtifactCard(
     /// The loaded file.
     entry: LibraryEntry,
+    /// What its columns show.
+    row: LibraryRow,
 ) -> impl IntoView {
     let library = expect_context::<Library>();
     let artifact = entry.artifact.clone();
-    let (verdict_class, verdict_text) = match artifact.verdict() {
-        Verdict::Valid => ("verdict valid", "valid".to_string()),
-        Verdict::ValidLegacy(generation) => {
-            ("verdict legacy", format!("valid legacy ({generation})"))
-        }
-        Verdict::Invalid => ("verdict invalid", "invalid".to_string()),
+    let verdict_class = match artifact.verdict() {
+        Verdict::Valid => "verdict valid",
+        Verdict::ValidLegacy(_) => "verdict legacy",
+        Verdict::Invalid => "verdict invalid",
+    };
+    let verdict_text = match artifact.verdict() {
+        Verdict::ValidLegacy(generation) => format!("valid legacy ({generation})"),
+        verdict => verdict.to_string(),
     };
     let problems = artifact.problems();
     let hidden = problems.len().saturating_sub(PROBLEMS_SHOWN);
     let selectable = artifact.verdict() != Verdict::Invalid;
     let id = entry.id;
     let selected = entry.selected;
+    let label = artifact.label();
+    let mut cells = row.cells.into_iter();
+    let _run = cells.next();
+    let _verdict = cells.next();
+    let rest: Vec<String> = cells.collect();
+    let problem_count = problems.len();
     view! {
-        <li class="artifact-card" data-testid="artifact-card">
-            <header>
-                <strong data-testid="artifact-label">{artifact.label()}</strong>
-                <span class=verdict_class data-testid="verdict">{verdict_text}</span>
+        <tr class="artifact-card" data-testid="artifact-card">
+            <td>
                 {selectable
                     .then(|| {
                         view! {
-                            <label class="checkbox">
-                                <input
-                                    type="checkbox"
-                                    data-testid="select-artifact"
-                                    prop:checked=move || selected.get()
-                                    on:change=move |ev| selected.set(event_target_checked(&ev))
-                                />
-                                " chart & compare"
-                            </label>
+                            <input
+                                type="checkbox"
+                                data-testid="select-artifact"
+                                aria-label=format!("chart and compare {label}")
+                                prop:checked=move || selected.get()
+                                on:change=move |ev| selected.set(event_target_checked(&ev))
+                            />
                         }
                     })}
+            </td>
+            <td class="artifact-name">
+                <strong data-testid="artifact-label">{artifact.label()}</strong>
+                <span class="status" data-testid="artifact-status">{artifact.status_line()}</span>
+                {(!problems.is_empty())
+                    .then(|| {
+                        view! {
+                            <details class="problems" open=problem_count <= 3>
+                                <summary>{format!("{problem_count} problem{}", if problem_count == 1 { "" } else { "s" })}</summary>
+                                <ul class="violations" data-testid="violations">
+                                    {problems
+                                        .into_iter()
+                                        .take(PROBLEMS_SHOWN)
+                                        .map(|problem| view! { <li>{problem}</li> })
+                                        .collect_view()}
+                                    {(hidden > 0).then(|| view! { <li>{format!("… and {hidden} more")}</li> })}
+                                </ul>
+                            </details>
+                        }
+                    })}
+            </td>
+            <td><span class=verdict_class data-testid="verdict">{verdict_text}</span></td>
+            {rest.into_iter().map(|cell| view! { <td>{cell}</td> }).collect_view()}
+            <td>
                 <button
                     type="button"
                     class="small"
@@ -265,21 +362,7 @@ fn ArtifactCard(
                 >
                     "Remove"
                 </button>
-            </header>
-            <p class="status" data-testid="artifact-status">{artifact.status_line()}</p>
-            {(!problems.is_empty())
-                .then(|| {
-                    view! {
-                        <ul class="violations" data-testid="violations">
-                            {problems
-                                .into_iter()
-                                .take(PROBLEMS_SHOWN)
-                                .map(|problem| view! { <li>{problem}</li> })
-                                .collect_view()}
-                            {(hidden > 0).then(|| view! { <li>{format!("… and {hidden} more")}</li> })}
-                        </ul>
-                    }
-                })}
-        </li>
+            </td>
+        </tr>
     }
 }
