@@ -6,7 +6,9 @@ use leptos::prelude::*;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::format::{counted, format_count};
 use crate::core::present::headline::{headline_cards, HeadlineInputs};
-use crate::core::read::loaded::basis::{metrics_on_basis, rows_on_basis, TimeBasis};
+use crate::core::read::loaded::basis::{
+    has_wire_times, metrics_on_basis, rows_on_basis, TimeBasis,
+};
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::read::loaded::views::{row_notes, ClientView};
@@ -120,14 +122,9 @@ fn RunSummary(
         .client
         .as_ref()
         .and_then(|client| client.from_wire.as_ref())
-        .map(|block| KeyMetrics::from_metrics(&block.statistics))
-        .filter(|metrics| !metrics.ttft.is_empty() || !metrics.e2e.is_empty());
+        .and_then(|block| KeyMetrics::of_from_wire(&block.statistics));
     let measured_rows = RowView::of_timings(&artifact.request_timings);
-    let wire_times = from_wire.is_some()
-        && measured_rows
-            .iter()
-            .any(|row| row.ttft_from_wire_ms.is_some());
-    let shown_basis = if wire_times {
+    let shown_basis = if has_wire_times(&measured_rows, from_wire.as_ref()) {
         basis
     } else {
         TimeBasis::Measured
@@ -146,7 +143,8 @@ fn RunSummary(
         artifact.failed.max(artifact.failures.len() as u64),
         artifact.wall_clock_ms,
     );
-    let slo_outcome = Signal::derive(move || {
+    // A memo: the headline cards and the SLO line both read it, and each change judges once.
+    let slo_outcome = Memo::new(move |_| {
         let spec = state.current_slo()?;
         Some(Ok(measured("strobe:slo-judge", || {
             judge_rows(&spec.slo, &slo_rows, slo_failed, Some(slo_wall_ms))
@@ -168,8 +166,8 @@ fn RunSummary(
     let throughput = key_metrics.throughput_tok_s;
     let cache = key_metrics.prefix_cache_hit_avg;
     let failures = artifact.failures.clone();
-    let client_note = artifact.client.as_ref().map(|client| {
-        let mut notes = ClientView::of_block(client).notes();
+    let client_note = client_view.as_ref().map(|client| {
+        let mut notes = client.notes();
         let waited = artifact
             .request_timings
             .iter()

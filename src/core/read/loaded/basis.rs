@@ -42,11 +42,17 @@ pub fn metrics_on_basis(
     shown
 }
 
+/// Whether a run has times from the wire: a row with `ttft_from_wire_ms` and the
+/// `client.from_wire` statistics.
+pub fn has_wire_times(rows: &[RowView], from_wire: Option<&KeyMetrics>) -> bool {
+    from_wire.is_some() && rows.iter().any(|row| row.ttft_from_wire_ms.is_some())
+}
+
 impl LoadedArtifact {
     /// Whether the file has times from the wire: a row with `ttft_from_wire_ms` and the
     /// `client.from_wire` statistics.
     pub fn has_wire_times(&self) -> bool {
-        self.rows.iter().any(|row| row.ttft_from_wire_ms.is_some()) && self.from_wire.is_some()
+        has_wire_times(&self.rows, self.from_wire.as_ref())
     }
 
     /// This run on `basis`. From the wire, each row's TTFO, TTFT and E2E are its times from the

@@ -286,6 +286,13 @@ impl KeyMetrics {
         }
     }
 
+    /// Reads a `client.from_wire` block's statistics (the `metrics` keys of its families), or
+    /// `None` when it holds no TTFT or E2E statistic (timing was withheld).
+    pub fn of_from_wire(block: &Map<String, Value>) -> Option<Self> {
+        Some(Self::from_metrics(block))
+            .filter(|metrics| !metrics.ttft.is_empty() || !metrics.e2e.is_empty())
+    }
+
     /// Reads the summaries from a `metrics` object, taking each statistic from the first
     /// family (see [`MetricKind::metric_families`]) that holds a finite number for it.
     pub fn from_metrics(metrics: &Map<String, Value>) -> Self {

@@ -381,8 +381,7 @@ impl LoadedArtifact {
             .get("client")
             .and_then(|client| client.get("from_wire"))
             .and_then(Value::as_object)
-            .map(KeyMetrics::from_metrics)
-            .filter(|metrics| !metrics.ttft.is_empty() || !metrics.e2e.is_empty());
+            .and_then(KeyMetrics::of_from_wire);
         self.load = artifact
             .get("load")
             .and_then(Value::as_object)
