@@ -177,3 +177,28 @@ export function hostDuring({ host_cpu: host }) {
 export function stealText(host) {
   return host ? `, steal ${host.steal_pct.toFixed(1)} %` : '';
 }
+
+/**
+ * In the page: runs a self-contained client function (`source`, its text) in a dedicated
+ * worker the page starts, on `args`, and resolves to its rows. The floor in a worker
+ * (fidelity.mjs) and the upstream benchmark's worker variant both use it, so a client's reads
+ * or sends go through a worker thread as strobe's do. Serialized into the page: it uses nothing
+ * from outside its body.
+ */
+export function runInWorker({ source, args }) {
+  return new Promise((resolve, reject) => {
+    const script = `const client = ${source};\n`
+      + 'onmessage = async (event) => {\n'
+      + '  try { postMessage({ rows: await client(event.data) }); }\n'
+      + '  catch (error) { postMessage({ error: String(error) }); }\n'
+      + '};\n';
+    const worker = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })));
+    worker.onmessage = (event) => {
+      worker.terminate();
+      if (event.data.error) reject(new Error(event.data.error));
+      else resolve(event.data.rows);
+    };
+    worker.onerror = (event) => reject(new Error(`the client's worker failed: ${event.message}`));
+    worker.postMessage(args);
+  });
+}

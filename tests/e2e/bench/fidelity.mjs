@@ -48,7 +48,7 @@ import { parseArgs } from 'node:util';
 import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim, SIM_BINARY } from '../sim.mjs';
-import { parseRepeat, summarize, environment, buildIdentity, watchHost, stealText, settleHost } from './common.mjs';
+import { parseRepeat, summarize, environment, buildIdentity, watchHost, stealText, settleHost, runInWorker } from './common.mjs';
 import { momentErrors, durationErrors, artifactErrors } from '../truth.mjs';
 import { floorClient } from './floor.mjs';
 import { compareP95, poolReports, roundOrder, NOISY_STEAL_PCT } from './verdict.mjs';
@@ -181,35 +181,12 @@ async function runFloor(browser, siteUrl, testCase, baseUrls, tag, inWorker) {
       tag,
     };
     const rows = inWorker
-      ? await page.evaluate(floorInWorker, { source: floorClient.toString(), args })
+      ? await page.evaluate(runInWorker, { source: floorClient.toString(), args })
       : await page.evaluate(floorClient, args);
     return { rows, pageErrors: page.errors };
   } finally {
     await page.close();
   }
-}
-
-/**
- * Runs the floor client in a dedicated worker the page starts from its source text, so the
- * floor's reads are delivered to a worker thread as strobe's are: the comparison can then tell
- * what the thread costs from what strobe's own work costs.
- */
-function floorInWorker({ source, args }) {
-  return new Promise((resolve, reject) => {
-    const script = `const floorClient = ${source};\n`
-      + 'onmessage = async (event) => {\n'
-      + '  try { postMessage({ rows: await floorClient(event.data) }); }\n'
-      + '  catch (error) { postMessage({ error: String(error) }); }\n'
-      + '};\n';
-    const worker = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })));
-    worker.onmessage = (event) => {
-      worker.terminate();
-      if (event.data.error) reject(new Error(event.data.error));
-      else resolve(event.data.rows);
-    };
-    worker.onerror = (event) => reject(new Error(`the floor worker failed: ${event.message}`));
-    worker.postMessage(args);
-  });
 }
 
 /** One client's run against the case's simulator: its per-row errors and what else it showed. */

@@ -27,7 +27,7 @@ import { serveStatic } from '../static-server.mjs';
 import { launchBareBrowser } from '../bare-browser.mjs';
 import { startSim } from '../sim.mjs';
 import { stampMs } from '../truth.mjs';
-import { parseRepeat, environment, watchHost, stealText, settleHost } from './common.mjs';
+import { parseRepeat, environment, watchHost, stealText, settleHost, runInWorker } from './common.mjs';
 import { percentile } from './stats.mjs';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -124,25 +124,6 @@ async function upstreamClient({ url, requests, tag, options }) {
   return rows;
 }
 
-/** Runs `upstreamClient` in a dedicated worker the page starts from its source text. */
-function clientInWorker({ source, args }) {
-  return new Promise((resolve, reject) => {
-    const script = `const upstreamClient = ${source};\n`
-      + 'onmessage = async (event) => {\n'
-      + '  try { postMessage({ rows: await upstreamClient(event.data) }); }\n'
-      + '  catch (error) { postMessage({ error: String(error) }); }\n'
-      + '};\n';
-    const worker = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })));
-    worker.onmessage = (event) => {
-      worker.terminate();
-      if (event.data.error) reject(new Error(event.data.error));
-      else resolve(event.data.rows);
-    };
-    worker.onerror = (event) => reject(new Error(`the worker failed: ${event.message}`));
-    worker.postMessage(args);
-  });
-}
-
 function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
@@ -168,7 +149,7 @@ async function runVariant(browser, siteUrl, variant, round, requests) {
     const args = { url: `${sim.baseUrls[0]}/chat/completions`, requests, tag: `${variant}_${round}`, options };
     const ended = watchHost();
     const rows = options.worker
-      ? await page.evaluate(clientInWorker, { source: upstreamClient.toString(), args })
+      ? await page.evaluate(runInWorker, { source: upstreamClient.toString(), args })
       : await page.evaluate(upstreamClient, args);
     const host = ended();
     const { records } = await sim.truth();
