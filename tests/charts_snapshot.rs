@@ -20,7 +20,7 @@ use strobe::core::present::charts::{artifact_charts, comparison_charts};
 use strobe::core::present::charts::{attainment_curve, goodput_curve, overlay_slo};
 use strobe::core::present::charts::{capacity_curve, offered_vs_achieved, pareto, CapacityAxis};
 use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
-use strobe::core::present::charts::{ChartTheme, NamedChart};
+use strobe::core::present::charts::{fit_subtitle, ChartTheme, NamedChart, SUBTITLE_LINE_CHARS};
 use strobe::core::read::loaded::metrics::{MetricKind, MetricStat};
 use strobe::core::read::loaded::views::FailureView;
 use strobe::core::read::loaded::LoadedArtifact;
@@ -97,8 +97,8 @@ fn reference_artifact_charts_match_snapshot() {
             "hist-decode",
             "cdf-decode",
             "timeline",
-            "context",
             "throughput",
+            "context",
         ]
     );
     assert_snapshot("reference", &charts_object(&charts));
@@ -229,7 +229,9 @@ fn every_fixture_option_is_safe_and_labelled() {
         for run in &runs {
             let mut charts = artifact_charts(run, theme);
             for chart in &charts {
-                assert_safe_option(&format!("{} {}", run.label(), chart.id), &chart.option);
+                let context = format!("{} {}", run.label(), chart.id);
+                assert_safe_option(&context, &chart.option);
+                assert_legend_tells_series_apart(&context, &chart.option);
             }
             overlay_slo(&mut charts, &slo, Some(&run.rows), theme);
             for chart in &charts {
@@ -253,6 +255,25 @@ fn every_fixture_option_is_safe_and_labelled() {
     }
 }
 
+/// One run's chart shows a legend only when it tells two or more series apart: a single entry
+/// would repeat the run's name, which the page shows above its charts.
+fn assert_legend_tells_series_apart(context: &str, option: &Value) {
+    if option["legend"]["show"] != false {
+        let mut names: Vec<&str> = option["series"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|series| series["name"].as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        assert!(
+            names.len() > 1,
+            "{context}: a legend of {names:?} only repeats the run's name"
+        );
+    }
+}
+
 /// The safety and completeness rules every option must follow.
 fn assert_safe_option(context: &str, option: &Value) {
     assert_eq!(option["animation"], false, "{context}: animation off");
@@ -271,6 +292,19 @@ fn assert_safe_option(context: &str, option: &Value) {
         title.is_some_and(|title| !title.is_empty()),
         "{context}: a title"
     );
+    // As the page draws it on the narrowest chart: wrapped, the plot moved down to make room.
+    let mut fitted = option.clone();
+    fit_subtitle(&mut fitted, SUBTITLE_LINE_CHARS);
+    let subtitle = fitted["title"]["subtext"]
+        .as_str()
+        .or_else(|| fitted["title"][0]["subtext"].as_str())
+        .unwrap_or_default();
+    for line in subtitle.lines() {
+        assert!(
+            line.chars().count() <= SUBTITLE_LINE_CHARS || !line.contains(' '),
+            "{context}: subtitle line {line:?} is wrapped, not cut at the card's edge"
+        );
+    }
     for axis_key in ["xAxis", "yAxis"] {
         let axes: Vec<&Value> = match &option[axis_key] {
             Value::Array(axes) => axes.iter().collect(),

@@ -37,6 +37,14 @@ test('reference, legacy and invalid artifacts get the right verdicts', async () 
   // The two readable runs are selected: a comparison with the legacy run's p50/p95.
   await page.getByTestId('compare-runs').waitFor();
   await page.getByTestId('chart-compare-percentiles').locator('canvas').first().waitFor();
+  // The legacy run alone: its p50/p95 bars, in a section of their own.
+  const row = (name) => list.filter({ has: page.getByTestId('artifact-label').getByText(name, { exact: true }) });
+  await row('reference-artifact.json').getByTestId('select-artifact').uncheck();
+  await page.getByTestId('single-run').waitFor();
+  await page.getByTestId('charts-percentiles').getByTestId('chart-percentiles').locator('canvas').first().waitFor();
+  assert.equal(await page.getByTestId('charts-latency').count(), 0, 'a run without rows has no distributions');
+  await page.waitForFunction(() => document.querySelector('[data-testid=chart-percentiles]')?.dataset.drawn === 'true');
+  await page.screenshot({ path: 'test-results/legacy-artifact.png', fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -49,6 +57,25 @@ test('one artifact is charted; the example button loads the shipped reference', 
   for (const id of ['chart-cdf-ttft', 'chart-hist-ttft', 'chart-timeline', 'chart-context', 'chart-throughput']) {
     await page.getByTestId(id).locator('canvas').first().waitFor({ timeout: 10_000 });
   }
+  // Charts come in sections by the question they answer, latency first, one metric at a time.
+  const sections = await page.locator('.chart-section').evaluateAll((all) => all.map((section) => section.dataset.testid));
+  assert.deepEqual(sections, ['charts-latency', 'charts-over-the-run', 'charts-prompt-and-cache']);
+  const latency = page.getByTestId('charts-latency');
+  const latencyCharts = () => latency.locator('figure').evaluateAll((all) => all.map((figure) => figure.dataset.testid));
+  assert.deepEqual(await latencyCharts(), ['chart-hist-ttft', 'chart-cdf-ttft']);
+  const metrics = await page.getByTestId('latency-metric').locator('input').evaluateAll((all) => all.map((input) => input.value));
+  assert.deepEqual(metrics, ['ttfo', 'ttft', 'e2e', 'tpot', 'decode']);
+  await page.getByTestId('latency-metric').getByText('E2E', { exact: true }).click();
+  await page.getByTestId('chart-cdf-e2e').locator('canvas').first().waitFor();
+  assert.deepEqual(await latencyCharts(), ['chart-hist-e2e', 'chart-cdf-e2e']);
+  assert.ok(await page.getByTestId('latency-metric').locator('input[value=e2e]').isChecked());
+  // The chart's title is drawn once (on the canvas), its run named once (above, not in a legend).
+  assert.equal(await page.getByTestId('chart-cdf-e2e').locator('figcaption').count(), 0);
+  const legendShown = await page.evaluate(() => {
+    const element = document.querySelector('[data-testid=chart-cdf-e2e] .chart-canvas');
+    return window.echarts.getInstanceByDom(element).getOption().legend.map((legend) => legend.show);
+  });
+  assert.deepEqual(legendShown, [false]);
   await page.screenshot({ path: 'test-results/results-view.png', fullPage: true });
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
   const csv = readFileSync(await download.path(), 'utf8');

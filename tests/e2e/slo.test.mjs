@@ -76,6 +76,7 @@ test('an SLO typed after the run re-judges it: attainment, thresholds, misses, l
       const option = await chartOption(page, id, 'SLO bound');
       assert.equal(seriesNamed(option, 'SLO bound')[0].markLine.data[0].xAxis, limit, id);
     }
+    await page.getByTestId('latency-metric').getByText('TPOT', { exact: true }).click();
     const unbounded = await chartOption(page, 'chart-hist-tpot');
     assert.equal(seriesNamed(unbounded, 'SLO bound').length, 0, 'TPOT is not bounded');
     const timeline = await chartOption(page, 'chart-timeline', 'misses the SLO');

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::core::config::slo::SloSpec;
 use crate::core::present::charts::overlay_slo;
 use crate::core::present::charts::{artifact_charts, comparison_charts};
-use crate::core::present::charts::{ChartTheme, NamedChart};
+use crate::core::present::charts::{group_charts, ChartGroup, ChartTheme, NamedChart};
 use crate::core::present::compare::compare;
 use crate::core::present::compare::{format_delta, ComparedMetric, MetricComparison};
 use crate::core::present::export::{rows_csv_with_slo, summary_markdown};
@@ -36,36 +36,129 @@ fn theme() -> ChartTheme {
     }
 }
 
-/// A grid of charts from the core's option builders. The set of charts is fixed by the first
-/// value; later values (a changed SLO) update each chart in place, and only the charts whose
-/// option changed are drawn again.
+/// The charts from the core's option builders, grouped in sections by the question they answer
+/// (docs/results.md, *Charts*); the latency section shows one metric at a time, picked by a
+/// switch. The set of charts is fixed by the first value; later values (a changed SLO) update
+/// each chart in place, and only the charts whose option changed are drawn again.
 #[component]
-pub fn ChartGrid(
+pub fn ChartSections(
     /// The charts to draw.
     #[prop(into)]
     charts: Signal<Vec<NamedChart>>,
 ) -> impl IntoView {
+    let state = AppState::expect();
+    let first = charts.get_untracked();
+    let groups = group_charts(&first);
+    let titles: Vec<String> = first.iter().map(|chart| chart.title.clone()).collect();
+    let ids: Vec<String> = first.iter().map(|chart| chart.id.clone()).collect();
+    let chart_view = move |position: usize| {
+        let option = Memo::new(move |_| {
+            charts
+                .with(|all| all.get(position).map(|chart| chart.option.clone()))
+                .unwrap_or(Value::Null)
+        });
+        view! {
+            <EChart
+                option=option
+                title=titles[position].clone()
+                test_id=format!("chart-{}", ids[position])
+                height="340px"
+            />
+        }
+    };
+    let nav = (groups.len() > 1).then(|| {
+        view! {
+            <nav class="chart-nav" aria-label="Chart sections">
+                {groups
+                    .iter()
+                    .map(|group| {
+                        view! {
+                            <a href=format!("#charts-{}", group.section.id())>{group.section.title()}</a>
+                        }
+                    })
+                    .collect_view()}
+            </nav>
+        }
+    });
+    let sections = groups
+        .into_iter()
+        .map(|group| {
+            let section = group.section;
+            let chart_view = chart_view.clone();
+            let grid_class = if section.wide() {
+                "chart-grid wide"
+            } else {
+                "chart-grid"
+            };
+            let switch = (group.metrics.len() > 1).then(|| {
+                let shown = group.clone();
+                view! { <MetricSwitch group=shown /> }
+            });
+            let body = move || {
+                group
+                    .positions_for(state.latency_metric.get())
+                    .into_iter()
+                    .map(chart_view.clone())
+                    .collect_view()
+            };
+            view! {
+                <section
+                    class="chart-section"
+                    id=format!("charts-{}", section.id())
+                    data-testid=format!("charts-{}", section.id())
+                >
+                    <h4>{section.title()}</h4>
+                    <p class="section-question">{section.question()}</p>
+                    {switch}
+                    <div class=grid_class>{body}</div>
+                </section>
+            }
+        })
+        .collect_view();
     view! {
-        <div class="chart-grid">
-            {charts
-                .get_untracked()
-                .into_iter()
-                .enumerate()
-                .map(|(position, chart)| {
-                    let option = Memo::new(move |_| {
-                        charts.with(|all| all.get(position).map(|chart| chart.option.clone()))
-                            .unwrap_or(Value::Null)
-                    });
+        <div class="chart-sections">
+            {nav}
+            {sections}
+        </div>
+    }
+}
+
+/// The latency section's switch: one radio button per metric its charts are of.
+#[component]
+fn MetricSwitch(
+    /// The section whose metrics it lists.
+    group: ChartGroup,
+) -> impl IntoView {
+    let state = AppState::expect();
+    let name = format!("metric-{}", group.section.id());
+    let shown = {
+        let group = group.clone();
+        Memo::new(move |_| group.shown_metric(state.latency_metric.get()))
+    };
+    view! {
+        <fieldset class="metric-switch" data-testid=format!("{}-metric", group.section.id())>
+            <legend>"Metric"</legend>
+            {group
+                .metrics
+                .iter()
+                .copied()
+                .map(|metric| {
+                    let checked = move || shown.get() == Some(metric);
                     view! {
-                        <EChart
-                            option=option
-                            title=chart.title
-                            test_id=format!("chart-{}", chart.id)
-                        />
+                        <label title=metric.label()>
+                            <input
+                                type="radio"
+                                name=name.clone()
+                                value=metric.id()
+                                prop:checked=checked
+                                on:change=move |_| state.latency_metric.set(Some(metric))
+                            />
+                            {metric.short_label()}
+                        </label>
                     }
                 })
                 .collect_view()}
-        </div>
+        </fieldset>
     }
 }
 
@@ -250,7 +343,7 @@ fn SingleRun(
                 </button>
             </div>
             {move || export_error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
-            <ChartGrid charts=charts />
+            <ChartSections charts=charts />
         </section>
     }
 }
@@ -378,7 +471,7 @@ fn CompareRuns(
                 </button>
             </div>
             {move || export_error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
-            <ChartGrid charts=charts />
+            <ChartSections charts=charts />
         </section>
     }
 }

@@ -39,6 +39,7 @@ pub fn App() -> impl IntoView {
         slo_note: RwSignal::new(None),
         live_slo: RwSignal::new(None),
         basis: RwSignal::new(TimeBasis::Measured),
+        latency_metric: RwSignal::new(None),
     };
     provide_context(state);
     provide_context(Library::new());

@@ -29,6 +29,7 @@ use serde_json::Value;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::core::present::charts::{fit_subtitle, subtitle_chars_for_width};
 use crate::web::js::{echarts_init, ECharts};
 use crate::web::platform::clock::{measured, Clock};
 use crate::web::platform::js_error::js_text;
@@ -106,6 +107,8 @@ struct ChartSlot {
     pending: StoredValue<Option<Value>, LocalStorage>,
     /// True from `setOption` until ECharts reports `finished`.
     drawing: StoredValue<bool, LocalStorage>,
+    /// The subtitle width, in characters, of the last draw (0 before the first).
+    subtitle_chars: StoredValue<usize, LocalStorage>,
     drawn: RwSignal<bool>,
     error: RwSignal<Option<String>>,
 }
@@ -124,12 +127,15 @@ impl ChartSlot {
     /// Draws the pending option (the draw queue calls this). Does nothing for a chart that was
     /// disposed or unmounted meanwhile.
     fn draw_pending(self) {
-        let Some(Some(option)) = self.pending.try_update_value(Option::take) else {
+        let Some(Some(mut option)) = self.pending.try_update_value(Option::take) else {
             return;
         };
         let Some(element) = self.container.get_untracked() else {
             return;
         };
+        let chars = subtitle_chars_for_width(f64::from(element.client_width()));
+        self.subtitle_chars.set_value(chars);
+        fit_subtitle(&mut option, chars);
         measured("strobe:chart-draw", || {
             if self.instance.with_value(Option::is_none) {
                 match EChartsInstance::init(&element, move || self.on_finished()) {
@@ -242,6 +248,7 @@ pub fn EChart(
         instance: StoredValue::new_local(None),
         pending: StoredValue::new_local(None),
         drawing: StoredValue::new_local(false),
+        subtitle_chars: StoredValue::new_local(0),
         drawn: RwSignal::new(false),
         error: RwSignal::new(None),
     };
@@ -259,7 +266,17 @@ pub fn EChart(
             if let Some(chart) = chart {
                 chart.resize();
             }
-        })
+        });
+        // A width that fits another subtitle line length draws the chart again, wrapped anew.
+        let width = container
+            .get_untracked()
+            .map(|element| element.client_width());
+        if let Some(width) = width {
+            let chars = subtitle_chars_for_width(f64::from(width));
+            if slot.subtitle_chars.get_value() != chars && slot.subtitle_chars.get_value() != 0 {
+                slot.queue(option.get_untracked());
+            }
+        }
     });
     on_cleanup(move || {
         resize.remove();

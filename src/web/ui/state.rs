@@ -11,6 +11,7 @@ use crate::core::config::link::QueryNotice;
 use crate::core::config::slo::SloSpec;
 use crate::core::present::capacity::CapacityPoint;
 use crate::core::read::loaded::basis::TimeBasis;
+use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::slo::SloOutcome;
 
 use crate::core::live::LiveRows;
@@ -100,6 +101,9 @@ pub struct AppState {
     pub live_slo: RwSignal<Option<SloOutcome>>,
     /// The basis the results show times on: as measured (the default) or from the wire.
     pub basis: RwSignal<TimeBasis>,
+    /// The metric the charts' latency section shows (`None`: its default, TTFT); kept when
+    /// another run is selected.
+    pub latency_metric: RwSignal<Option<MetricKind>>,
 }
 
 /// Where a sweep is (docs/load.md).

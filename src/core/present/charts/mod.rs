@@ -28,6 +28,7 @@ use crate::core::read::loaded::LoadedArtifact;
 
 mod capacity;
 mod distribution;
+mod sections;
 mod slo;
 mod style;
 mod throughput;
@@ -36,11 +37,13 @@ mod traces;
 
 pub use capacity::*;
 pub use distribution::*;
+pub use sections::*;
 pub use slo::*;
 use style::*;
+pub use style::{fit_subtitle, subtitle_chars_for_width, wrap_subtitle};
 pub use style::{
-    ChartTheme, NamedChart, CDF_MAX_POINTS, DISTRIBUTION_CHART_METRICS, HISTOGRAM_MAX_BINS,
-    HISTOGRAM_MIN_BINS, LABEL_MAX_CHARS, SAMPLED_CHART_MAX_REQUESTS, SCATTER_LARGE_THRESHOLD,
+    ChartTheme, CDF_MAX_POINTS, DISTRIBUTION_CHART_METRICS, HISTOGRAM_MAX_BINS, HISTOGRAM_MIN_BINS,
+    LABEL_MAX_CHARS, SAMPLED_CHART_MAX_REQUESTS, SCATTER_LARGE_THRESHOLD, SUBTITLE_LINE_CHARS,
     THROUGHPUT_MAX_BUCKETS, THROUGHPUT_MIN_BUCKETS,
 };
 pub use throughput::*;
@@ -48,18 +51,30 @@ pub use timeline::*;
 pub use traces::*;
 
 /// Every chart for one loaded artifact: histogram and CDF for each distribution metric the
-/// rows carry, the timeline, context scatter and throughput; p50/p95 bars when it has no rows.
+/// rows carry, the timeline, throughput and context scatter, the stream traces when rows have
+/// them; p50/p95 bars when it has no rows. A legend naming only the run is hidden.
 pub fn artifact_charts(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChart> {
+    let mut charts = if run.has_rows() {
+        charts_from_rows(run, theme)
+    } else {
+        let label = run.label();
+        let metrics = [(label.as_str(), &run.metrics)];
+        vec![named(
+            "percentiles",
+            ChartSection::Percentiles,
+            None,
+            legacy_percentiles_bar(&metrics, theme),
+        )]
+    };
+    for chart in &mut charts {
+        hide_single_entry_legend(&mut chart.option);
+    }
+    charts
+}
+
+fn charts_from_rows(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChart> {
     let label = run.label();
     let mut charts = Vec::new();
-    if !run.has_rows() {
-        let metrics = [(label.as_str(), &run.metrics)];
-        charts.push(named(
-            "percentiles",
-            legacy_percentiles_bar(&metrics, theme),
-        ));
-        return charts;
-    }
     for metric in DISTRIBUTION_CHART_METRICS {
         let values = metric.values(&run.rows);
         if values.is_empty() {
@@ -68,19 +83,43 @@ pub fn artifact_charts(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChar
         let runs = [(label.as_str(), values.as_slice())];
         charts.push(named(
             &format!("hist-{}", metric.id()),
+            ChartSection::Latency,
+            Some(metric),
             distribution_histogram(&runs, metric, theme),
         ));
         charts.push(named(
             &format!("cdf-{}", metric.id()),
+            ChartSection::Latency,
+            Some(metric),
             distribution_cdf(&runs, metric, theme),
         ));
     }
-    charts.push(named("timeline", timeline(&run.rows, &run.failures, theme)));
-    charts.push(named("context", context_scatter(&run.rows, theme)));
-    charts.push(named("throughput", throughput_over_time(&run.rows, theme)));
+    let over_the_run = ChartSection::OverTheRun;
+    let timeline_option = timeline(&run.rows, &run.failures, theme);
+    charts.push(named("timeline", over_the_run, None, timeline_option));
+    let throughput = throughput_over_time(&run.rows, theme);
+    charts.push(named("throughput", over_the_run, None, throughput));
+    let context = context_scatter(&run.rows, theme);
+    charts.push(named(
+        "context",
+        ChartSection::PromptAndCache,
+        None,
+        context,
+    ));
     if run.rows.iter().any(|row| !row.read_gaps_ms.is_empty()) {
-        charts.push(named("read-gaps", read_gap_cdf(&run.rows, theme)));
-        charts.push(named("stalls", longest_stalls(&run.rows, theme)));
+        let streams = ChartSection::Streams;
+        charts.push(named(
+            "read-gaps",
+            streams,
+            None,
+            read_gap_cdf(&run.rows, theme),
+        ));
+        charts.push(named(
+            "stalls",
+            streams,
+            None,
+            longest_stalls(&run.rows, theme),
+        ));
     }
     charts
 }
@@ -104,6 +143,8 @@ pub fn comparison_charts(runs: &[&LoadedArtifact], theme: ChartTheme) -> Vec<Nam
             .collect();
         charts.push(named(
             &format!("compare-cdf-{}", metric.id()),
+            ChartSection::Latency,
+            Some(metric),
             distribution_cdf(&series, metric, theme),
         ));
     }
@@ -114,12 +155,14 @@ pub fn comparison_charts(runs: &[&LoadedArtifact], theme: ChartTheme) -> Vec<Nam
         .collect();
     charts.push(named(
         "compare-percentiles",
+        ChartSection::Percentiles,
+        None,
         legacy_percentiles_bar(&metrics, theme),
     ));
     charts
 }
 
-fn named(id: &str, option: Value) -> NamedChart {
+fn named(id: &str, section: ChartSection, metric: Option<MetricKind>, option: Value) -> NamedChart {
     let title = option
         .pointer("/title/0/text")
         .or_else(|| option.pointer("/title/text"))
@@ -129,6 +172,8 @@ fn named(id: &str, option: Value) -> NamedChart {
     NamedChart {
         id: id.to_owned(),
         title,
+        section,
+        metric,
         option,
     }
 }

@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use super::sections::NamedChart;
 use super::style::*;
 use super::timeline::sample_rows_by_index;
 use crate::core::config::slo::{Slo, SloMetric};

@@ -57,6 +57,25 @@ pub const LABEL_MAX_CHARS: usize = 64;
 /// Top of every plot area: below the title, the two-line subtitle and a y axis name.
 pub(crate) const GRID_TOP: i32 = 112;
 
+/// Longest subtitle line on the narrowest chart, in characters: what fits the about 350 px
+/// wide chart of a 390 px wide screen at the subtitle's 12 px font
+/// ([`subtitle_chars_for_width`] of 350).
+pub const SUBTITLE_LINE_CHARS: usize = 46;
+
+/// Average width of a subtitle character at its 12 px font, in pixels (generous, so a line of
+/// wide characters still fits).
+pub(crate) const SUBTITLE_CHAR_WIDTH_PX: f64 = 6.8;
+
+/// Left inset of the title plus a margin on the right, in pixels.
+pub(crate) const SUBTITLE_INSET_PX: f64 = 32.0;
+
+/// Subtitle lines the plot area leaves room for at [`GRID_TOP`]; each further line moves the
+/// plot area down by [`SUBTITLE_LINE_HEIGHT`].
+pub(crate) const SUBTITLE_LINES_IN_GRID_TOP: usize = 2;
+
+/// Height of one subtitle line, in pixels.
+pub(crate) const SUBTITLE_LINE_HEIGHT: i32 = 16;
+
 /// The percentiles marked on distributions, computed by nearest rank like the artifact's.
 pub(crate) const MARKED_PERCENTILES: [u32; 3] = [50, 95, 99];
 
@@ -129,17 +148,6 @@ pub(crate) const DARK_PALETTE: Palette = Palette {
     phases: ["#8b949e", "#e08fbf", "#56b4e9"],
 };
 
-/// One chart for a page: a stable id (for element ids and PNG names), its title and option.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NamedChart {
-    /// Stable id, e.g. `cdf-ttft`, `timeline`.
-    pub id: String,
-    /// The chart's title as shown on it.
-    pub title: String,
-    /// The ECharts option.
-    pub option: Value,
-}
-
 /// The plot area of single-grid charts, leaving room for title, legend and axis names.
 pub(crate) fn default_grid() -> Grid {
     Grid::new()
@@ -175,7 +183,7 @@ pub(crate) fn base_chart(
                     TextStyle::new()
                         .color(palette.muted_text)
                         .font_size(12)
-                        .line_height(16),
+                        .line_height(SUBTITLE_LINE_HEIGHT),
                 ),
         )
         .legend(
@@ -239,7 +247,8 @@ pub(crate) fn styled_axis(axis: Axis, name: &str, palette: &Palette) -> Axis {
 
 /// Serializes the chart and adds what charming cannot express: `renderMode: "richText"` on
 /// every tooltip (canvas text, so no file text is ever parsed as HTML), the global text
-/// colour, a transparent background, and axis-line colours.
+/// colour, a transparent background, and axis-line colours. (The subtitle is wrapped to the
+/// chart's width where it is drawn: [`fit_subtitle`].)
 pub(crate) fn finish(chart: Chart, theme: ChartTheme) -> Value {
     let palette = theme.palette();
     let mut option = match serde_json::to_value(&chart) {
@@ -272,6 +281,119 @@ pub(crate) fn finish(chart: Chart, theme: ChartTheme) -> Value {
         }
     }
     Value::Object(option)
+}
+
+/// How many subtitle characters fit on a line of a chart `width_px` wide (at least 16).
+pub fn subtitle_chars_for_width(width_px: f64) -> usize {
+    let chars = (width_px - SUBTITLE_INSET_PX) / SUBTITLE_CHAR_WIDTH_PX;
+    if chars.is_finite() {
+        (chars.floor() as usize).max(16)
+    } else {
+        16
+    }
+}
+
+/// Wraps an option's subtitle to lines of at most `max_chars` (so it is never cut at the
+/// chart's edge) and moves every plot area down by the lines past
+/// [`SUBTITLE_LINES_IN_GRID_TOP`]. Options are built unwrapped; the page fits each to the
+/// width it is drawn at.
+pub fn fit_subtitle(option: &mut Value, max_chars: usize) {
+    let Some(option) = option.as_object_mut() else {
+        return;
+    };
+    let Some(subtext) = option
+        .get_mut("title")
+        .and_then(|title| match title {
+            Value::Array(titles) => titles.first_mut(),
+            title => Some(title),
+        })
+        .and_then(|title| title.get_mut("subtext"))
+    else {
+        return;
+    };
+    let Some(text) = subtext.as_str() else {
+        return;
+    };
+    let wrapped = wrap_subtitle(text, max_chars);
+    let extra_lines = wrapped
+        .lines()
+        .count()
+        .saturating_sub(SUBTITLE_LINES_IN_GRID_TOP);
+    *subtext = Value::String(wrapped);
+    if extra_lines == 0 {
+        return;
+    }
+    let shift = extra_lines as i64 * i64::from(SUBTITLE_LINE_HEIGHT);
+    let grids = match option.get_mut("grid") {
+        Some(Value::Array(grids)) => grids.iter_mut().collect(),
+        Some(grid) => vec![grid],
+        None => Vec::new(),
+    };
+    for grid in grids {
+        if let Some(top) = grid.get("top").and_then(Value::as_i64) {
+            grid["top"] = json!(top + shift);
+        }
+    }
+}
+
+/// `text` with every line longer than `max_chars` broken before a ` · ` separator where one
+/// fits, else at the last space that fits (a word longer than a line stays whole).
+pub fn wrap_subtitle(text: &str, max_chars: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.split('\n') {
+        let mut packed: Vec<String> = Vec::new();
+        for part in line.split(" · ") {
+            match packed.last_mut() {
+                Some(last) if last.chars().count() + 3 + part.chars().count() <= max_chars => {
+                    last.push_str(" · ");
+                    last.push_str(part);
+                }
+                _ => packed.push(part.to_owned()),
+            }
+        }
+        for packed_line in &packed {
+            // A part longer than a line on its own: break it at spaces.
+            let mut rest = packed_line.as_str();
+            while rest.chars().count() > max_chars {
+                let limit = rest
+                    .char_indices()
+                    .nth(max_chars + 1)
+                    .map_or(rest.len(), |(at, _)| at);
+                let Some(at) = rest[..limit].rfind(' ').filter(|&at| at > 0) else {
+                    break;
+                };
+                lines.push(rest[..at].to_owned());
+                rest = &rest[at + 1..];
+            }
+            lines.push(rest.to_owned());
+        }
+    }
+    lines.join("\n")
+}
+
+/// Hides the legend of one run's chart with at most one distinct series name: that entry only
+/// names the run the page's heading already names. (An SLO's bound, drawn later, adds no
+/// legend back.)
+pub(crate) fn hide_single_entry_legend(option: &mut Value) {
+    let mut names: Vec<&str> = option
+        .get("series")
+        .and_then(Value::as_array)
+        .map(|series| {
+            series
+                .iter()
+                .filter_map(|series| series.get("name").and_then(Value::as_str))
+                .filter(|name| !name.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort_unstable();
+    names.dedup();
+    if names.len() > 1 {
+        return;
+    }
+    if let Some(legend) = option.get_mut("legend").and_then(Value::as_object_mut) {
+        legend.insert("show".to_owned(), json!(false));
+    }
 }
 
 pub(crate) fn force_rich_text(tooltip: &mut Value) {

@@ -520,3 +520,139 @@ fn an_slo_draws_its_bounds_and_marks_the_requests_that_miss_it() {
         .as_array()
         .is_none_or(|all| all.iter().all(|series| series["name"] != SLO_MISS_SERIES))));
 }
+
+#[test]
+fn subtitles_wrap_at_separators_then_at_spaces_and_never_lose_a_word() {
+    let text = "6 gaps over 2 traced requests · share of gaps at or below each value · dashed lines: p50, p95, p99";
+    assert_eq!(
+        wrap_subtitle(text, 70),
+        "6 gaps over 2 traced requests · share of gaps at or below each value\ndashed lines: p50, p95, p99"
+    );
+    assert_eq!(wrap_subtitle(text, 200), text, "a line that fits is kept");
+    let narrow = wrap_subtitle(
+        "showing 2,000 of 10,000 completed requests, evenly sampled by index",
+        30,
+    );
+    assert_eq!(
+        narrow,
+        "showing 2,000 of 10,000\ncompleted requests, evenly\nsampled by index"
+    );
+    // Authored line breaks stay; a word longer than a line stays whole.
+    assert_eq!(wrap_subtitle("a\nb", 10), "a\nb");
+    assert_eq!(
+        wrap_subtitle("supercalifragilistic", 5),
+        "supercalifragilistic"
+    );
+    let words = |text: &str| {
+        text.split([' ', '\n'])
+            .filter(|word| !word.is_empty() && *word != "·")
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    for width in [16, 30, 46, 80] {
+        assert_eq!(
+            words(&wrap_subtitle(text, width)),
+            words(text),
+            "width {width}"
+        );
+    }
+}
+
+#[test]
+fn a_fitted_subtitle_moves_the_plot_down_by_its_extra_lines() {
+    let rows: Vec<RowView> = (0..4)
+        .map(|index| row(index, index as f64 * 10.0, 100.0, 120.0, 900.0, 20))
+        .collect();
+    let mut option = timeline(&rows, &[], ChartTheme::LIGHT);
+    let top_before = option["grid"][0]["top"].as_i64().expect("grid top");
+    let subtitle = option["title"][0]["subtext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let lines = wrap_subtitle(&subtitle, 20).lines().count();
+    assert!(lines > 2, "{subtitle}");
+    fit_subtitle(&mut option, 20);
+    let fitted = option["title"][0]["subtext"].as_str().unwrap_or_default();
+    assert!(fitted
+        .lines()
+        .all(|line| line.chars().count() <= 20 || !line.contains(' ')));
+    assert_eq!(
+        option["grid"][0]["top"].as_i64(),
+        Some(top_before + (lines as i64 - 2) * 16)
+    );
+    assert_eq!(subtitle_chars_for_width(350.0), SUBTITLE_LINE_CHARS);
+    assert_eq!(subtitle_chars_for_width(f64::NAN), 16);
+    assert_eq!(subtitle_chars_for_width(0.0), 16);
+}
+
+#[test]
+fn a_legend_that_would_only_name_the_run_is_hidden() {
+    let values = [100.0, 200.0, 300.0];
+    let theme = ChartTheme::LIGHT;
+    let mut one = distribution_cdf(&[("run.json", &values)], MetricKind::Ttft, theme);
+    assert_ne!(
+        one["legend"]["show"], false,
+        "a comparison keeps every legend"
+    );
+    hide_single_entry_legend(&mut one);
+    assert_eq!(one["legend"]["show"], false, "{}", one["legend"]);
+    let runs = [("a.json", &values[..]), ("b.json", &values[..])];
+    let mut two = distribution_cdf(&runs, MetricKind::Ttft, theme);
+    hide_single_entry_legend(&mut two);
+    assert_ne!(two["legend"]["show"], false);
+}
+
+#[test]
+fn charts_group_by_the_question_they_answer() {
+    let text = json!({
+        "measurement_protocol": "capacity-v3",
+        "request_timings": (0..4).map(|i| json!({
+            "request_index": i,
+            "started_at_ms": 1000.0 * i as f64,
+            "prompt_tokens": 1000,
+            "output_tokens": 10,
+            "time_to_first_output_ms": 100.0 * (i + 1) as f64,
+            "ttft_ms": 100.0 * (i + 1) as f64,
+            "e2e_ms": 1000.0,
+        })).collect::<Vec<_>>(),
+    });
+    let run = LoadedArtifact::from_text("t.json", &text.to_string());
+    let charts = artifact_charts(&run, ChartTheme::LIGHT);
+    let groups = group_charts(&charts);
+    let sections: Vec<ChartSection> = groups.iter().map(|group| group.section).collect();
+    assert_eq!(
+        sections,
+        [
+            ChartSection::Latency,
+            ChartSection::OverTheRun,
+            ChartSection::PromptAndCache
+        ]
+    );
+    let latency = &groups[0];
+    assert_eq!(
+        latency.metrics,
+        [MetricKind::Ttfo, MetricKind::Ttft, MetricKind::E2e]
+    );
+    assert_eq!(latency.default_metric(), Some(MetricKind::Ttft));
+    let ids = |positions: Vec<usize>| -> Vec<&str> {
+        positions
+            .into_iter()
+            .map(|position| charts[position].id.as_str())
+            .collect()
+    };
+    assert_eq!(ids(latency.positions_for(None)), ["hist-ttft", "cdf-ttft"]);
+    assert_eq!(
+        ids(latency.positions_for(Some(MetricKind::E2e))),
+        ["hist-e2e", "cdf-e2e"]
+    );
+    assert_eq!(
+        ids(latency.positions_for(Some(MetricKind::Decode))),
+        ["hist-ttft", "cdf-ttft"],
+        "a metric the run lacks shows the default"
+    );
+    assert_eq!(
+        ids(groups[1].positions_for(None)),
+        ["timeline", "throughput"]
+    );
+    assert!(groups[1].metrics.is_empty());
+}
