@@ -154,7 +154,8 @@ pub(crate) fn overlap_ms(from: f64, to: f64, bucket: usize, origin: f64, width_m
 
 /// p50 and p95 latencies (TTFO, TTFT, E2E) as the runs' `metrics` state them, one pair
 /// of bars per run. It is what artifacts without request rows (G1, G2) can show, and the
-/// side-by-side view for comparisons.
+/// side-by-side view for comparisons. One run's series are named `p50` and `p95` alone: the
+/// page names the run above its charts.
 pub fn legacy_percentiles_bar(runs: &[(&str, &KeyMetrics)], theme: ChartTheme) -> Value {
     let file_stem = "strobe-percentiles";
     let title = "Latency percentiles (p50, p95)";
@@ -210,9 +211,14 @@ pub fn legacy_percentiles_bar(runs: &[(&str, &KeyMetrics)], theme: ChartTheme) -
                     }
                 })
                 .collect();
+            let name = if runs.len() == 1 {
+                stat.to_owned()
+            } else {
+                format!("{label} · {stat}")
+            };
             chart = chart.series(
                 Bar::new()
-                    .name(format!("{label} · {stat}"))
+                    .name(name)
                     .item_style(ItemStyle::new().color(color).opacity(opacity))
                     .data(data),
             );
