@@ -294,8 +294,8 @@ pub fn subtitle_chars_for_width(width_px: f64) -> usize {
 }
 
 /// Wraps an option's subtitle to lines of at most `max_chars` (so it is never cut at the
-/// chart's edge) and moves every plot area down by the lines past
-/// [`SUBTITLE_LINES_IN_GRID_TOP`]. Options are built unwrapped; the page fits each to the
+/// chart's edge) and moves every plot area down by the lines past the two its top leaves room
+/// for. Options are built unwrapped; the page fits each to the
 /// width it is drawn at.
 pub fn fit_subtitle(option: &mut Value, max_chars: usize) {
     let Some(option) = option.as_object_mut() else {
