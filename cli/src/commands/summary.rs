@@ -100,6 +100,8 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
             "invalid ({} violations; run `strobe-artifact validate {file}` for details)",
             report.violations.len()
         ),
+        // The artifact validator never gives it; other tools' files are read elsewhere.
+        Verdict::Foreign => "another tool's file".to_string(),
     };
     let context = match (artifact.get("context_tokens"), artifact.get("context_seed")) {
         (Some(Value::Number(tokens)), _) => format!("{tokens} tokens"),

@@ -8,6 +8,7 @@
 
 use crate::core::config::slo::Slo;
 use crate::core::format::format_number;
+use crate::core::read::foreign::{Definition, Quantity};
 use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::SamplingView;
@@ -128,15 +129,17 @@ pub struct MetricComparison {
     pub runs: Vec<MetricDelta>,
 }
 
-/// A workload field whose values differ between the runs.
+/// A workload field whose values differ between the runs, or a metric the runs' tools define
+/// differently.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
-    /// The artifact field, e.g. `concurrency` or `sampling.temperature.requested`.
+    /// The artifact field, e.g. `concurrency` or `sampling.temperature.requested`, or the
+    /// defined quantity, e.g. `definition: TTFO`.
     pub field: &'static str,
     /// Each run's value as display text (`(absent)` when the file lacks it), in run order.
     pub values: Vec<String>,
     /// Why runs that differ here must not be read as alike.
-    pub explanation: &'static str,
+    pub explanation: String,
 }
 
 /// Everything the comparison view and the Markdown summary show.
@@ -228,7 +231,10 @@ pub fn compare(runs: &[&LoadedArtifact]) -> Comparison {
     Comparison {
         labels,
         metrics,
-        mismatches: workload_mismatches(runs),
+        mismatches: workload_mismatches(runs)
+            .into_iter()
+            .chain(definition_mismatches(runs))
+            .collect(),
         slo: None,
     }
 }
@@ -465,7 +471,93 @@ fn workload_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
             differs.then_some(Mismatch {
                 field: field.field,
                 values,
-                explanation: field.explanation,
+                explanation: field.explanation.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The quantities (TTFO, TTFT, E2E, TPOT, token counts) the runs' tools define differently: a
+/// run read from another tool's file whose number is not strobe's beside a run whose number is
+/// another (docs/results.md, *Other tools' files*).
+fn definition_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
+    if runs.len() < 2 {
+        return Vec::new();
+    }
+    Quantity::ALL
+        .into_iter()
+        .filter_map(|quantity| {
+            let definitions: Vec<Option<&Definition>> = runs
+                .iter()
+                .map(|run| {
+                    run.foreign
+                        .as_ref()
+                        .and_then(|source| source.definition(quantity))
+                })
+                .collect();
+            // A run's definition as a key: strobe's own, or the tool's term and meaning.
+            let key = |definition: &Option<&Definition>| match definition {
+                Some(definition) if !definition.same_as_strobe => {
+                    Some((definition.tool_term, definition.meaning))
+                }
+                _ => None,
+            };
+            let first = key(&definitions[0]);
+            if definitions
+                .iter()
+                .all(|definition| key(definition) == first)
+            {
+                return None;
+            }
+            let values = runs
+                .iter()
+                .zip(&definitions)
+                .map(
+                    |(run, definition)| match (run.foreign.as_ref(), definition) {
+                        (Some(source), Some(definition)) if !definition.same_as_strobe => {
+                            let term = if definition.tool_term.is_empty() {
+                                "not recorded".to_owned()
+                            } else {
+                                definition.tool_term.to_owned()
+                            };
+                            format!("{} ({})", term, source.tool.name())
+                        }
+                        _ => "strobe's".to_owned(),
+                    },
+                )
+                .collect();
+            let mut seen: Vec<(&str, &str)> = Vec::new();
+            let mut explanation = Vec::new();
+            for (run, definition) in runs.iter().zip(&definitions) {
+                let (Some(source), Some(definition)) = (run.foreign.as_ref(), definition) else {
+                    continue;
+                };
+                if definition.same_as_strobe
+                    || seen.contains(&(definition.tool_term, definition.meaning))
+                {
+                    continue;
+                }
+                seen.push((definition.tool_term, definition.meaning));
+                let term = if definition.tool_term.is_empty() {
+                    format!("{}'s file", source.tool.name())
+                } else {
+                    definition.tool_term.to_owned()
+                };
+                explanation.push(format!(
+                    "{term} here is strobe's {}, measured differently: {}",
+                    quantity.label(),
+                    definition.meaning
+                ));
+            }
+            explanation.push(format!(
+                "strobe's {} is {}",
+                quantity.label(),
+                quantity.strobe_meaning()
+            ));
+            Some(Mismatch {
+                field: quantity.mismatch_field(),
+                values,
+                explanation: explanation.join("; "),
             })
         })
         .collect()

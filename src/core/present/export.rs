@@ -405,7 +405,7 @@ pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> St
                     "- **{}** ({}): {}.",
                     escape_markdown(mismatch.field),
                     values.join("; "),
-                    escape_markdown(mismatch.explanation)
+                    escape_markdown(&mismatch.explanation)
                 );
             }
         }

@@ -105,7 +105,7 @@ impl LibraryRow {
         LibraryRow {
             cells: vec![
                 run.label(),
-                verdict.to_string(),
+                run.verdict_label(),
                 text(run.identity.model.as_ref().map(ToString::to_string)),
                 text(run.identity.engine.as_ref().map(ToString::to_string)),
                 text(run.identity.gpu.as_ref().map(ToString::to_string)),
@@ -119,7 +119,7 @@ impl LibraryRow {
             ],
             verdict_rank: match verdict {
                 Verdict::Valid => 0,
-                Verdict::ValidLegacy(_) => 1,
+                Verdict::ValidLegacy(_) | Verdict::Foreign => 1,
                 Verdict::Invalid => 2,
             },
             load,

@@ -126,15 +126,15 @@ pub fn read_bundle(bytes: &[u8]) -> Result<Bundle, BundleError> {
 /// archive that cannot be read, saying why.
 pub fn load_dropped(file_name: &str, bytes: &[u8]) -> Vec<LoadedArtifact> {
     if !looks_like_zip(bytes) {
-        return vec![LoadedArtifact::from_bytes(file_name, bytes)];
+        return LoadedArtifact::all_from_bytes(file_name, bytes);
     }
     match read_bundle(bytes) {
         Ok(bundle) => {
             let mut loaded: Vec<LoadedArtifact> = bundle
                 .entries
                 .iter()
-                .map(|entry| {
-                    LoadedArtifact::from_bytes(
+                .flat_map(|entry| {
+                    LoadedArtifact::all_from_bytes(
                         &format!("{file_name} › {}", entry.name),
                         &entry.bytes,
                     )

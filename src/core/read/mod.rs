@@ -1,8 +1,10 @@
 //! Reading artifact files: may strobe trust this file ([`validate`], every §9 rule with a path
 //! and a rule id, for all four generations), and what do the results pages need from it
 //! ([`loaded`], extracted tolerantly, every string kept as capped data), and the artifacts inside
-//! a dropped `.zip` ([`bundle`]).
+//! a dropped `.zip` ([`bundle`]), and other tools' results files ([`foreign`]: vLLM, GuideLLM,
+//! AIPerf).
 
 pub mod bundle;
+pub mod foreign;
 pub mod loaded;
 pub mod validate;

@@ -311,6 +311,16 @@ fn SingleRun(
                         }
                     })
             }}
+            {run
+                .foreign
+                .as_ref()
+                .map(|source| {
+                    view! {
+                        <ul class="client-notes" data-testid="foreign-notes">
+                            {source.notes().into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
+                        </ul>
+                    }
+                })}
             <div class="actions">
                 <button
                     type="button"

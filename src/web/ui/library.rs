@@ -104,8 +104,8 @@ impl Default for Library {
     }
 }
 
-/// Reads one picked or dropped file (an artifact, or a `.zip` of them) and adds what it holds
-/// to the library.
+/// Reads one picked or dropped file (an artifact, a `.zip` of them, or another tool's results)
+/// and adds what it holds to the library.
 /// A file held to an SLO brings it into the form ([`restore_slo`]).
 async fn load_file(library: Library, state: AppState, file: web_sys::File) {
     let name = file.name();
@@ -179,13 +179,16 @@ pub fn ArtifactDrop() -> impl IntoView {
                 load_file_list(library, state, ev.data_transfer().and_then(|transfer| transfer.files()));
             }
         >
-            <p>"Drop saved artifacts here (one or many, or a sweep's .zip), or "</p>
+            <p>
+                "Drop saved artifacts here (one or many, or a sweep's .zip), or results of vLLM, \
+                 GuideLLM or AIPerf, or "
+            </p>
             <label class="file-pick">
                 <input
                     type="file"
                     aria-label="Artifact files to load"
                     multiple
-                    accept=".json,application/json,.zip,application/zip"
+                    accept=".json,application/json,.jsonl,.zip,application/zip"
                     data-testid="artifact-input"
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -300,11 +303,9 @@ fn ArtifactCard(
         Verdict::Valid => "verdict valid",
         Verdict::ValidLegacy(_) => "verdict legacy",
         Verdict::Invalid => "verdict invalid",
+        Verdict::Foreign => "verdict foreign",
     };
-    let verdict_text = match artifact.verdict() {
-        Verdict::ValidLegacy(generation) => format!("valid legacy ({generation})"),
-        verdict => verdict.to_string(),
-    };
+    let verdict_text = artifact.verdict_label();
     let problems = artifact.problems();
     let hidden = problems.len().saturating_sub(PROBLEMS_SHOWN);
     let selectable = artifact.verdict() != Verdict::Invalid;

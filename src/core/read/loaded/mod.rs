@@ -14,6 +14,8 @@
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::read::foreign::{read_json, read_json_lines, ForeignError, ForeignRun};
+use crate::core::read::foreign::{ForeignSource, KNOWN_FORMATS};
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
@@ -61,6 +63,9 @@ pub enum LoadRefusal {
         /// What the browser or the network said.
         reason: String,
     },
+    /// The file has the shape of another tool's results, but a field of it is broken.
+    #[error("{0}")]
+    BrokenForeign(ForeignError),
 }
 
 /// A dropped artifact: the validator's verdict plus everything that could be read from it.
@@ -99,9 +104,25 @@ pub struct LoadedArtifact {
     pub from_wire: Option<KeyMetrics>,
     /// The basis its times are shown on ([`Self::on_basis`]); as measured when read.
     pub basis: TimeBasis,
+    /// The tool, version and metric definitions of a run read from another tool's file.
+    pub foreign: Option<ForeignSource>,
+    /// The file is JSON of no shape strobe reads (neither an artifact nor another tool's file).
+    pub unrecognized: bool,
 }
 
 impl LoadedArtifact {
+    /// Reads raw file bytes: refuses oversized or non-UTF-8 input, then
+    /// [`Self::all_from_text`]: one run per artifact, several for another tool's report of
+    /// several benchmarks.
+    pub fn all_from_bytes(file_name: &str, bytes: &[u8]) -> Vec<Self> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) if bytes.len() <= MAX_ARTIFACT_TEXT_BYTES => {
+                Self::all_from_text(file_name, text)
+            }
+            _ => vec![Self::from_bytes(file_name, bytes)],
+        }
+    }
+
     /// Reads raw file bytes: refuses oversized or non-UTF-8 input, then [`Self::from_text`].
     pub fn from_bytes(file_name: &str, bytes: &[u8]) -> Self {
         if bytes.len() > MAX_ARTIFACT_TEXT_BYTES {
@@ -151,29 +172,89 @@ impl LoadedArtifact {
     }
 
     /// Validates `text` and reads what it can. Never fails: an unreadable file gives an
-    /// invalid report and empty data.
+    /// invalid report and empty data. Of another tool's report of several benchmarks this is the
+    /// first ([`Self::all_from_text`] gives them all).
     pub fn from_text(file_name: &str, text: &str) -> Self {
+        let mut all = Self::all_from_text(file_name, text);
+        all.truncate(1);
+        all.pop()
+            .unwrap_or_else(|| Self::unreadable(file_name, "it holds no run"))
+    }
+
+    /// Reads `text` as an artifact or, by its content, as another tool's results file
+    /// (`core::read::foreign`): every run it holds, or one invalid entry saying why none.
+    pub fn all_from_text(file_name: &str, text: &str) -> Vec<Self> {
         if text.len() > MAX_ARTIFACT_TEXT_BYTES {
-            return Self::refused(
+            return vec![Self::refused(
                 file_name,
                 text.len(),
                 LoadRefusal::TooLarge {
                     bytes: text.len(),
                     limit: MAX_ARTIFACT_TEXT_BYTES,
                 },
-            );
+            )];
         }
+        let foreign = match serde_json::from_str::<Value>(text) {
+            Ok(value) => match read_json(&value) {
+                Some(runs) => runs,
+                None => return vec![Self::from_value(file_name, text.len(), &value)],
+            },
+            Err(_) => match read_json_lines(text) {
+                Some(runs) => runs,
+                None => {
+                    return vec![Self::empty(
+                        file_name,
+                        text.len(),
+                        validate_artifact_text(text),
+                    )]
+                }
+            },
+        };
+        match foreign {
+            Ok(runs) => runs
+                .into_iter()
+                .map(|run| Self::from_foreign(file_name, text.len(), run))
+                .collect(),
+            Err(error) => vec![Self::refused(
+                file_name,
+                text.len(),
+                LoadRefusal::BrokenForeign(error),
+            )],
+        }
+    }
+
+    /// A run of another tool's file, named `file › part` when the file holds several.
+    fn from_foreign(file_name: &str, text_bytes: usize, run: ForeignRun) -> Self {
+        let name = match &run.part {
+            Some(part) => format!("{file_name} › {part}"),
+            None => file_name.to_owned(),
+        };
+        let report = Report {
+            verdict: Verdict::Foreign,
+            generation: Generation::Unknown,
+            violations: Vec::new(),
+        };
+        let mut loaded = Self::empty(&name, text_bytes, report);
+        loaded.identity = run.identity;
+        loaded.workload = run.workload;
+        loaded.metrics = run.metrics;
+        loaded.rows = run.rows;
+        loaded.failures = run.failures;
+        loaded.load = run.load;
+        loaded.foreign = Some(run.source);
+        loaded
+    }
+
+    /// The artifact `value` (parsed from `text_bytes` bytes of text).
+    fn from_value(file_name: &str, text_bytes: usize, value: &Value) -> Self {
         // Parse once. serde_json rejects exactly what the text-level rules look for (a BOM,
         // NaN/Infinity tokens, numbers out of range, nesting beyond its recursion limit), so
         // when the parse succeeds `validate_artifact` on the value gives the same report as
         // `validate_artifact_text`, without a second parse of a possibly large file.
-        let value: Value = match serde_json::from_str(text) {
-            Ok(value) => value,
-            Err(_) => return Self::empty(file_name, text.len(), validate_artifact_text(text)),
-        };
-        let report = validate_artifact(&value);
-        let mut loaded = Self::empty(file_name, text.len(), report);
-        loaded.read_value(&value);
+        let report = validate_artifact(value);
+        let mut loaded = Self::empty(file_name, text_bytes, report);
+        loaded.unrecognized = !looks_like_an_artifact(value);
+        loaded.read_value(value);
         loaded
     }
 
@@ -203,12 +284,46 @@ impl LoadedArtifact {
         }
     }
 
+    /// The verdict as the library's badge shows it: for another tool's file, the tool it was
+    /// read as ("read as vLLM 0.33.0").
+    pub fn verdict_label(&self) -> String {
+        match (&self.foreign, self.report.verdict) {
+            (Some(source), _) => format!("read as {}", source.tool_and_version()),
+            (None, Verdict::ValidLegacy(generation)) => format!("valid legacy ({generation})"),
+            (None, verdict) => verdict.to_string(),
+        }
+    }
+
     /// One sentence for the file's card: the verdict and what can be shown.
     pub fn status_line(&self) -> String {
         if let Some(refusal) = &self.refusal {
             return format!("Not read: {refusal}.");
         }
+        if self.unrecognized {
+            return format!(
+                "Not a file strobe reads: it reads {KNOWN_FORMATS}. Pick one of those."
+            );
+        }
         match self.report.verdict {
+            Verdict::Foreign => {
+                let tool = self
+                    .foreign
+                    .as_ref()
+                    .map(ForeignSource::tool_and_version)
+                    .unwrap_or_default();
+                if self.rows.is_empty() {
+                    format!(
+                        "Read as {tool}: its summary only, so its p50/p95 are shown without \
+                         per-request charts."
+                    )
+                } else {
+                    format!(
+                        "Read as {tool}: {} request rows; its metrics are mapped to strobe's \
+                         (see the notes).",
+                        self.rows.len()
+                    )
+                }
+            }
             Verdict::Valid if self.rows.is_empty() => {
                 "Valid artifact with no successful request rows; showing its summary metrics."
                     .to_owned()
@@ -279,6 +394,8 @@ impl LoadedArtifact {
             slo: None,
             from_wire: None,
             basis: TimeBasis::Measured,
+            foreign: None,
+            unrecognized: false,
         }
     }
 
@@ -395,6 +512,21 @@ impl LoadedArtifact {
             .and_then(Value::as_object)
             .map(SloView::from_json);
     }
+}
+
+/// Whether `value` has any key an artifact of some generation has; JSON without any of them is
+/// no artifact at all, and its card says what strobe reads instead.
+fn looks_like_an_artifact(value: &Value) -> bool {
+    const ARTIFACT_KEYS: [&str; 5] = [
+        "schema",
+        "measurement_protocol",
+        "metrics",
+        "request_timings",
+        "run_id",
+    ];
+    value
+        .as_object()
+        .is_some_and(|object| ARTIFACT_KEYS.iter().any(|key| object.contains_key(*key)))
 }
 
 #[cfg(test)]

@@ -11,7 +11,64 @@ fn a_non_object_is_invalid_with_nothing_read() {
     assert_eq!(loaded.verdict(), Verdict::Invalid);
     assert!(loaded.rows.is_empty());
     assert_eq!(loaded.identity, RunIdentity::default());
-    assert!(loaded.status_line().starts_with("Invalid artifact: "));
+    // JSON of no shape strobe reads says what it reads; the validator's reasons stay listed.
+    assert!(loaded.unrecognized);
+    assert!(loaded
+        .status_line()
+        .starts_with("Not a file strobe reads: it reads strobe and anvil artifacts"));
+    assert!(!loaded.problems().is_empty());
+}
+
+#[test]
+fn other_tools_files_load_as_runs_of_their_tool() {
+    let path = |relative: &str| {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/peers")
+            .join(relative)
+    };
+    let text = std::fs::read_to_string(path("vllm/vllm-0.33.0-c1.json")).expect("fixture");
+    let loaded = LoadedArtifact::all_from_text("vllm.json", &text);
+    assert_eq!(loaded.len(), 1);
+    let run = &loaded[0];
+    assert_eq!(run.verdict(), Verdict::Foreign);
+    assert_eq!(run.verdict_label(), "read as vLLM (version not recorded)");
+    assert_eq!(run.rows.len(), 48);
+    assert!(run
+        .status_line()
+        .starts_with("Read as vLLM (version not recorded): 48 request rows"));
+    // A GuideLLM report of two benchmarks gives two runs, each named after its strategy.
+    let mut report: Value = serde_json::from_str(
+        &std::fs::read_to_string(path("guidellm/guidellm-0.8.1-c4.json")).expect("fixture"),
+    )
+    .expect("JSON");
+    let benchmark = report["benchmarks"][0].clone();
+    report["benchmarks"]
+        .as_array_mut()
+        .expect("array")
+        .push(benchmark);
+    let runs = LoadedArtifact::all_from_text("sweep.json", &report.to_string());
+    let labels: Vec<String> = runs.iter().map(LoadedArtifact::label).collect();
+    assert_eq!(
+        labels,
+        [
+            "sweep.json › benchmark 1 (concurrent 4)",
+            "sweep.json › benchmark 2 (concurrent 4)"
+        ]
+    );
+    // A broken one is refused with its field named, nothing read.
+    let mut broken: Value = serde_json::from_str(&text).expect("JSON");
+    broken["ttfts"][0] = json!("x");
+    let broken = broken.to_string();
+    let refused = LoadedArtifact::from_text("broken.json", &broken);
+    assert_eq!(refused.verdict(), Verdict::Invalid);
+    assert!(refused.rows.is_empty());
+    assert!(
+        refused
+            .status_line()
+            .contains("`ttfts[0]` must be a finite number"),
+        "{}",
+        refused.status_line()
+    );
 }
 
 #[test]

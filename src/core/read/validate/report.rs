@@ -326,19 +326,23 @@ pub enum Verdict {
     ValidLegacy(Generation),
     /// At least one violation.
     Invalid,
+    /// Not an artifact but another tool's results file that strobe read
+    /// (`core::read::foreign`); the artifact rules do not apply to it.
+    Foreign,
 }
 
 impl Verdict {
-    /// Stable id: `valid`, `valid-legacy` or `invalid`.
+    /// Stable id: `valid`, `valid-legacy`, `invalid` or `foreign`.
     pub fn id(self) -> &'static str {
         match self {
             Verdict::Valid => "valid",
             Verdict::ValidLegacy(_) => "valid-legacy",
             Verdict::Invalid => "invalid",
+            Verdict::Foreign => "foreign",
         }
     }
 
-    /// True for [`Verdict::Valid`] and [`Verdict::ValidLegacy`].
+    /// True for every verdict but [`Verdict::Invalid`].
     pub fn is_acceptable(self) -> bool {
         !matches!(self, Verdict::Invalid)
     }
@@ -350,6 +354,7 @@ impl fmt::Display for Verdict {
             Verdict::Valid => f.write_str("valid"),
             Verdict::ValidLegacy(generation) => write!(f, "valid (legacy {})", generation.id()),
             Verdict::Invalid => f.write_str("invalid"),
+            Verdict::Foreign => f.write_str("another tool's file"),
         }
     }
 }
