@@ -14,7 +14,7 @@ pub enum ReadError {
         path: PathBuf,
     },
     /// The path is a directory.
-    #[error("{path}: is a directory; pass the artifact files inside it, e.g. {path}/*.json")]
+    #[error("{path}: is a directory; pass the artifact files inside it, e.g. {path}/*.json (an AIPerf run's folder is read when it holds profile_export.jsonl or profile_export_aiperf.json)")]
     IsDirectory {
         /// The path as given.
         path: PathBuf,
@@ -38,6 +38,49 @@ pub enum ReadError {
         /// The underlying error.
         source: io::Error,
     },
+}
+
+/// The files of an AIPerf run's folder strobe reads, best first: the per-request records, then
+/// the summary alone.
+pub const AIPERF_FILES: [&str; 2] = ["profile_export.jsonl", "profile_export_aiperf.json"];
+
+/// What [`read_results`] read.
+pub struct Results {
+    /// The file read (inside the folder, for an AIPerf folder).
+    pub path: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// The text of an AIPerf folder's `profile_export_aiperf.json` when `path` is its
+    /// `profile_export.jsonl`.
+    pub aiperf_summary: Option<String>,
+}
+
+/// Reads a results file as UTF-8 text; of an AIPerf run's folder, its records (with its summary
+/// beside them) or its summary alone.
+pub fn read_results(path: &Path) -> Result<Results, ReadError> {
+    if path.is_dir() {
+        let [records, summary] = AIPERF_FILES.map(|name| path.join(name));
+        if records.is_file() {
+            let aiperf_summary = summary.is_file().then(|| read_text(&summary)).transpose()?;
+            return Ok(Results {
+                text: read_text(&records)?,
+                path: records,
+                aiperf_summary,
+            });
+        }
+        if summary.is_file() {
+            return Ok(Results {
+                text: read_text(&summary)?,
+                path: summary,
+                aiperf_summary: None,
+            });
+        }
+    }
+    Ok(Results {
+        text: read_text(path)?,
+        path: path.to_path_buf(),
+        aiperf_summary: None,
+    })
 }
 
 /// Reads a whole file as UTF-8 text.

@@ -291,6 +291,56 @@ fn summary_exit_codes() {
 }
 
 #[test]
+fn summary_names_the_tool_of_another_tools_file() {
+    let output = run(&["summary", &fixture("peers/vllm/vllm-0.33.0-c4.json")]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(summary_row(&text, "read as")[0], "vLLM");
+    assert_eq!(summary_row(&text, "rows"), ["48"]);
+    assert_eq!(summary_row(&text, "concurrency"), ["4"]);
+    assert_eq!(
+        summary_row(&text, "ttft (ms)"),
+        ["-", "-", "-"],
+        "vLLM records no TTFT"
+    );
+    assert!(text.contains("vLLM's TTFT (`ttfts`)"), "{text}");
+
+    let output = run(&["summary", &fixture("peers/guidellm/guidellm-0.8.1-c1.json")]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(summary_row(&text, "read as")[..2], ["GuideLLM", "0.8.1"]);
+    assert_eq!(summary_row(&text, "endpoint"), ["http://127.0.0.1:19001"]);
+
+    // An AIPerf run's folder: the records' rows with the summary's version and configuration.
+    let output = run(&["summary", &fixture("peers/aiperf/aiperf-0.13.0-c4")]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(summary_row(&text, "read as")[..2], ["AIPerf", "0.13.0"]);
+    assert_eq!(summary_row(&text, "rows"), ["48"]);
+    assert_eq!(summary_row(&text, "concurrency"), ["4"]);
+    assert!(text.contains("profile_export.jsonl"), "{text}");
+}
+
+#[test]
+fn summary_of_a_broken_tool_file_names_the_field() {
+    let mut vllm: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("peers/vllm/vllm-0.33.0-c1.json")).expect("fixture"),
+    )
+    .expect("JSON");
+    vllm["output_lens"][7] = Value::from(-3);
+    let path = std::env::temp_dir().join(format!("strobe-broken-vllm-{}.json", std::process::id()));
+    std::fs::write(&path, vllm.to_string()).expect("write");
+    let output = run(&["summary", &path.to_string_lossy()]);
+    let _ = std::fs::remove_file(&path);
+    assert_exit(&output, 1);
+    assert!(
+        stderr(&output).contains("`output_lens[7]` must be a whole number"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn every_command_has_help() {
     for command in ["validate", "summary", "recompute"] {
         let output = run(&[command, "--help"]);

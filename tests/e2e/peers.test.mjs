@@ -69,7 +69,7 @@ test("vLLM, GuideLLM and AIPerf files chart and compare beside a strobe run", as
   }
   await page.getByTestId('single-run').waitFor();
   const notes = await page.getByTestId('foreign-notes').textContent();
-  assert.match(notes, /Read from a vLLM \(version not recorded\) file/);
+  assert.match(notes, /Read as vLLM \(version not recorded\): `bench serve` result with per-request arrays/);
   assert.match(notes, /E2E here — vLLM's latency \(`latencies`\): request start to the last content chunk/);
   await page.getByTestId('chart-hist-ttfo').locator('canvas').first().waitFor();
   await page.getByTestId('chart-timeline').locator('canvas').first().waitFor();

@@ -5,12 +5,14 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use serde_json::{Map, Value};
+use strobe::core::read::foreign::read_aiperf_pair;
 use strobe::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
+use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact};
 use strobe::core::read::validate::report::{Report, Verdict};
 use strobe::core::read::validate::validate_artifact_text;
 
 use super::{parse_args, Command, Outcome};
-use crate::input::read_text;
+use crate::input::read_results;
 
 /// The `summary` entry in the registry.
 pub const COMMAND: Command = Command {
@@ -25,12 +27,18 @@ rate (legacy artifacts record only p50/p95), throughput and the prefix-cache hit
 A '-' marks a value the artifact does not record. The verdict line says whether the artifact
 passed `strobe-artifact validate`.
 
+FILE may also be another tool's results: `vllm bench serve` JSON, a GuideLLM JSON report (one
+block per benchmark) or AIPerf's profile_export.jsonl or profile_export_aiperf.json (or the
+AIPerf run's folder). The summary names the tool, gives strobe's metrics from the file's rows
+(nearest rank) and lists where the tool's definitions differ from strobe's.
+
 Options:
   -h, --help  print this help
 
 Exit codes:
-  0  summarized a valid (or valid legacy) artifact
-  1  summarized what could be read of an invalid artifact, or the file is not a JSON object
+  0  summarized a valid (or valid legacy) artifact, or another tool's file
+  1  summarized what could be read of an invalid artifact, or the file is not a JSON object,
+     or another tool's file is broken (the message names the field)
   2  the file could not be read (missing, a directory, not UTF-8), or bad usage
 ",
     run,
@@ -60,13 +68,35 @@ fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         )?;
         return Ok(Outcome::Unusable);
     };
-    let text = match read_text(Path::new(file)) {
-        Ok(text) => text,
+    let read = match read_results(Path::new(file)) {
+        Ok(read) => read,
         Err(error) => {
             writeln!(err, "strobe-artifact summary: {error}")?;
             return Ok(Outcome::Unusable);
         }
     };
+    let text = read.text;
+    let shown_name = read.path.display().to_string();
+    let loaded = match &read.aiperf_summary {
+        Some(summary) => match read_aiperf_pair(&text, summary) {
+            Ok(run) => vec![LoadedArtifact::from_foreign(&shown_name, text.len(), run)],
+            Err(error) => {
+                writeln!(err, "strobe-artifact summary: {shown_name}: {error}")?;
+                return Ok(Outcome::Invalid);
+            }
+        },
+        None => LoadedArtifact::all_from_text(&shown_name, &text),
+    };
+    if loaded.iter().any(|run| run.foreign.is_some()) {
+        write!(out, "{}", render_foreign_summary(&loaded))?;
+        return Ok(Outcome::Success);
+    }
+    if let Some(LoadRefusal::BrokenForeign(error)) =
+        loaded.first().and_then(|run| run.refusal.as_ref())
+    {
+        writeln!(err, "strobe-artifact summary: {shown_name}: {error}")?;
+        return Ok(Outcome::Invalid);
+    }
     let report = validate_artifact_text(&text);
     let artifact = match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(artifact)) => artifact,
@@ -140,16 +170,28 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
         ("throughput", throughput),
         ("cache hit avg", cache),
     ];
+    let mut text = facts_text(&facts);
+    text.push('\n');
+    text.push_str(&metrics_table(&key_metrics));
+    text
+}
+
+/// Facts as aligned `label  value` lines.
+fn facts_text(facts: &[(&str, String)]) -> String {
     let label_width = facts
         .iter()
         .map(|(label, _)| label.len())
         .max()
         .unwrap_or(0);
     let mut text = String::new();
-    for (label, value) in &facts {
+    for (label, value) in facts {
         text.push_str(&format!("{label:<label_width$}  {value}\n"));
     }
+    text
+}
 
+/// The p50/p95/mean table of every metric.
+fn metrics_table(key_metrics: &KeyMetrics) -> String {
     let mut table: Vec<[String; 4]> = vec![[
         "metric".to_string(),
         STATISTICS[0].id().to_string(),
@@ -179,7 +221,7 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
                 .unwrap_or(0)
         })
         .collect();
-    text.push('\n');
+    let mut text = String::new();
     for row in &table {
         let mut line = format!("{:<width$}", row[0], width = widths[0]);
         for column in 1..4 {
@@ -193,6 +235,76 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
         text.push('\n');
     }
     text
+}
+
+/// The summary of each run read from another tool's file: the tool, what the run was, strobe's
+/// metrics from its rows (or the tool's summary), and where the tool's definitions differ.
+fn render_foreign_summary(runs: &[LoadedArtifact]) -> String {
+    let mut text = String::new();
+    for (index, run) in runs.iter().enumerate() {
+        if index > 0 {
+            text.push('\n');
+        }
+        let Some(source) = &run.foreign else {
+            continue;
+        };
+        let shown = |value: Option<String>| clean_line(value.as_deref().unwrap_or("-"));
+        let count = |value: Option<u64>| value.map_or_else(|| "-".to_string(), |v| v.to_string());
+        let rate = run
+            .load
+            .as_ref()
+            .and_then(|load| load.rate)
+            .map_or_else(|| "-".to_string(), |rate| format!("{rate} req/s"));
+        let throughput = run
+            .metrics
+            .throughput_tok_s
+            .map_or_else(|| "-".to_string(), |rate| format!("{rate:.2} tok/s"));
+        let facts: Vec<(&str, String)> = vec![
+            ("file", clean_line(&run.label())),
+            (
+                "read as",
+                format!(
+                    "{} ({})",
+                    clean_line(&source.tool_and_version()),
+                    source.file_kind
+                ),
+            ),
+            (
+                "model",
+                shown(run.identity.model.as_ref().map(ToString::to_string)),
+            ),
+            (
+                "endpoint",
+                shown(run.identity.base_url.as_ref().map(ToString::to_string)),
+            ),
+            (
+                "started",
+                shown(run.identity.started_at.as_ref().map(ToString::to_string)),
+            ),
+            ("requests", count(run.workload.requests)),
+            ("completed", count(run.workload.completed)),
+            ("failed", count(run.workload.failed)),
+            ("concurrency", count(run.workload.concurrency)),
+            ("rate", rate),
+            ("rows", run.rows.len().to_string()),
+            ("throughput", throughput),
+        ];
+        text.push_str(&facts_text(&facts));
+        text.push('\n');
+        text.push_str(&metrics_table(&run.metrics));
+        text.push('\n');
+        for note in source.notes() {
+            text.push_str(&format!("- {}\n", clean_line(&note)));
+        }
+    }
+    text
+}
+
+/// Text as one line without control characters (a hostile name must not drive the terminal).
+fn clean_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 /// A top-level value as one safe line: strings without control characters (a hostile model

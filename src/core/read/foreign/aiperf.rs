@@ -360,6 +360,24 @@ pub(crate) fn read_summary(object: &Map<String, Value>) -> Result<ForeignRun, Fo
     })
 }
 
+/// The run of an AIPerf folder: the rows of its `profile_export.jsonl` with what only its
+/// `profile_export_aiperf.json` knows (version, model, endpoint, concurrency, rate, AIPerf's
+/// own statistics and its benchmark duration, from which the throughput is recomputed).
+pub fn with_summary(records: ForeignRun, summary: &ForeignRun) -> ForeignRun {
+    let mut run = records;
+    run.source.version = summary.source.version.clone();
+    run.source.aggregates = summary.source.aggregates.clone();
+    run.source.file_kind = "`profile_export.jsonl` with its `profile_export_aiperf.json`";
+    run.identity = summary.identity.clone();
+    run.load = summary.load.clone();
+    run.workload.concurrency = summary.workload.concurrency;
+    if let Some(wall_ms) = summary.workload.wall_clock_ms {
+        run.workload.wall_clock_ms = Some(wall_ms);
+        run.metrics = metrics_of_rows(&run.rows, run.failures.len() as u64, Some(wall_ms / 1000.0));
+    }
+    run
+}
+
 fn count_value(value: f64) -> Option<u64> {
     count(&Value::from(value))
 }

@@ -219,8 +219,8 @@ impl ForeignSource {
     /// What the run's notes say: the tool and file, then each quantity that is not strobe's.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = vec![format!(
-            "Read from a {} file ({}); strobe's statistics are recomputed from its rows by \
-             nearest rank, the tool's own summary is kept under its own names ({}).",
+            "Read as {}: {}. strobe's statistics are recomputed from its rows by nearest rank; \
+             the tool's own summary is kept under its own names ({}).",
             self.tool_and_version(),
             self.file_kind,
             self.percentile_method
@@ -302,6 +302,27 @@ pub fn read_json(value: &Value) -> Option<Result<Vec<ForeignRun>, ForeignError>>
 /// `None` when its first line is no AIPerf record.
 pub fn read_json_lines(text: &str) -> Option<Result<Vec<ForeignRun>, ForeignError>> {
     aiperf::looks_like_records(text).then(|| aiperf::read_records(text).map(|run| vec![run]))
+}
+
+/// An AIPerf run's two exports read together: the rows of `profile_export.jsonl` with the
+/// version, configuration and statistics of `profile_export_aiperf.json`.
+pub fn read_aiperf_pair(records: &str, summary: &str) -> Result<ForeignRun, ForeignError> {
+    let records = aiperf::read_records(records)?;
+    let value: Value = serde_json::from_str(summary).map_err(|error| ForeignError {
+        tool: Tool::AiPerf,
+        field: "profile_export_aiperf.json".to_owned(),
+        reason: format!("is not JSON ({error})"),
+    })?;
+    let object = value
+        .as_object()
+        .filter(|object| aiperf::looks_like_summary(object))
+        .ok_or_else(|| ForeignError {
+            tool: Tool::AiPerf,
+            field: "profile_export_aiperf.json".to_owned(),
+            reason: "is not AIPerf's summary (no `aiperf_version` or `input_config`)".to_owned(),
+        })?;
+    let summary = aiperf::read_summary(object)?;
+    Ok(aiperf::with_summary(records, &summary))
 }
 
 /// A successful request as a tool recorded it, in ms and counts, before strobe derives the rest.

@@ -224,7 +224,7 @@ impl LoadedArtifact {
     }
 
     /// A run of another tool's file, named `file › part` when the file holds several.
-    fn from_foreign(file_name: &str, text_bytes: usize, run: ForeignRun) -> Self {
+    pub fn from_foreign(file_name: &str, text_bytes: usize, run: ForeignRun) -> Self {
         let name = match &run.part {
             Some(part) => format!("{file_name} › {part}"),
             None => file_name.to_owned(),
