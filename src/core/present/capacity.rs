@@ -348,4 +348,30 @@ mod tests {
         assert_eq!(series[0].describe_load(1.5), "c=1.5");
         assert_eq!(capacity_series(&refs)[0].capacity_at_slo(0.75), None);
     }
+
+    #[test]
+    fn a_guidellm_report_of_several_benchmarks_is_one_curve() {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/peers/guidellm/guidellm-0.8.1-c4.json");
+        let mut report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON");
+        let mut second = report["benchmarks"][0].clone();
+        second["config"]["strategy"]["streams"] = serde_json::json!(8);
+        report["benchmarks"]
+            .as_array_mut()
+            .expect("array")
+            .push(second);
+        let runs = LoadedArtifact::all_from_text("report.json", &report.to_string());
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let curves = capacity_series(&refs);
+        assert_eq!(curves.len(), 1);
+        assert_eq!(curves[0].variable, "concurrency");
+        let values: Vec<f64> = curves[0].points.iter().map(|point| point.value).collect();
+        assert_eq!(values, [4.0, 8.0]);
+        assert!(
+            curves[0].name.starts_with("guidellm "),
+            "{}",
+            curves[0].name
+        );
+    }
 }

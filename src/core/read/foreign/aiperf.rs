@@ -251,6 +251,7 @@ pub(crate) fn read_records(text: &str) -> Result<ForeignRun, ForeignError> {
         failures,
         metrics,
         part: None,
+        sweep: None,
     })
 }
 
@@ -357,6 +358,7 @@ pub(crate) fn read_summary(object: &Map<String, Value>) -> Result<ForeignRun, Fo
         failures: Vec::new(),
         metrics,
         part: None,
+        sweep: None,
     })
 }
 

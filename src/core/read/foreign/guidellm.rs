@@ -88,14 +88,43 @@ pub(crate) fn read(object: &Map<String, Value>) -> Result<Vec<ForeignRun>, Forei
         ));
     }
     let several = benchmarks.len() > 1;
-    benchmarks
+    let mut runs: Vec<ForeignRun> = benchmarks
         .iter()
         .enumerate()
         .map(|(index, benchmark)| {
             let benchmark = report.item("benchmarks", index, benchmark)?;
             read_benchmark(&benchmark, version, several.then_some(index))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    if several {
+        // One sweep, named after the report's first run id (or its tool when it has none).
+        let id = runs
+            .first()
+            .and_then(|run| run.identity.run_id.as_ref())
+            .map_or_else(
+                || "guidellm report".to_owned(),
+                |id| format!("guidellm {id}"),
+            );
+        let step_count = runs.len() as u64;
+        for (index, run) in runs.iter_mut().enumerate() {
+            let rate = run.load.as_ref().and_then(|load| load.rate);
+            let (variable, value) = match (rate, run.workload.concurrency) {
+                (Some(rate), _) => ("rate", Some(rate)),
+                (None, Some(concurrency)) => ("concurrency", Some(concurrency as f64)),
+                (None, None) => ("concurrency", None),
+            };
+            run.sweep = Some(SweepView {
+                id: Some(CappedText::new(&id)),
+                step_index: Some(index as u64),
+                step_count: Some(step_count),
+                variable: Some(CappedText::new(variable)),
+                value,
+                spec: None,
+                stop_reason: None,
+            });
+        }
+    }
+    Ok(runs)
 }
 
 fn read_benchmark(
@@ -222,6 +251,7 @@ fn read_benchmark(
         failures,
         metrics,
         part,
+        sweep: None,
     })
 }
 

@@ -20,7 +20,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::core::python::stats::{fmean, nearest_rank};
-use crate::core::read::loaded::load::LoadView;
+use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::{FailureView, RowView, RunIdentity, WorkloadView};
@@ -265,6 +265,9 @@ pub struct ForeignRun {
     /// What tells this run apart from others of the same file (a GuideLLM benchmark's
     /// strategy), for its label.
     pub part: Option<String>,
+    /// The sweep it is a step of: a GuideLLM report of several benchmarks is one sweep, so its
+    /// benchmarks form one curve of the capacity view.
+    pub sweep: Option<SweepView>,
 }
 
 /// The tool whose file `value` is, by its content; `None` for anything else (an anvil or

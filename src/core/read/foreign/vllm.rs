@@ -160,6 +160,7 @@ pub(crate) fn read(object: &Map<String, Value>) -> Result<ForeignRun, ForeignErr
         failures,
         metrics,
         part: None,
+        sweep: None,
     })
 }
 

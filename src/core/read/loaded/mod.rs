@@ -241,6 +241,7 @@ impl LoadedArtifact {
         loaded.rows = run.rows;
         loaded.failures = run.failures;
         loaded.load = run.load;
+        loaded.sweep = run.sweep;
         loaded.foreign = Some(run.source);
         loaded
     }
