@@ -1196,3 +1196,48 @@ fn combiner_lists_mismatched_replica_fields() {
     assert!(mismatches[0].starts_with("max_tokens differs: 8192 versus 4096"));
     assert!(mismatches[1].starts_with("sampling differs"));
 }
+
+/// A converted file (`source.tool` names vLLM, GuideLLM or AIPerf) may leave null what the tool
+/// cannot know; the same nulls in any other artifact are still violations.
+#[test]
+fn only_converted_files_may_leave_unknowable_fields_null() {
+    let unknowable = |artifact: &mut Value| {
+        set(artifact, "/engine", Value::Null);
+        set(artifact, "/prompt_cache_mode", Value::Null);
+        set(artifact, "/sampling", Value::Null);
+        set(
+            artifact,
+            "/request_timings/0/planned_context_tokens",
+            Value::Null,
+        );
+        set(artifact, "/request_timings/0/content_chunks", Value::Null);
+        set(artifact, "/request_timings/0/reasoning_chunks", Value::Null);
+    };
+    let plain = broken(reference_json(), unknowable);
+    assert_rule(&plain, RuleId::EngineModelNames, "$.engine");
+    assert_rule(&plain, RuleId::PromptCacheMode, "$.prompt_cache_mode");
+    assert_rule(&plain, RuleId::SamplingShape, "$.sampling");
+    assert_rule(
+        &plain,
+        RuleId::RowIntegerField,
+        "$.request_timings[0].planned_context_tokens",
+    );
+    for (tool, accepted) in [("vllm", true), ("aiperf", true), ("someone-else", false)] {
+        let report = broken(reference_json(), |artifact| {
+            unknowable(artifact);
+            set(artifact, "/source", json!({ "tool": tool }));
+        });
+        assert_eq!(
+            report.verdict == Verdict::Valid,
+            accepted,
+            "{tool}: {:?}",
+            report.violations
+        );
+    }
+    // Types are still checked: a converted engine that is a number is wrong.
+    let wrong = broken(reference_json(), |artifact| {
+        set(artifact, "/source", json!({ "tool": "vllm" }));
+        set(artifact, "/engine", json!(7));
+    });
+    assert_rule(&wrong, RuleId::EngineModelNames, "$.engine");
+}

@@ -340,6 +340,87 @@ fn summary_of_a_broken_tool_file_names_the_field() {
     );
 }
 
+/// Writes `text` to a fresh temporary file and returns its path.
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("strobe-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+#[test]
+fn convert_writes_an_artifact_that_validate_accepts() {
+    for source in [
+        "peers/vllm/vllm-0.33.0-c4.json",
+        "peers/guidellm/guidellm-0.8.1-c1.json",
+        "peers/aiperf/aiperf-0.13.0-c1",
+        "peers/aiperf/aiperf-0.13.0-c4/profile_export.jsonl",
+    ] {
+        let output = run(&["convert", &fixture(source)]);
+        assert_exit(&output, 0);
+        let text = stdout(&output);
+        let artifact: Value = serde_json::from_str(&text).expect("JSON");
+        assert!(artifact["source"]["tool"].is_string(), "{source}");
+        let path = temp_file("converted.json", &text);
+        let validated = run(&["validate", &path.to_string_lossy()]);
+        let summary = run(&["summary", &path.to_string_lossy()]);
+        let _ = std::fs::remove_file(&path);
+        assert_exit(&validated, 0);
+        assert!(
+            stdout(&validated).contains("verdict:    valid"),
+            "{source}: {}",
+            stdout(&validated)
+        );
+        assert_exit(&summary, 0);
+    }
+    // The folder gives the AIPerf summary's version and concurrency.
+    let output = run(&["convert", &fixture("peers/aiperf/aiperf-0.13.0-c1")]);
+    let artifact: Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    assert_eq!(artifact["source"]["version"], "0.13.0");
+    assert_eq!(artifact["concurrency"], 1);
+}
+
+#[test]
+fn convert_refuses_what_it_cannot_convert_and_says_why() {
+    let output = run(&[
+        "convert",
+        &fixture("peers/aiperf/aiperf-0.13.0-c1/profile_export_aiperf.json"),
+    ]);
+    assert_exit(&output, 1);
+    assert!(
+        stderr(&output).contains("no per-request rows"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = run(&["convert", &fixture("reference-artifact.json")]);
+    assert_exit(&output, 2);
+    assert!(
+        stderr(&output).contains("not a results file of another tool"),
+        "{}",
+        stderr(&output)
+    );
+
+    let mut report: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("peers/guidellm/guidellm-0.8.1-c1.json"))
+            .expect("fixture"),
+    )
+    .expect("JSON");
+    let benchmark = report["benchmarks"][0].clone();
+    report["benchmarks"]
+        .as_array_mut()
+        .expect("array")
+        .push(benchmark);
+    let path = temp_file("two-benchmarks.json", &report.to_string());
+    let several = run(&["convert", &path.to_string_lossy()]);
+    let second = run(&["convert", "--benchmark", "2", &path.to_string_lossy()]);
+    let third = run(&["convert", "--benchmark", "3", &path.to_string_lossy()]);
+    let _ = std::fs::remove_file(&path);
+    assert_exit(&several, 2);
+    assert!(stderr(&several).contains("holds 2 benchmarks; pick one with `--benchmark N`"));
+    assert_exit(&second, 0);
+    assert_exit(&third, 2);
+}
+
 #[test]
 fn every_command_has_help() {
     for command in ["validate", "summary", "recompute"] {

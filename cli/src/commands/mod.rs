@@ -1,6 +1,7 @@
 //! The subcommand registry: each command is a name, help text and a run function. To add one,
 //! write a module with a `COMMAND` constant and list it in [`COMMANDS`].
 
+mod convert;
 mod recompute;
 mod summary;
 mod validate;
@@ -54,7 +55,12 @@ pub struct Command {
 }
 
 /// Every subcommand, in help order.
-pub const COMMANDS: &[Command] = &[validate::COMMAND, summary::COMMAND, recompute::COMMAND];
+pub const COMMANDS: &[Command] = &[
+    validate::COMMAND,
+    summary::COMMAND,
+    recompute::COMMAND,
+    convert::COMMAND,
+];
 
 /// Options shared by the file-taking commands: flags (all known to the caller) and files.
 #[derive(Debug)]

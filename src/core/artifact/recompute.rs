@@ -15,6 +15,7 @@ use crate::core::artifact::ArtifactError;
 use crate::core::artifact::DERIVED_ROW_FIELDS;
 use crate::core::python::stats::DISTRIBUTION_STATS;
 use crate::core::python::time::UtcSecond;
+use crate::core::read::validate::is_converted;
 use crate::core::read::validate::report::{detect_generation, Generation};
 
 /// One field whose stored value differs from its recomputation.
@@ -167,6 +168,15 @@ pub fn recompute_from_rows(value: &Value) -> Result<Recomputation, ArtifactError
             generation,
             reason: "the top level is not a JSON object, so it is not an artifact".to_owned(),
         })?;
+    if is_converted(value) {
+        return Err(ArtifactError::NotRecomputable {
+            generation,
+            reason: "it was converted from another tool's results (its `source` block): its rows \
+                     lack the plan and chunk fields the producer's rules recompute from, and its \
+                     metrics are strobe's, computed from those rows when it was converted"
+                .to_owned(),
+        });
+    }
     if !matches!(generation, Generation::G3 | Generation::Modern) {
         return Err(ArtifactError::NotRecomputable {
             generation,

@@ -28,7 +28,7 @@ pub(crate) fn looks_like_records(text: &str) -> bool {
     })
 }
 
-fn definitions() -> Vec<Definition> {
+pub(crate) fn definitions() -> Vec<Definition> {
     vec![
         Definition {
             quantity: Quantity::Ttfo,
@@ -72,7 +72,8 @@ fn definitions() -> Vec<Definition> {
     ]
 }
 
-const PERCENTILE_METHOD: &str = "AIPerf: numpy's linear interpolation";
+/// How AIPerf computes its percentiles.
+pub(crate) const PERCENTILE_METHOD: &str = "AIPerf: numpy's linear interpolation";
 
 /// A `{value, unit}` time of a record's `metrics`, in ms.
 fn time_ms(metrics: &Fields, key: &str) -> Result<Option<f64>, ForeignError> {

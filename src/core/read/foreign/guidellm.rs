@@ -24,7 +24,7 @@ pub(crate) fn looks_like(object: &Map<String, Value>) -> bool {
     has_benchmarks && tagged
 }
 
-fn definitions() -> Vec<Definition> {
+pub(crate) fn definitions() -> Vec<Definition> {
     vec![
         Definition {
             quantity: Quantity::Ttfo,
@@ -71,6 +71,11 @@ fn definitions() -> Vec<Definition> {
 
 /// The summary statistics kept per metric, under GuideLLM's names.
 const KEPT_STATISTICS: [&str; 4] = ["median", "mean", "p95", "p99"];
+
+/// How GuideLLM computes its percentiles.
+pub(crate) const PERCENTILE_METHOD: &str =
+    "GuideLLM: the sorted value at index ⌊p·n⌋, so its median of an \
+                                even count is the upper middle value";
 
 /// Reads every benchmark of a report.
 pub(crate) fn read(object: &Map<String, Value>) -> Result<Vec<ForeignRun>, ForeignError> {
@@ -239,8 +244,7 @@ fn read_benchmark(
             tool: Tool::GuideLlm,
             version: version.map(CappedText::new),
             file_kind: "JSON report with per-request records",
-            percentile_method: "GuideLLM: the sorted value at index ⌊p·n⌋, so its median of an \
-                                even count is the upper middle value",
+            percentile_method: PERCENTILE_METHOD,
             definitions: definitions(),
             aggregates,
         },

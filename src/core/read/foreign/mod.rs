@@ -11,6 +11,7 @@
 //! by file name; a file of none of them is left to the artifact reader.
 
 pub mod aiperf;
+pub mod convert;
 mod fields;
 pub mod guidellm;
 pub mod vllm;
@@ -49,6 +50,31 @@ impl Tool {
             Tool::Vllm => "vLLM",
             Tool::GuideLlm => "GuideLLM",
             Tool::AiPerf => "AIPerf",
+        }
+    }
+
+    /// The tool named by its id.
+    pub fn named(id: &str) -> Option<Tool> {
+        [Tool::Vllm, Tool::GuideLlm, Tool::AiPerf]
+            .into_iter()
+            .find(|tool| tool.id() == id)
+    }
+
+    /// How the tool's numbers relate to strobe's, one definition per quantity.
+    pub fn definitions(self) -> Vec<Definition> {
+        match self {
+            Tool::Vllm => vllm::definitions(),
+            Tool::GuideLlm => guidellm::definitions(),
+            Tool::AiPerf => aiperf::definitions(),
+        }
+    }
+
+    /// How the tool computes its percentiles.
+    pub fn percentile_method(self) -> &'static str {
+        match self {
+            Tool::Vllm => vllm::PERCENTILE_METHOD,
+            Tool::GuideLlm => guidellm::PERCENTILE_METHOD,
+            Tool::AiPerf => aiperf::PERCENTILE_METHOD,
         }
     }
 
@@ -301,6 +327,15 @@ pub fn read_json(value: &Value) -> Option<Result<Vec<ForeignRun>, ForeignError>>
     })
 }
 
+/// Reads a file's text as another tool's results: one JSON value ([`read_json`]) or AIPerf's
+/// JSON lines ([`read_json_lines`]); `None` when it is none of theirs.
+pub fn read_text(text: &str) -> Option<Result<Vec<ForeignRun>, ForeignError>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => read_json(&value),
+        Err(_) => read_json_lines(text),
+    }
+}
+
 /// Reads a text that is not one JSON value: AIPerf's JSON lines, one record per request.
 /// `None` when its first line is no AIPerf record.
 pub fn read_json_lines(text: &str) -> Option<Result<Vec<ForeignRun>, ForeignError>> {
@@ -326,6 +361,40 @@ pub fn read_aiperf_pair(records: &str, summary: &str) -> Result<ForeignRun, Fore
         })?;
     let summary = aiperf::read_summary(object)?;
     Ok(aiperf::with_summary(records, &summary))
+}
+
+/// The `source` block of an artifact `strobe-artifact convert` wrote: the tool, its version and
+/// summary, and the tool's definitions as strobe knows them. `None` for any other artifact.
+pub fn source_of_artifact(value: &Value) -> Option<ForeignSource> {
+    let source = value.get("source")?.as_object()?;
+    let tool = Tool::named(source.get("tool")?.as_str()?)?;
+    let aggregates = source
+        .get("aggregates")
+        .and_then(Value::as_object)
+        .map(|aggregates| {
+            aggregates
+                .iter()
+                .filter_map(|(name, value)| {
+                    let value = value.as_f64().filter(|value| value.is_finite())?;
+                    Some(ToolAggregate {
+                        name: CappedText::new(name).to_string(),
+                        value,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(ForeignSource {
+        tool,
+        version: source
+            .get("version")
+            .and_then(Value::as_str)
+            .map(CappedText::new),
+        file_kind: "an artifact `strobe-artifact convert` wrote from its results",
+        percentile_method: tool.percentile_method(),
+        definitions: tool.definitions(),
+        aggregates,
+    })
 }
 
 /// A successful request as a tool recorded it, in ms and counts, before strobe derives the rest.

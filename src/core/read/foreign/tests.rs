@@ -379,3 +379,80 @@ fn percentile_methods_of_the_tools() {
     assert_eq!(linear_percentile(&[], 50.0), None);
     assert_eq!(floor_index_percentile(&[f64::NAN], 50.0), None);
 }
+
+#[test]
+fn every_fixture_with_rows_converts_to_an_artifact_the_validator_accepts() {
+    use crate::core::read::loaded::LoadedArtifact;
+    use crate::core::read::validate::{validate_artifact, Verdict};
+    let runs = [
+        read_one(&fixture("vllm/vllm-0.33.0-c1.json")),
+        read_one(&fixture("guidellm/guidellm-0.8.1-c4.json")),
+        read_aiperf_pair(
+            &fixture_text("aiperf/aiperf-0.13.0-c4/profile_export.jsonl"),
+            &fixture_text("aiperf/aiperf-0.13.0-c4/profile_export_aiperf.json"),
+        )
+        .expect("AIPerf pair"),
+    ];
+    for run in &runs {
+        let tool = run.source.tool;
+        let artifact = convert::to_artifact(run).expect("rows convert");
+        let report = validate_artifact(&artifact);
+        assert_eq!(
+            report.verdict,
+            Verdict::Valid,
+            "{tool:?}: {:?}",
+            report.violations
+        );
+        assert_eq!(artifact["source"]["tool"], tool.id());
+        assert_eq!(
+            artifact["source"]["mapping"].as_array().map(Vec::len),
+            Some(6)
+        );
+        let rows = artifact["request_timings"].as_array().expect("rows");
+        assert_eq!(rows.len(), run.rows.len());
+        // Nothing the file held is lost: inexact counts are kept beside strobe's null.
+        let first = &rows[0];
+        match tool {
+            Tool::AiPerf => {
+                assert_eq!(first["output_token_source"], "usage");
+                assert_eq!(first["output_tokens"].as_u64(), run.rows[0].output_tokens);
+            }
+            _ => {
+                assert_eq!(first["output_tokens"], Value::Null);
+                assert_eq!(
+                    first["tool_output_tokens"].as_u64(),
+                    run.rows[0].output_tokens
+                );
+            }
+        }
+        assert_eq!(
+            artifact["metrics"]["time_to_first_output_samples"].as_u64(),
+            Some(run.rows.len() as u64)
+        );
+        // Read back, the artifact names its tool and keeps the tool's definitions.
+        let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
+        let loaded = LoadedArtifact::from_text("converted.json", &text);
+        assert_eq!(loaded.verdict(), Verdict::Valid);
+        let source = loaded.foreign.as_ref().expect("source read");
+        assert_eq!(source.tool, tool);
+        assert_eq!(source.definitions, tool.definitions());
+        assert!(loaded.verdict_label().starts_with("valid (converted from "));
+        assert_eq!(loaded.rows.len(), run.rows.len());
+    }
+    // vLLM records no TTFT: the converted rows say so with null, never a copy of its TTFO.
+    let vllm = convert::to_artifact(&runs[0]).expect("converts");
+    assert!(vllm["request_timings"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .all(|row| row["ttft_ms"].is_null()));
+    assert_eq!(vllm["metrics"]["ttft_samples"], 0);
+    // A summary alone has nothing to convert.
+    let summary = read_one(&fixture(
+        "aiperf/aiperf-0.13.0-c1/profile_export_aiperf.json",
+    ));
+    assert!(matches!(
+        convert::to_artifact(&summary),
+        Err(convert::ConvertError::NoRows { .. })
+    ));
+}

@@ -28,7 +28,7 @@ pub(crate) fn looks_like(object: &Map<String, Value>) -> bool {
 
 /// How vLLM's numbers relate to strobe's (measured on a stream with reasoning chunks; the
 /// fixtures' README says how).
-fn definitions() -> Vec<Definition> {
+pub(crate) fn definitions() -> Vec<Definition> {
     vec![
         Definition {
             quantity: Quantity::Ttfo,
@@ -73,6 +73,11 @@ fn definitions() -> Vec<Definition> {
         },
     ]
 }
+
+/// How vLLM computes its percentiles.
+pub(crate) const PERCENTILE_METHOD: &str =
+    "vLLM: numpy's linear interpolation; its median averages the two \
+                                middle values";
 
 /// Reads a `bench serve` result.
 pub(crate) fn read(object: &Map<String, Value>) -> Result<ForeignRun, ForeignError> {
@@ -148,8 +153,7 @@ pub(crate) fn read(object: &Map<String, Value>) -> Result<ForeignRun, ForeignErr
             } else {
                 "`bench serve` result without `--save-detailed`: its summary only"
             },
-            percentile_method: "vLLM: numpy's linear interpolation; its median averages the two \
-                                middle values",
+            percentile_method: PERCENTILE_METHOD,
             definitions: definitions(),
             aggregates,
         },

@@ -15,7 +15,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::core::read::foreign::{read_json, read_json_lines, ForeignError, ForeignRun};
-use crate::core::read::foreign::{ForeignSource, KNOWN_FORMATS};
+use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
@@ -286,12 +286,15 @@ impl LoadedArtifact {
     }
 
     /// The verdict as the library's badge shows it: for another tool's file, the tool it was
-    /// read as ("read as vLLM 0.33.0").
+    /// read as ("read as vLLM 0.33.0"); for an artifact converted from one, that tool.
     pub fn verdict_label(&self) -> String {
         match (&self.foreign, self.report.verdict) {
-            (Some(source), _) => format!("read as {}", source.tool_and_version()),
-            (None, Verdict::ValidLegacy(generation)) => format!("valid legacy ({generation})"),
-            (None, verdict) => verdict.to_string(),
+            (Some(source), Verdict::Foreign) => format!("read as {}", source.tool_and_version()),
+            (Some(source), Verdict::Valid) => {
+                format!("valid (converted from {})", source.tool_and_version())
+            }
+            (_, Verdict::ValidLegacy(generation)) => format!("valid legacy ({generation})"),
+            (_, verdict) => verdict.to_string(),
         }
     }
 
@@ -512,6 +515,7 @@ impl LoadedArtifact {
             .get("slo")
             .and_then(Value::as_object)
             .map(SloView::from_json);
+        self.foreign = source_of_artifact(value);
     }
 }
 

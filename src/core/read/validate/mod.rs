@@ -23,6 +23,7 @@ mod values;
 use crate::core::read::validate::values::as_int;
 use crate::core::read::validate::values::as_number;
 use crate::core::read::validate::values::show_opt;
+pub use checks::is_converted;
 use checks::run_checks;
 pub use report::*;
 use text::*;

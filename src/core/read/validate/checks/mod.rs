@@ -19,6 +19,7 @@ pub(super) fn run_checks(value: &Value, suppressed: &HashSet<String>) -> Report 
     let generation = detect_generation(value);
     let mut checker = Checker {
         generation,
+        converted: is_converted(value),
         violations: Vec::new(),
     };
     match value.as_object() {
@@ -50,7 +51,23 @@ struct RowContext {
 
 struct Checker {
     generation: Generation,
+    /// A file `strobe-artifact convert` wrote from another tool's results: what that tool
+    /// cannot know (engine, prompt cache mode, sampling, each row's planned context and chunk
+    /// counts, and a TTFT it did not record) may be null (ARTIFACT.md §12, *Converted files*).
+    converted: bool,
     violations: Vec<Violation>,
+}
+
+/// The tools whose results `strobe-artifact convert` writes as artifacts (`source.tool`).
+pub(crate) const CONVERTED_TOOLS: [&str; 3] = ["vllm", "guidellm", "aiperf"];
+
+/// Whether `value` is a converted file: its `source.tool` is `vllm`, `guidellm` or `aiperf`.
+pub fn is_converted(value: &Value) -> bool {
+    value
+        .get("source")
+        .and_then(|source| source.get("tool"))
+        .and_then(Value::as_str)
+        .is_some_and(|tool| CONVERTED_TOOLS.contains(&tool))
 }
 
 pub(super) const TIMING_MS_FIELDS: [&str; 10] = [
@@ -103,8 +120,10 @@ impl Checker {
         if self.generation == Generation::Modern {
             self.check_modern_fields(artifact);
         }
-        if let Some(sampling) = artifact.get("sampling") {
-            self.check_sampling(sampling);
+        match artifact.get("sampling") {
+            Some(Value::Null) if self.converted => {}
+            Some(sampling) => self.check_sampling(sampling),
+            None => {}
         }
         // Also checks controlled_output_policy, for every generation.
         let context = self.row_context(artifact);

@@ -11,6 +11,7 @@ impl Checker {
     pub(super) fn check_modern_fields(&mut self, artifact: &Map<String, Value>) {
         match artifact.get("prompt_cache_mode").and_then(Value::as_str) {
             Some("shared" | "unique") => {}
+            None if self.converted && artifact.get("prompt_cache_mode") == Some(&Value::Null) => {}
             _ => self.push(
                 "$.prompt_cache_mode",
                 RuleId::PromptCacheMode,
@@ -35,6 +36,7 @@ impl Checker {
         for key in ["engine", "model"] {
             match artifact.get(key) {
                 Some(Value::String(name)) if !name.is_empty() => {}
+                Some(Value::Null) if self.converted => {}
                 other => self.push(
                     format!("$.{key}"),
                     RuleId::EngineModelNames,
