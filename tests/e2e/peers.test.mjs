@@ -74,6 +74,31 @@ test("vLLM, GuideLLM and AIPerf files chart and compare beside a strobe run", as
   await page.getByTestId('chart-hist-ttfo').locator('canvas').first().waitFor();
   await page.getByTestId('chart-timeline').locator('canvas').first().waitFor();
   await page.getByTestId('chart-read-gaps').locator('canvas').first().waitFor();
+  // Its rows export like a strobe run's, and an SLO judges them (vLLM's E2E, as its notes say).
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
+  const csv = readFileSync(await download.path(), 'utf8').trim().split(/\r?\n/);
+  assert.equal(csv.length, 49, 'a header and 48 rows');
+  const vllm = JSON.parse(readFileSync(`${PEERS}/vllm/vllm-0.33.0-c4.json`, 'utf8'));
+  const sorted = [...vllm.latencies].map((seconds) => seconds * 1000).sort((a, b) => a - b);
+  const limit = Math.round(sorted[23] * 1000) / 1000;
+  const met = sorted.filter((ms) => ms <= limit).length;
+  await page.getByTestId('slo-input').fill(`e2el:${limit}`);
+  const outcome = page.getByTestId('slo-outcome');
+  await page.waitForFunction(() => document.querySelector('[data-testid=slo-outcome]')?.dataset.attainment);
+  assert.equal(Number(await outcome.getAttribute('data-attainment')), met / 48);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an AIPerf run's two exports dropped together are one run", async () => {
+  const { page, errors } = await env.open();
+  const folder = `${PEERS}/aiperf/aiperf-0.13.0-c1`;
+  await page.getByTestId('artifact-input').setInputFiles([`${folder}/profile_export_aiperf.json`, `${folder}/profile_export.jsonl`]);
+  const read = await verdicts(page, 1);
+  assert.deepEqual(read, { 'profile_export.jsonl': 'read as AIPerf 0.13.0' });
+  await page.getByTestId('single-run').waitFor();
+  assert.match(await page.getByTestId('artifact-card').getByTestId('artifact-status').textContent(), /48 request rows/);
+  await page.getByTestId('chart-hist-ttft').locator('canvas').first().waitFor();
   assert.deepEqual(errors, []);
   await page.close();
 });

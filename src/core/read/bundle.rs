@@ -7,6 +7,7 @@ use std::io::{Cursor, Read};
 
 use thiserror::Error;
 
+use crate::core::read::foreign::{aiperf, read_aiperf_pair, ForeignRun};
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 
 /// Most entries read from one archive.
@@ -161,6 +162,69 @@ pub fn load_dropped(file_name: &str, bytes: &[u8]) -> Vec<LoadedArtifact> {
     }
 }
 
+/// `bytes` as text, when they are UTF-8.
+fn utf8_text(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes).ok()
+}
+
+/// Files dropped together, as the library takes them: each as [`load_dropped`], except that an
+/// AIPerf run's two exports dropped together (exactly one `profile_export.jsonl` and one
+/// `profile_export_aiperf.json`, told apart by content) become one run: the records' rows with
+/// the summary's version and configuration, as `strobe-artifact summary FOLDER` reads them.
+pub fn load_dropped_batch(files: &[(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
+    let records: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, bytes))| utf8_text(bytes).is_some_and(aiperf::looks_like_records))
+        .map(|(position, _)| position)
+        .collect();
+    let summaries: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, bytes))| {
+            // A substring scan first, so an artifact is not parsed twice.
+            utf8_text(bytes)
+                .filter(|text| {
+                    text.contains("\"aiperf_version\"") || text.contains("\"input_config\"")
+                })
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+                .and_then(|value| value.as_object().map(aiperf::looks_like_summary))
+                .unwrap_or(false)
+        })
+        .map(|(position, _)| position)
+        .collect();
+    // The paired run, when the two read together; otherwise each file says what it holds.
+    let pair: Option<(usize, usize, ForeignRun)> = match (records.as_slice(), summaries.as_slice())
+    {
+        ([records], [summary]) => read_aiperf_pair(
+            utf8_text(&files[*records].1).unwrap_or_default(),
+            utf8_text(&files[*summary].1).unwrap_or_default(),
+        )
+        .ok()
+        .map(|run| (*records, *summary, run)),
+        _ => None,
+    };
+    let (paired_records, paired_summary) =
+        pair.as_ref().map_or((None, None), |(records, summary, _)| {
+            (Some(*records), Some(*summary))
+        });
+    let mut run = pair.map(|(_, _, run)| run);
+    let mut loaded = Vec::new();
+    for (position, (name, bytes)) in files.iter().enumerate() {
+        if Some(position) == paired_summary {
+            continue;
+        }
+        if Some(position) == paired_records {
+            if let Some(run) = run.take() {
+                loaded.push(LoadedArtifact::from_foreign(name, bytes.len(), run));
+            }
+            continue;
+        }
+        loaded.extend(load_dropped(name, bytes));
+    }
+    loaded
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +306,32 @@ mod tests {
         assert_eq!(load_dropped("plain.json", b"{}").len(), 1);
         let broken = load_dropped("broken.zip", b"PK\x03\x04broken");
         assert_eq!(broken.len(), 1);
+    }
+
+    #[test]
+    fn an_aiperf_runs_two_exports_dropped_together_are_one_run() {
+        let folder = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/peers/aiperf/aiperf-0.13.0-c4");
+        let read = |name: &str| std::fs::read(folder.join(name)).expect("fixture");
+        let records = (
+            "profile_export.jsonl".to_owned(),
+            read("profile_export.jsonl"),
+        );
+        let summary = (
+            "profile_export_aiperf.json".to_owned(),
+            read("profile_export_aiperf.json"),
+        );
+        let other = ("plain.json".to_owned(), b"{}".to_vec());
+        let loaded = load_dropped_batch(&[summary.clone(), other.clone(), records.clone()]);
+        let labels: Vec<String> = loaded.iter().map(LoadedArtifact::label).collect();
+        assert_eq!(labels, ["plain.json", "profile_export.jsonl"]);
+        let run = &loaded[1];
+        assert_eq!(run.rows.len(), 48);
+        assert_eq!(run.workload.concurrency, Some(4));
+        assert_eq!(run.verdict_label(), "read as AIPerf 0.13.0");
+        // Alone, or with a second records file, each file stays what it is.
+        assert_eq!(load_dropped_batch(&[summary.clone()]).len(), 1);
+        let twice = load_dropped_batch(&[records.clone(), records, summary]);
+        assert_eq!(twice.len(), 3);
     }
 }

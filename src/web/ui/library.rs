@@ -12,7 +12,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::core::present::library::{sorted_order, LibraryColumn, LibraryRow};
-use crate::core::read::bundle::load_dropped;
+use crate::core::read::bundle::load_dropped_batch;
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use crate::core::read::validate::report::Verdict;
 
@@ -104,30 +104,31 @@ impl Default for Library {
     }
 }
 
-/// Reads one picked or dropped file (an artifact, a `.zip` of them, or another tool's results)
-/// and adds what it holds to the library.
-/// A file held to an SLO brings it into the form ([`restore_slo`]).
-async fn load_file(library: Library, state: AppState, file: web_sys::File) {
-    let name = file.name();
-    let size = file.size();
-    if size > MAX_ARTIFACT_TEXT_BYTES as f64 {
-        // Refuse before reading: a huge file would stall the tab and its memory.
-        library.add(LoadedArtifact::too_large(&name, size as usize));
-        return;
-    }
-    match JsFuture::from(file.array_buffer()).await {
-        Ok(buffer) => {
-            let bytes = Uint8Array::new(&buffer).to_vec();
-            let loaded = measured("strobe:load-artifact", || load_dropped(&name, &bytes));
-            for artifact in loaded {
-                restore_slo(state, &artifact);
-                library.add(artifact);
-            }
+/// Reads the files picked or dropped together (artifacts, `.zip`s of them, or other tools'
+/// results; an AIPerf run's two exports become one run) and adds what they hold to the library,
+/// in the order given. A file held to an SLO brings it into the form ([`restore_slo`]).
+async fn load_files(library: Library, state: AppState, files: Vec<web_sys::File>) {
+    let mut batch = Vec::new();
+    for file in files {
+        let name = file.name();
+        let size = file.size();
+        if size > MAX_ARTIFACT_TEXT_BYTES as f64 {
+            // Refuse before reading: a huge file would stall the tab and its memory.
+            library.add(LoadedArtifact::too_large(&name, size as usize));
+            continue;
         }
-        Err(err) => library.add(LoadedArtifact::unreadable(
-            &name,
-            &format!("the browser could not read the file: {}", js_text(&err)),
-        )),
+        match JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => batch.push((name, Uint8Array::new(&buffer).to_vec())),
+            Err(err) => library.add(LoadedArtifact::unreadable(
+                &name,
+                &format!("the browser could not read the file: {}", js_text(&err)),
+            )),
+        }
+    }
+    let loaded = measured("strobe:load-artifact", || load_dropped_batch(&batch));
+    for artifact in loaded {
+        restore_slo(state, &artifact);
+        library.add(artifact);
     }
 }
 
@@ -135,11 +136,10 @@ fn load_file_list(library: Library, state: AppState, files: Option<web_sys::File
     let Some(files) = files else {
         return;
     };
-    for index in 0..files.length() {
-        if let Some(file) = files.get(index) {
-            spawn_local(load_file(library, state, file));
-        }
-    }
+    let files: Vec<web_sys::File> = (0..files.length())
+        .filter_map(|index| files.get(index))
+        .collect();
+    spawn_local(load_files(library, state, files));
 }
 
 /// Loads the reference artifact shipped in `public/`, relative to the page so it works from

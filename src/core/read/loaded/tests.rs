@@ -69,6 +69,25 @@ fn other_tools_files_load_as_runs_of_their_tool() {
         "{}",
         refused.status_line()
     );
+    // A NaN token (Python's json writes them) is no JSON: the card names where it is.
+    let nan = text.replacen("\"ttfts\": [", "\"ttfts\": [NaN, ", 1);
+    let refused = LoadedArtifact::from_text("nan.json", &nan);
+    assert_eq!(refused.verdict(), Verdict::Invalid);
+    let problems = refused.problems();
+    assert!(
+        problems
+            .iter()
+            .any(|problem| problem.contains("$.ttfts[0]")),
+        "{problems:?}"
+    );
+    // Truncated, it says so too.
+    let truncated = LoadedArtifact::from_text("cut.json", &text[..text.len() / 3]);
+    assert_eq!(truncated.verdict(), Verdict::Invalid);
+    assert!(
+        truncated.status_line().contains("truncated"),
+        "{}",
+        truncated.status_line()
+    );
 }
 
 #[test]
