@@ -330,7 +330,7 @@ mod tests {
         assert_eq!(run.workload.concurrency, Some(4));
         assert_eq!(run.verdict_label(), "read as AIPerf 0.13.0");
         // Alone, or with a second records file, each file stays what it is.
-        assert_eq!(load_dropped_batch(&[summary.clone()]).len(), 1);
+        assert_eq!(load_dropped_batch(std::slice::from_ref(&summary)).len(), 1);
         let twice = load_dropped_batch(&[records.clone(), records, summary]);
         assert_eq!(twice.len(), 3);
     }
