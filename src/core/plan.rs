@@ -19,6 +19,7 @@ use crate::core::load::schedule::arrival_times_ms;
 use crate::core::python::random::PyRandom;
 
 pub mod calibration;
+pub mod export;
 
 use calibration::ContextCalibration;
 

@@ -2,6 +2,7 @@
 //! write a module with a `COMMAND` constant and list it in [`COMMANDS`].
 
 mod convert;
+mod plan;
 mod recompute;
 mod summary;
 mod validate;
@@ -60,6 +61,7 @@ pub const COMMANDS: &[Command] = &[
     summary::COMMAND,
     recompute::COMMAND,
     convert::COMMAND,
+    plan::COMMAND,
 ];
 
 /// Options shared by the file-taking commands: flags (all known to the caller) and files.

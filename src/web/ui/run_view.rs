@@ -15,11 +15,17 @@ use crate::core::config::models::engine_warning;
 use crate::core::config::pool::loopback_alias_pool;
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::core::plan::context_window_note;
+use crate::core::plan::export::plan_document;
+use crate::web::platform::files::download_text;
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};
 use crate::web::ui::library::Library;
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::state::{AppState, RunPhase, SweepEnd, SweepProgress};
+
+/// The file *Export plan* downloads: `strobe-artifact plan`'s `plan.json` under a name of its
+/// own.
+const PLAN_FILE_NAME: &str = "strobe-plan.json";
 
 /// The left column: configure, check, run, watch.
 #[component]
@@ -48,6 +54,8 @@ pub fn RunView() -> impl IntoView {
         })
     });
     let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
+    // Why the last *Export plan* made no file, if it did not.
+    let plan_error = RwSignal::new(None::<String>);
 
     view! {
         <section class="panel run-view" data-testid="run-view">
@@ -146,7 +154,23 @@ pub fn RunView() -> impl IntoView {
                     >
                         "Cancel"
                     </button>
+                    <button
+                        type="button"
+                        data-testid="export-plan"
+                        title="The plan these settings make, for Locust's workers or another load engine (docs/locust.md); the same bytes as `strobe-artifact plan --link` with this page's link"
+                        on:click=move |_| {
+                            let outcome = state
+                                .form
+                                .with_untracked(plan_document)
+                                .map_err(|error| error.to_string())
+                                .and_then(|text| download_text(PLAN_FILE_NAME, "application/json", &text));
+                            plan_error.set(outcome.err());
+                        }
+                    >
+                        "Export plan"
+                    </button>
                     </div>
+                    {move || plan_error.get().map(|reason| view! { <p class="field-error" data-testid="export-plan-error">{reason}</p> })}
                 </div>
             </form>
             <PreflightStatus />
