@@ -20,7 +20,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::core::python::stats::{fmean, nearest_rank};
+use crate::core::python::stats::{exact_mean, fmean, nearest_rank};
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
 use crate::core::read::loaded::text::CappedText;
@@ -528,9 +528,10 @@ pub(crate) fn metrics_of_rows(
         decode: summary(column(|row| row.decode_tok_s)),
         prefill: summary(column(|row| row.prefill_tok_s)),
         throughput_tok_s,
+        // The artifact's own rule (ARTIFACT.md §7.2): the exact mean of the cached shares.
         prefix_cache_hit_avg: fractions
             .filter(|all| !all.is_empty())
-            .and_then(|all| fmean(&all)),
+            .and_then(|all| exact_mean(&all)),
         output_tokens,
     }
 }
