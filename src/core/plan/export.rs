@@ -82,7 +82,7 @@ pub fn plan_document(form: &RunForm) -> Result<String, PlanExportError> {
         "link": form.to_query(),
         "model": config.model,
         "endpoints": config.chat_completions_urls(),
-        "headers": { "Content-Type": "application/json" },
+        "headers": { "Accept": "text/event-stream", "Content-Type": "application/json" },
         "api_key_env": API_KEY_ENV,
         "timeout_s": config.timeout_s,
         "load": load,

@@ -81,7 +81,12 @@ fn time_ms(metrics: &Fields, key: &str) -> Result<Option<f64>, ForeignError> {
         return Ok(None);
     };
     let value = metric.non_negative("value")?;
-    let scale = match metric.optional_str("unit")? {
+    Ok(Some(value * time_scale(&metric)?))
+}
+
+/// The factor from a `{value, unit}` time's unit to ms (ms when it names none).
+fn time_scale(metric: &Fields) -> Result<f64, ForeignError> {
+    Ok(match metric.optional_str("unit")? {
         None | Some("ms") => 1.0,
         Some("ns") => 1e-6,
         Some("us") => 1e-3,
@@ -92,8 +97,7 @@ fn time_ms(metrics: &Fields, key: &str) -> Result<Option<f64>, ForeignError> {
                 format!("is {other:?}; a time's unit must be ns, us, ms or s"),
             ))
         }
-    };
-    Ok(Some(value * scale))
+    })
 }
 
 fn count_of(metrics: &Fields, key: &str) -> Result<Option<u64>, ForeignError> {
@@ -158,25 +162,47 @@ pub(crate) fn read_records(text: &str) -> Result<ForeignRun, ForeignError> {
             })?;
             let mut read_gaps_ms = Vec::new();
             if let Some(gaps) = metrics.optional_object("inter_chunk_latency")? {
+                let scale = time_scale(&gaps)?;
                 let values = gaps.array("value")?;
                 for (index, gap) in values.iter().enumerate() {
-                    read_gaps_ms.push(non_negative(gap).ok_or_else(|| {
+                    let gap = non_negative(gap).ok_or_else(|| {
                         gaps.error(
                             &format!("value[{index}]"),
-                            must_be("a finite number ≥ 0 (ms)", gap),
+                            must_be("a finite number ≥ 0", gap),
                         )
-                    })?);
+                    })?;
+                    read_gaps_ms.push(gap * scale);
                 }
             }
+            let ttfo_ms = time_ms(&metrics, "time_to_first_token")?;
+            let ttft_ms = time_ms(&metrics, "time_to_first_output_token")?;
+            for (key, first) in [
+                ("time_to_first_token", ttfo_ms),
+                ("time_to_first_output_token", ttft_ms),
+            ] {
+                if first.is_some_and(|first| first > e2e_ms) {
+                    return Err(metrics.error(
+                        key,
+                        format!("exceeds the request's latency ({e2e_ms} ms); the first token cannot come after the end"),
+                    ));
+                }
+            }
+            // Usage counts a completed request's tokens from 1; anything else is not usage.
+            let output_tokens = count_of(&metrics, "usage_completion_tokens")?;
+            let output_token_source = if output_tokens.is_some_and(|tokens| tokens >= 1) {
+                "usage"
+            } else {
+                "unknown"
+            };
             Ok(ToolRow {
                 request_index: 0,
                 started_at_ms: None,
                 prompt_tokens: count_of(&metrics, "usage_prompt_tokens")?,
                 cached_tokens: count_of(&metrics, "usage_prompt_cache_read_tokens")?,
-                output_tokens: count_of(&metrics, "usage_completion_tokens")?,
-                output_token_source: "usage",
-                ttfo_ms: time_ms(&metrics, "time_to_first_token")?,
-                ttft_ms: time_ms(&metrics, "time_to_first_output_token")?,
+                output_tokens,
+                output_token_source,
+                ttfo_ms,
+                ttft_ms,
                 e2e_ms,
                 read_gaps_ms,
             })
@@ -270,11 +296,7 @@ pub(crate) fn read_summary(object: &Map<String, Value>) -> Result<ForeignRun, Fo
     };
     let distribution = |metric: &str| -> Result<MetricSummary, ForeignError> {
         let scale = match summary.optional_object(metric)? {
-            Some(fields) => match fields.optional_str("unit")? {
-                None | Some("ms") => 1.0,
-                Some("ns") => 1e-6,
-                Some(_) => return Ok(MetricSummary::default()),
-            },
+            Some(fields) => time_scale(&fields)?,
             None => return Ok(MetricSummary::default()),
         };
         let scaled = |value: Option<f64>| value.map(|value| value * scale);
@@ -287,12 +309,18 @@ pub(crate) fn read_summary(object: &Map<String, Value>) -> Result<ForeignRun, Fo
             source_prefix: None,
         })
     };
+    let usage_tokens = stat("total_usage_completion_tokens", "avg")?.and_then(count_value);
     let metrics = KeyMetrics {
         ttfo: distribution("time_to_first_token")?,
         ttft: distribution("time_to_first_output_token")?,
         e2e: distribution("request_latency")?,
-        throughput_tok_s: stat("output_token_throughput", "avg")?,
-        output_tokens: stat("total_output_tokens", "avg")?.and_then(count_value),
+        // The server's usage, as the records give it (`total_output_tokens` and
+        // `output_token_throughput` count AIPerf's tokenizer's tokens).
+        throughput_tok_s: match (usage_tokens, stat("benchmark_duration", "avg")?) {
+            (Some(tokens), Some(seconds)) if seconds > 0.0 => Some(tokens as f64 / seconds),
+            _ => None,
+        },
+        output_tokens: usage_tokens,
         ..KeyMetrics::default()
     };
     let input_config = summary.optional_object("input_config")?;
@@ -379,6 +407,15 @@ pub fn with_summary(records: ForeignRun, summary: &ForeignRun) -> ForeignRun {
         run.metrics = metrics_of_rows(&run.rows, run.failures.len() as u64, Some(wall_ms / 1000.0));
     }
     run
+}
+
+/// Whether a summary can be of these records: it counts as many requests as they hold.
+pub fn belong_together(records: &ForeignRun, summary: &ForeignRun) -> bool {
+    let held = (records.rows.len() + records.failures.len()) as u64;
+    summary
+        .workload
+        .requests
+        .is_none_or(|requests| requests == held)
 }
 
 fn count_value(value: f64) -> Option<u64> {

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::core::artifact::metrics::{write_distribution_family, DISTRIBUTION_FAMILIES};
 use crate::core::artifact::schema::MetricPopulation;
+use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
 use crate::core::python::stats::exact_mean;
 use crate::core::read::validate::report::SCHEMA;
 
@@ -110,6 +111,18 @@ fn rows(run: &ForeignRun) -> Vec<Value> {
             put("visible_content_truncated", json!(false));
             put("cached_tokens", json!(row.cached_tokens));
             put("started_at_ms", json!(row.started_at_ms));
+            // The tool's gaps between reads as arrival times after the request start (strobe's
+            // chunk traces, docs/metrics.md), so the read-gap charts survive the conversion.
+            if let (Some(first), false) = (ttfo_ms, row.read_gaps_ms.is_empty()) {
+                let arrivals: Vec<f64> = std::iter::once(first)
+                    .chain(row.read_gaps_ms.iter().scan(first, |at, gap| {
+                        *at += gap;
+                        Some(*at)
+                    }))
+                    .take(CHUNK_ARRIVALS_KEPT)
+                    .collect();
+                put("chunk_arrivals_ms", json!(arrivals));
+            }
             if !exact {
                 put("tool_prompt_tokens", json!(row.prompt_tokens));
                 put("tool_output_tokens", json!(row.output_tokens));
@@ -187,8 +200,6 @@ fn failures(run: &ForeignRun) -> Vec<Value> {
                 }),
                 "error_type": failure.error_type.as_ref().map(|text| text.as_str()),
                 "error_message": failure.error_message.as_ref().map(|text| text.as_str()),
-                "elapsed_ms": Value::Null,
-                "response_received": Value::Null,
                 "started_at_ms": failure.started_at_ms,
             })
         })

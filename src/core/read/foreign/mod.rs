@@ -331,7 +331,8 @@ pub fn read_json(value: &Value) -> Option<Result<Vec<ForeignRun>, ForeignError>>
 /// JSON lines ([`read_json_lines`]); `None` when it is none of theirs.
 pub fn read_text(text: &str) -> Option<Result<Vec<ForeignRun>, ForeignError>> {
     match serde_json::from_str::<Value>(text) {
-        Ok(value) => read_json(&value),
+        // One AIPerf record alone is one JSON value too.
+        Ok(value) => read_json(&value).or_else(|| read_json_lines(text)),
         Err(_) => read_json_lines(text),
     }
 }
@@ -360,6 +361,18 @@ pub fn read_aiperf_pair(records: &str, summary: &str) -> Result<ForeignRun, Fore
             reason: "is not AIPerf's summary (no `aiperf_version` or `input_config`)".to_owned(),
         })?;
     let summary = aiperf::read_summary(object)?;
+    if !aiperf::belong_together(&records, &summary) {
+        return Err(ForeignError {
+            tool: Tool::AiPerf,
+            field: "profile_export_aiperf.json".to_owned(),
+            reason: format!(
+                "counts {} requests where profile_export.jsonl holds {}: they are of different \
+                 runs",
+                summary.workload.requests.unwrap_or_default(),
+                records.rows.len() + records.failures.len()
+            ),
+        });
+    }
     Ok(aiperf::with_summary(records, &summary))
 }
 
@@ -418,7 +431,8 @@ impl ToolRow {
     /// inverse, prefill rate = prompt tokens / TTFO.
     pub(crate) fn into_view(self, position: usize) -> RowView {
         let first = self.ttfo_ms.or(self.ttft_ms);
-        let generation_ms = first.map(|first| self.e2e_ms - first);
+        // A tool's first token may trail its end by a rounding error: no negative generation.
+        let generation_ms = first.map(|first| (self.e2e_ms - first).max(0.0));
         let decoded = self.output_tokens.map(|tokens| tokens.saturating_sub(1));
         let tpot_ms = match (generation_ms, decoded) {
             (Some(generation), Some(decoded)) if decoded > 0 && generation > 0.0 => {

@@ -456,3 +456,55 @@ fn every_fixture_with_rows_converts_to_an_artifact_the_validator_accepts() {
         Err(convert::ConvertError::NoRows { .. })
     ));
 }
+
+#[test]
+fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_files() {
+    use crate::core::read::loaded::LoadedArtifact;
+    use crate::core::read::validate::{validate_artifact, Verdict};
+    // A vLLM run with a failed request converts to an artifact the validator accepts.
+    let with_error = broken(&fixture("vllm/vllm-0.33.0-c1.json"), |file| {
+        file["errors"][3] = json!("Server disconnected");
+        file["completed"] = json!(47);
+        file["failed"] = json!(1);
+    });
+    let run = read_one(&with_error);
+    assert_eq!(run.failures.len(), 1);
+    let artifact = convert::to_artifact(&run).expect("converts");
+    let report = validate_artifact(&artifact);
+    assert_eq!(report.verdict, Verdict::Valid, "{:?}", report.violations);
+    assert_eq!(
+        artifact["failures"][0]["error_message"],
+        "Server disconnected"
+    );
+    // The read gaps travel as chunk traces, and come back as the same gaps.
+    let arrivals = artifact["request_timings"][0]["chunk_arrivals_ms"]
+        .as_array()
+        .expect("traces");
+    assert_eq!(arrivals.len(), run.rows[0].read_gaps_ms.len() + 1);
+    let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
+    let loaded = LoadedArtifact::from_text("converted.json", &text);
+    assert_eq!(
+        loaded.rows[0].read_gaps_ms.len(),
+        run.rows[0].read_gaps_ms.len()
+    );
+    for (read_back, original) in loaded.rows[0]
+        .read_gaps_ms
+        .iter()
+        .zip(&run.rows[0].read_gaps_ms)
+    {
+        assert!((read_back - original).abs() < 1e-9);
+    }
+    // The tool's start label survives the round trip.
+    assert_eq!(loaded.identity.started_at, run.identity.started_at);
+
+    // One AIPerf record alone is one JSON value, and still AIPerf's.
+    let records = fixture_text("aiperf/aiperf-0.13.0-c1/profile_export.jsonl");
+    let one = records.lines().next().expect("a record");
+    let single = read_text(one).expect("AIPerf").expect("readable");
+    assert_eq!(single[0].rows.len(), 1);
+    // A summary of another run is not paired with these records.
+    let other_summary = fixture_text("aiperf/aiperf-0.13.0-c4/profile_export_aiperf.json");
+    let fewer: String = records.lines().take(10).collect::<Vec<_>>().join("\n");
+    let error = read_aiperf_pair(&fewer, &other_summary).expect_err("different runs");
+    assert!(error.reason.contains("different runs"), "{error}");
+}

@@ -195,7 +195,8 @@ impl LoadedArtifact {
             )];
         }
         let foreign = match serde_json::from_str::<Value>(text) {
-            Ok(value) => match read_json(&value) {
+            // One AIPerf record alone is one JSON value too.
+            Ok(value) => match read_json(&value).or_else(|| read_json_lines(text)) {
                 Some(runs) => runs,
                 None => return vec![Self::from_value(file_name, text.len(), &value)],
             },
@@ -516,6 +517,10 @@ impl LoadedArtifact {
             .and_then(Value::as_object)
             .map(SloView::from_json);
         self.foreign = source_of_artifact(value);
+        // A converted file keeps the tool's local-time start label in its source block.
+        if self.foreign.is_some() && self.identity.started_at.is_none() {
+            self.identity.started_at = capped_string(value.pointer("/source/started_at_label"));
+        }
     }
 }
 

@@ -182,6 +182,18 @@ impl Checker {
                 );
             }
         }
+        // Without a TTFT (a converted file's vLLM rows), the first output still precedes the end.
+        if let (None, Some(ttfo), Some(e2e)) =
+            (ttft, values.get("time_to_first_output_ms").copied(), e2e)
+        {
+            if ttfo > e2e {
+                self.push(
+                    child_path(path, "time_to_first_output_ms"),
+                    RuleId::TimingOrder,
+                    format!("time_to_first_output_ms ({ttfo}) exceeds e2e_ms ({e2e}); the first output cannot arrive after the response ended"),
+                );
+            }
+        }
         if let (Some(ttft), Some(e2e)) = (ttft, e2e) {
             if ttft > e2e {
                 self.push(
