@@ -42,6 +42,8 @@ command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 # openssl makes the proxy test's self-signed certificate (tests/e2e/proxy.test.mjs).
 command -v openssl >/dev/null || need_apt+=(openssl)
+# The Locust test installs Locust into a virtualenv of its own (scripts/setup-locust.sh).
+python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   say "installing ${need_apt[*]} from Debian"
   export DEBIAN_FRONTEND=noninteractive

@@ -1,6 +1,6 @@
-//! `strobe-artifact plan`: the plan the page's settings make, as `plan.json` in a folder, for
-//! another load engine to carry out (docs/locust.md). The same settings give the same bytes as
-//! the page's *Export plan*.
+//! `strobe-artifact plan`: the plan the page's settings make, as `plan.json` in a folder beside
+//! the project's `locustfile.py`, for Locust's workers to carry out (docs/locust.md). The same
+//! settings give the same `plan.json` bytes as the page's *Export plan*.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -10,10 +10,14 @@ use strobe::core::plan::export::{plan_document, PlanExportError};
 
 use super::{Command, Outcome};
 
+/// The project's locustfile, shipped with each plan (one file for every plan: it reads the plan
+/// from `STROBE_PLAN`).
+const LOCUSTFILE: &str = include_str!("../../locust/locustfile.py");
+
 /// The `plan` entry in the registry.
 pub const COMMAND: Command = Command {
     name: "plan",
-    summary: "write the plan of a page link's settings to DIR/plan.json",
+    summary: "write the plan of a page link's settings, and the locustfile, to DIR",
     help: "\
 Usage: strobe-artifact plan --link 'QUERY' --out DIR
 
@@ -22,7 +26,8 @@ the same keys and rules as the page's address bar). Writes DIR/plan.json: every 
 index, planned context, canary marker, prompt and exact request body, the endpoints, and the
 load shape (the concurrency of a closed loop, or the arrival schedule of a rate load). The API
 key is never in it: the plan names the environment variable to read it from (STROBE_API_KEY).
-The page's *Export plan* writes the same bytes for the same settings.
+The page's *Export plan* writes the same bytes for the same settings. Also writes
+DIR/locustfile.py, which runs the plan on Locust's workers (docs/locust.md).
 
 Options:
   --link QUERY  the page's link query (with or without the leading `?`)
@@ -30,7 +35,7 @@ Options:
   -h, --help    print this help
 
 Exit codes:
-  0  wrote DIR/plan.json
+  0  wrote DIR/plan.json and DIR/locustfile.py
   1  the settings cannot be planned (each problem is named)
   2  bad usage, or DIR cannot be written
 ",
@@ -91,17 +96,21 @@ fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
             return Ok(Outcome::Invalid);
         }
     };
-    let path = folder.join("plan.json");
-    if let Err(error) =
-        std::fs::create_dir_all(&folder).and_then(|()| std::fs::write(&path, &document))
-    {
-        writeln!(
-            err,
-            "strobe-artifact plan: cannot write {}: {error}",
-            path.display()
-        )?;
-        return Ok(Outcome::Unusable);
+    for (name, text) in [
+        ("plan.json", document.as_str()),
+        ("locustfile.py", LOCUSTFILE),
+    ] {
+        let path = folder.join(name);
+        let written = std::fs::create_dir_all(&folder).and_then(|()| std::fs::write(&path, text));
+        if let Err(error) = written {
+            writeln!(
+                err,
+                "strobe-artifact plan: cannot write {}: {error}",
+                path.display()
+            )?;
+            return Ok(Outcome::Unusable);
+        }
+        writeln!(out, "wrote {}", path.display())?;
     }
-    writeln!(out, "wrote {}", path.display())?;
     Ok(Outcome::Success)
 }
