@@ -16,16 +16,22 @@ pub(crate) fn looks_like_summary(object: &Map<String, Value>) -> bool {
                 .is_some_and(|metric| metric.get("unit").is_some()))
 }
 
-/// Whether `text` is a `profile_export.jsonl`: its first line one record with `metadata` and
-/// `metrics` objects.
+/// Whether `record` is one record of a `profile_export.jsonl`: `metadata` and `metrics` objects.
+pub(crate) fn is_record(record: &Value) -> bool {
+    record.get("metadata").is_some_and(Value::is_object)
+        && record.get("metrics").is_some_and(Value::is_object)
+}
+
+/// Whether `text` is a `profile_export.jsonl`: its first line one record ([`is_record`]). The
+/// first line is parsed only when it names both keys, so a one-line artifact (all of it on its
+/// first line) is not parsed a second time to find out.
 pub(crate) fn looks_like_records(text: &str) -> bool {
     let Some(first) = text.lines().find(|line| !line.trim().is_empty()) else {
         return false;
     };
-    serde_json::from_str::<Value>(first).is_ok_and(|record| {
-        record.get("metadata").is_some_and(Value::is_object)
-            && record.get("metrics").is_some_and(Value::is_object)
-    })
+    first.contains("\"metadata\"")
+        && first.contains("\"metrics\"")
+        && serde_json::from_str::<Value>(first).is_ok_and(|record| is_record(&record))
 }
 
 pub(crate) fn definitions() -> Vec<Definition> {

@@ -331,10 +331,17 @@ pub fn read_json(value: &Value) -> Option<Result<Vec<ForeignRun>, ForeignError>>
 /// JSON lines ([`read_json_lines`]); `None` when it is none of theirs.
 pub fn read_text(text: &str) -> Option<Result<Vec<ForeignRun>, ForeignError>> {
     match serde_json::from_str::<Value>(text) {
-        // One AIPerf record alone is one JSON value too.
-        Ok(value) => read_json(&value).or_else(|| read_json_lines(text)),
+        Ok(value) => read_parsed(&value, text),
         Err(_) => read_json_lines(text),
     }
+}
+
+/// [`read_json`] of `value`, parsed from `text`; when `value` is one AIPerf record alone (one
+/// JSON value too), the records of `text`. Nothing is parsed again for any other value.
+pub fn read_parsed(value: &Value, text: &str) -> Option<Result<Vec<ForeignRun>, ForeignError>> {
+    read_json(value).or_else(|| {
+        aiperf::is_record(value).then(|| aiperf::read_records(text).map(|run| vec![run]))
+    })
 }
 
 /// Reads a text that is not one JSON value: AIPerf's JSON lines, one record per request.

@@ -14,7 +14,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::read::foreign::{read_json, read_json_lines, ForeignError, ForeignRun};
+use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
 use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::*;
@@ -195,8 +195,7 @@ impl LoadedArtifact {
             )];
         }
         let foreign = match serde_json::from_str::<Value>(text) {
-            // One AIPerf record alone is one JSON value too.
-            Ok(value) => match read_json(&value).or_else(|| read_json_lines(text)) {
+            Ok(value) => match read_parsed(&value, text) {
                 Some(runs) => runs,
                 None => return vec![Self::from_value(file_name, text.len(), &value)],
             },
