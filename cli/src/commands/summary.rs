@@ -248,7 +248,7 @@ fn render_foreign_summary(runs: &[LoadedArtifact]) -> String {
         let Some(source) = &run.foreign else {
             continue;
         };
-        let shown = |value: Option<String>| clean_line(value.as_deref().unwrap_or("-"));
+        let shown = |value: Option<String>| safe_field(value.as_deref().unwrap_or("-"));
         let count = |value: Option<u64>| value.map_or_else(|| "-".to_string(), |v| v.to_string());
         let rate = run
             .load
@@ -260,12 +260,12 @@ fn render_foreign_summary(runs: &[LoadedArtifact]) -> String {
             .throughput_tok_s
             .map_or_else(|| "-".to_string(), |rate| format!("{rate:.2} tok/s"));
         let facts: Vec<(&str, String)> = vec![
-            ("file", clean_line(&run.label())),
+            ("file", without_controls(&run.label())),
             (
                 "read as",
                 format!(
                     "{} ({})",
-                    clean_line(&source.tool_and_version()),
+                    safe_field(&source.tool_and_version()),
                     source.file_kind
                 ),
             ),
@@ -294,17 +294,27 @@ fn render_foreign_summary(runs: &[LoadedArtifact]) -> String {
         text.push_str(&metrics_table(&run.metrics));
         text.push('\n');
         for note in source.notes() {
-            text.push_str(&format!("- {}\n", clean_line(&note)));
+            text.push_str(&format!("- {}\n", without_controls(&note)));
         }
     }
     text
 }
 
 /// Text as one line without control characters (a hostile name must not drive the terminal).
-fn clean_line(text: &str) -> String {
+fn without_controls(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { '\u{fffd}' } else { c })
         .collect()
+}
+
+/// A string from the file as one safe line: no control characters, at most 80 characters.
+fn safe_field(text: &str) -> String {
+    let clean = without_controls(text);
+    if clean.chars().count() > 80 {
+        format!("{}…", clean.chars().take(80).collect::<String>())
+    } else {
+        clean
+    }
 }
 
 /// A top-level value as one safe line: strings without control characters (a hostile model
@@ -312,17 +322,7 @@ fn clean_line(text: &str) -> String {
 fn field_text(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => "-".to_string(),
-        Some(Value::String(text)) => {
-            let clean: String = text
-                .chars()
-                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-                .collect();
-            if clean.chars().count() > 80 {
-                format!("{}…", clean.chars().take(80).collect::<String>())
-            } else {
-                clean
-            }
-        }
+        Some(Value::String(text)) => safe_field(text),
         Some(Value::Number(number)) => number.to_string(),
         Some(Value::Bool(flag)) => flag.to_string(),
         Some(Value::Array(_) | Value::Object(_)) => "(not a scalar)".to_string(),
