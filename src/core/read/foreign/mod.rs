@@ -511,11 +511,7 @@ pub(crate) fn metrics_of_rows(
     wall_seconds: Option<f64>,
 ) -> KeyMetrics {
     let summary = |values: Vec<f64>| -> MetricSummary {
-        let mut sorted: Vec<f64> = values
-            .into_iter()
-            .filter(|value| value.is_finite())
-            .collect();
-        sorted.sort_by(f64::total_cmp);
+        let sorted = sorted_finite(values);
         MetricSummary {
             p50: nearest_rank(&sorted, 50),
             p95: nearest_rank(&sorted, 95),
@@ -557,18 +553,23 @@ pub(crate) fn metrics_of_rows(
     }
 }
 
+/// The finite ones of `values`, ascending.
+fn sorted_finite(values: impl IntoIterator<Item = f64>) -> Vec<f64> {
+    let mut sorted: Vec<f64> = values
+        .into_iter()
+        .filter(|value| value.is_finite())
+        .collect();
+    sorted.sort_by(f64::total_cmp);
+    sorted
+}
+
 /// The percentile of `values` by linear interpolation between closest ranks (numpy's default,
 /// which vLLM and AIPerf use): the tool's own figure, for checking a mapping against the file.
 pub fn linear_percentile(values: &[f64], percent: f64) -> Option<f64> {
-    let mut sorted: Vec<f64> = values
-        .iter()
-        .copied()
-        .filter(|value| value.is_finite())
-        .collect();
+    let sorted = sorted_finite(values.iter().copied());
     if sorted.is_empty() || !(0.0..=100.0).contains(&percent) {
         return None;
     }
-    sorted.sort_by(f64::total_cmp);
     let position = percent / 100.0 * (sorted.len() - 1) as f64;
     let lower = position.floor() as usize;
     let upper = position.ceil() as usize;
@@ -579,15 +580,10 @@ pub fn linear_percentile(values: &[f64], percent: f64) -> Option<f64> {
 /// The percentile of `values` as GuideLLM computes it: the sorted value at index ⌊p·n⌋
 /// (clamped to the last).
 pub fn floor_index_percentile(values: &[f64], percent: f64) -> Option<f64> {
-    let mut sorted: Vec<f64> = values
-        .iter()
-        .copied()
-        .filter(|value| value.is_finite())
-        .collect();
+    let sorted = sorted_finite(values.iter().copied());
     if sorted.is_empty() || !(0.0..=100.0).contains(&percent) {
         return None;
     }
-    sorted.sort_by(f64::total_cmp);
     let index = ((percent / 100.0) * sorted.len() as f64).floor() as usize;
     sorted.get(index.min(sorted.len() - 1)).copied()
 }
