@@ -451,24 +451,35 @@ fn themes_differ_in_colour_only() {
     );
 }
 
+/// A G3 artifact of four requests a second apart: TTFO and TTFT 100, 200, 300, 400 ms, E2E
+/// 1000 ms each, and `tpot_ms` when given.
+fn four_request_run(tpot_ms: Option<f64>) -> LoadedArtifact {
+    let rows: Vec<Value> = (0..4)
+        .map(|i| {
+            let mut row = json!({
+                "request_index": i,
+                "started_at_ms": 1000.0 * i as f64,
+                "prompt_tokens": 1000,
+                "output_tokens": 10,
+                "time_to_first_output_ms": 100.0 * (i + 1) as f64,
+                "ttft_ms": 100.0 * (i + 1) as f64,
+                "e2e_ms": 1000.0,
+            });
+            if let Some(tpot) = tpot_ms {
+                row["tpot_ms"] = json!(tpot);
+            }
+            row
+        })
+        .collect();
+    let text = json!({ "measurement_protocol": "capacity-v3", "request_timings": rows });
+    LoadedArtifact::from_text("t.json", &text.to_string())
+}
+
 #[test]
 fn an_slo_draws_its_bounds_and_marks_the_requests_that_miss_it() {
     use crate::core::config::slo::Slo;
     // Four requests: TTFT 100, 200, 300, 400 ms; E2E 1000 ms each.
-    let text = json!({
-        "measurement_protocol": "capacity-v3",
-        "request_timings": (0..4).map(|i| json!({
-            "request_index": i,
-            "started_at_ms": 1000.0 * i as f64,
-            "prompt_tokens": 1000,
-            "output_tokens": 10,
-            "time_to_first_output_ms": 100.0 * (i + 1) as f64,
-            "ttft_ms": 100.0 * (i + 1) as f64,
-            "e2e_ms": 1000.0,
-            "tpot_ms": 5.0,
-        })).collect::<Vec<_>>(),
-    });
-    let run = LoadedArtifact::from_text("t.json", &text.to_string());
+    let run = four_request_run(Some(5.0));
     assert_eq!(run.rows.len(), 4);
     let rows = run.rows.clone();
     let mut charts = artifact_charts(&run, ChartTheme::LIGHT);
@@ -604,19 +615,7 @@ fn a_legend_that_would_only_name_the_run_is_hidden() {
 
 #[test]
 fn charts_group_by_the_question_they_answer() {
-    let text = json!({
-        "measurement_protocol": "capacity-v3",
-        "request_timings": (0..4).map(|i| json!({
-            "request_index": i,
-            "started_at_ms": 1000.0 * i as f64,
-            "prompt_tokens": 1000,
-            "output_tokens": 10,
-            "time_to_first_output_ms": 100.0 * (i + 1) as f64,
-            "ttft_ms": 100.0 * (i + 1) as f64,
-            "e2e_ms": 1000.0,
-        })).collect::<Vec<_>>(),
-    });
-    let run = LoadedArtifact::from_text("t.json", &text.to_string());
+    let run = four_request_run(None);
     let charts = artifact_charts(&run, ChartTheme::LIGHT);
     let groups = group_charts(&charts);
     let sections: Vec<ChartSection> = groups.iter().map(|group| group.section).collect();
