@@ -1,7 +1,7 @@
 //! Another tool's run as an `anvil-serving.benchmark/v1` artifact (`strobe-artifact convert`):
 //! its rows under strobe's row rules (ARTIFACT.md §5), the §7 metrics computed from them, every
 //! field the file cannot know `null`, and a `source` block naming the tool, its version and how
-//! each quantity maps (ARTIFACT.md §12, *Converted files*). Counts strobe would not call exact
+//! each quantity maps (docs/spec/converted.md). Counts strobe would not call exact
 //! (a client tokenizer's) are kept beside the row as `tool_prompt_tokens` and
 //! `tool_output_tokens`, so nothing the file held is lost.
 

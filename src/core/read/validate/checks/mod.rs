@@ -53,7 +53,7 @@ struct Checker {
     generation: Generation,
     /// A file `strobe-artifact convert` wrote from another tool's results: what that tool
     /// cannot know (engine, prompt cache mode, sampling, each row's planned context and chunk
-    /// counts, and a TTFT it did not record) may be null (ARTIFACT.md §12, *Converted files*).
+    /// counts, and a TTFT it did not record) may be null (docs/spec/converted.md).
     converted: bool,
     violations: Vec<Violation>,
 }
