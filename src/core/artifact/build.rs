@@ -139,6 +139,7 @@ pub fn build_artifact(
         load,
         sweep: None,
         slo: None,
+        distributed: None,
     })
 }
 

@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use crate::core::read::foreign::{aiperf, read_aiperf_pair, ForeignRun};
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+use crate::core::read::locust::records::looks_like_records;
 
 /// Most entries read from one archive.
 pub const MAX_BUNDLE_ENTRIES: usize = 1_000;
@@ -171,7 +172,32 @@ fn utf8_text(bytes: &[u8]) -> Option<&str> {
 /// AIPerf run's two exports dropped together (exactly one `profile_export.jsonl` and one
 /// `profile_export_aiperf.json`, told apart by content) become one run: the records' rows with
 /// the summary's version and configuration, as `strobe-artifact summary FOLDER` reads them.
+///
+/// The records files of Locust's workers dropped together (told apart by their header line)
+/// become the one run they make ([`LoadedArtifact::from_locust_records`]).
 pub fn load_dropped_batch(files: &[(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
+    let locust: Vec<(String, String)> = files
+        .iter()
+        .filter_map(|(name, bytes)| {
+            utf8_text(bytes)
+                .filter(|text| looks_like_records(text))
+                .map(|text| (name.clone(), text.to_owned()))
+        })
+        .collect();
+    let mut loaded = Vec::new();
+    if !locust.is_empty() {
+        loaded.push(LoadedArtifact::from_locust_records(&locust));
+    }
+    let others: Vec<&(String, Vec<u8>)> = files
+        .iter()
+        .filter(|(_, bytes)| !utf8_text(bytes).is_some_and(looks_like_records))
+        .collect();
+    loaded.extend(load_dropped_others(&others));
+    loaded
+}
+
+/// [`load_dropped_batch`] of files that are no Locust records.
+fn load_dropped_others(files: &[&(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
     let records: Vec<usize> = files
         .iter()
         .enumerate()

@@ -2,9 +2,10 @@
 //! and a rule id, for all four generations), and what do the results pages need from it
 //! ([`loaded`], extracted tolerantly, every string kept as capped data), and the artifacts inside
 //! a dropped `.zip` ([`bundle`]), and other tools' results files ([`foreign`]: vLLM, GuideLLM,
-//! AIPerf).
+//! AIPerf), and the records of a plan run on Locust's workers ([`locust`]).
 
 pub mod bundle;
 pub mod foreign;
 pub mod loaded;
+pub mod locust;
 pub mod validate;

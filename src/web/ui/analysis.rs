@@ -312,6 +312,21 @@ fn SingleRun(
                     })
             }}
             {run
+                .distributed
+                .as_ref()
+                .map(|distributed| {
+                    view! {
+                        <ul class="client-notes" data-testid="distributed-notes">
+                            {distributed
+                                .notes()
+                                .into_iter()
+                                .chain(row_notes(&run.rows))
+                                .map(|note| view! { <li>{note}</li> })
+                                .collect_view()}
+                        </ul>
+                    }
+                })}
+            {run
                 .foreign
                 .as_ref()
                 .map(|source| {

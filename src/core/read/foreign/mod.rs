@@ -29,8 +29,9 @@ use crate::core::read::loaded::views::{FailureView, RowView, RunIdentity, Worklo
 /// What strobe reads besides its own artifacts, for the message of a file it cannot read.
 pub const KNOWN_FORMATS: &str = "strobe and anvil artifacts (anvil-serving.benchmark/v1 and its \
      older generations), vLLM `bench serve --save-result` JSON (with `--save-detailed` for \
-     per-request rows), a GuideLLM JSON report, and AIPerf's `profile_export.jsonl` or \
-     `profile_export_aiperf.json`";
+     per-request rows), a GuideLLM JSON report, AIPerf's `profile_export.jsonl` or \
+     `profile_export_aiperf.json`, and the records of a strobe plan run on Locust's workers \
+     (`worker-*.jsonl`, dropped together)";
 
 /// A benchmark tool whose files strobe reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -14,16 +14,20 @@
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::format::counted;
 use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
 use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
+use crate::core::read::loaded::distributed::DistributedView;
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::*;
 use crate::core::read::loaded::text::*;
 use crate::core::read::loaded::views::*;
+use crate::core::read::locust::{import::import_records, LocustError};
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};
 
 pub mod basis;
+pub mod distributed;
 pub mod load;
 pub mod metrics;
 pub mod text;
@@ -66,6 +70,9 @@ pub enum LoadRefusal {
     /// The file has the shape of another tool's results, but a field of it is broken.
     #[error("{0}")]
     BrokenForeign(ForeignError),
+    /// Locust workers' records that do not make one whole run, or a broken line of one.
+    #[error("{0}")]
+    BrokenLocust(LocustError),
 }
 
 /// A dropped artifact: the validator's verdict plus everything that could be read from it.
@@ -108,6 +115,8 @@ pub struct LoadedArtifact {
     pub foreign: Option<ForeignSource>,
     /// The file is JSON of no shape strobe reads (neither an artifact nor another tool's file).
     pub unrecognized: bool,
+    /// The `distributed` block of a run carried out by Locust's workers, when present.
+    pub distributed: Option<DistributedView>,
 }
 
 impl LoadedArtifact {
@@ -223,6 +232,37 @@ impl LoadedArtifact {
         }
     }
 
+    /// The run the records of Locust's workers make (docs/locust.md), read as the artifact
+    /// [`import_records`] builds from them, or a refusal naming the file and line at fault.
+    /// `files` are `(name, text)`; the entry is named after the artifact and the files.
+    pub fn from_locust_records(files: &[(String, String)]) -> Self {
+        let bytes = files.iter().map(|(_, text)| text.len()).sum();
+        let names = match files {
+            [only] => only.0.clone(),
+            [first, rest @ ..] => format!(
+                "{} and {}",
+                first.0,
+                counted(rest.len() as u64, "more", "more")
+            ),
+            [] => String::new(),
+        };
+        let text = import_records(files).and_then(|imported| {
+            imported
+                .artifact
+                .to_json_text()
+                .map(|text| (imported.artifact.file_name(), text))
+                .map_err(|error| LocustError::of_run(error.to_string()))
+        });
+        match text {
+            Ok((name, text)) => {
+                let mut loaded = Self::from_text(&format!("{name} (from {names})"), &text);
+                loaded.text_bytes = bytes;
+                loaded
+            }
+            Err(error) => Self::refused(&names, bytes, LoadRefusal::BrokenLocust(error)),
+        }
+    }
+
     /// A run of another tool's file, named `file › part` when the file holds several.
     pub fn from_foreign(file_name: &str, text_bytes: usize, run: ForeignRun) -> Self {
         let name = match &run.part {
@@ -292,6 +332,14 @@ impl LoadedArtifact {
             (Some(source), Verdict::Foreign) => format!("read as {}", source.tool_and_version()),
             (Some(source), Verdict::Valid) => {
                 format!("valid (converted from {})", source.tool_and_version())
+            }
+            (None, Verdict::Valid) if self.distributed.is_some() => {
+                let engine = self
+                    .distributed
+                    .as_ref()
+                    .map(DistributedView::engine_and_version)
+                    .unwrap_or_default();
+                format!("valid (sent by {engine})")
             }
             (_, Verdict::ValidLegacy(generation)) => format!("valid legacy ({generation})"),
             (_, verdict) => verdict.to_string(),
@@ -400,6 +448,7 @@ impl LoadedArtifact {
             basis: TimeBasis::Measured,
             foreign: None,
             unrecognized: false,
+            distributed: None,
         }
     }
 
@@ -515,6 +564,10 @@ impl LoadedArtifact {
             .get("slo")
             .and_then(Value::as_object)
             .map(SloView::from_json);
+        self.distributed = artifact
+            .get("distributed")
+            .and_then(Value::as_object)
+            .map(DistributedView::from_json);
         self.foreign = source_of_artifact(value);
         // A converted file keeps the tool's local-time start label in its source block.
         if self.foreign.is_some() && self.identity.started_at.is_none() {
