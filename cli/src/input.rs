@@ -83,6 +83,34 @@ pub fn read_results(path: &Path) -> Result<Results, ReadError> {
     })
 }
 
+/// The Locust records files at `paths`, as `(name, text)`: each file as given, and of a folder
+/// every `*.jsonl` inside whose first line is a worker's header (docs/locust.md).
+pub fn read_records(paths: &[PathBuf]) -> Result<Vec<(String, String)>, ReadError> {
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push((path.display().to_string(), read_text(path)?));
+            continue;
+        }
+        let entries = std::fs::read_dir(path).map_err(|source| ReadError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let mut inside: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|file| file.is_file() && file.extension().is_some_and(|ext| ext == "jsonl"))
+            .collect();
+        inside.sort();
+        for file in inside {
+            let text = read_text(&file)?;
+            if strobe::core::read::locust::records::looks_like_records(&text) {
+                files.push((file.display().to_string(), text));
+            }
+        }
+    }
+    Ok(files)
+}
+
 /// Reads a whole file as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
     if path.is_dir() {

@@ -1,16 +1,22 @@
-// End-to-end: a plan of 64 requests at concurrency 16, written by `strobe-artifact plan`, runs on
-// a Locust master and two workers on this machine against strobe-sim; each worker sends its
-// share of the requests from its share of the slots and records every read (docs/locust.md).
-// Locust comes from PyPI into a virtualenv of its own (scripts/setup-locust.sh, once).
+// End-to-end: plans written by `strobe-artifact plan` run on a Locust master and two workers on
+// this machine against strobe-sim; each worker sends its share of the requests and records every
+// read, `strobe-artifact import-locust` turns the records into one artifact, held against the
+// simulator's truth log, and the same records dropped on the page read as that run
+// (docs/locust.md). Locust comes from PyPI into a virtualenv of its own (scripts/setup-locust.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startSim } from './sim.mjs';
-import { ARTIFACT_CLI } from './artifact-tools.mjs';
+import { ARTIFACT_CLI, validateArtifact } from './artifact-tools.mjs';
+import { browserAndSite } from './page.mjs';
+import { artifactErrors, stampMs } from './truth.mjs';
+
+const env = browserAndSite();
 
 let locust;
 let sim;
@@ -37,8 +43,13 @@ function freePort() {
 
 /** Runs `locust ARGS` with `env`; resolves to its exit code and output. */
 function runLocust(args, env) {
+  return runProcess(locust, args, env);
+}
+
+/** Runs `command ARGS` with `env` added; resolves to its exit code and output. */
+function runProcess(command, args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(locust, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -46,36 +57,60 @@ function runLocust(args, env) {
   });
 }
 
-test('a plan runs on a Locust master and two workers, each its share, every read recorded', async () => {
+/**
+ * Writes the plan of `settings` with `strobe-artifact plan` and runs it on a fresh Locust master
+ * and `workers` workers: `{ folder, plan, records }` (records: the folder the workers wrote).
+ */
+async function runPlanOnLocust(settings, workers = 2) {
   const folder = mkdtempSync(join(tmpdir(), 'strobe-locust-'));
-  const link = new URLSearchParams({
-    base_url: sim.baseUrls[0],
-    model: 'strobe-sim-1',
-    engine: 'strobe-sim',
+  const link = new URLSearchParams({ base_url: sim.baseUrls[0], model: 'strobe-sim-1', engine: 'strobe-sim', ...settings }).toString();
+  execFileSync(ARTIFACT_CLI, ['plan', '--link', link, '--out', folder]);
+  const plan = JSON.parse(readFileSync(join(folder, 'plan.json'), 'utf8'));
+  const records = join(folder, 'records');
+  const environment = { STROBE_PLAN: join(folder, 'plan.json'), STROBE_RECORDS: records, STROBE_WORKERS: String(workers) };
+  const port = String(await freePort());
+  const locustfile = join(folder, 'locustfile.py');
+  const users = String(workers);
+  const master = runLocust(
+    ['-f', locustfile, '--headless', '--master', '--master-bind-host', '127.0.0.1', '--master-bind-port', port,
+      '--expect-workers', users, '-u', users, '-r', users, '--run-time', '120s'],
+    environment,
+  );
+  const started = Array.from({ length: workers }, () =>
+    runLocust(['-f', locustfile, '--worker', '--master-host', '127.0.0.1', '--master-port', port], environment),
+  );
+  const ended = await master;
+  assert.equal(ended.code, 0, ended.output.slice(-2000));
+  for (const worker of await Promise.all(started)) assert.equal(worker.code, 0, worker.output.slice(-2000));
+  return { folder, plan, records };
+}
+
+/** `strobe-artifact import-locust RECORDS` into FOLDER/artifact.json: the artifact and stderr. */
+function importRecords(folder, records) {
+  const child = spawnSyncText(ARTIFACT_CLI, ['import-locust', records]);
+  assert.equal(child.status, 0, child.stderr);
+  const path = join(folder, 'artifact.json');
+  writeFileSync(path, child.stdout);
+  const { exitCode, report } = validateArtifact(path);
+  assert.equal(exitCode, 0, JSON.stringify(report?.violations ?? report));
+  return { artifact: JSON.parse(child.stdout), stderr: child.stderr, path };
+}
+
+/** Runs `command ARGS` to its end: `{ status, stdout, stderr }`. */
+function spawnSyncText(command, args) {
+  const { status, stdout, stderr } = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  return { status, stdout, stderr };
+}
+
+test('a plan runs on a Locust master and two workers, each its share, every read recorded', async () => {
+  await sim.reset();
+  const { folder, plan, records } = await runPlanOnLocust({
     requests: '64',
     concurrency: '16',
     context_tokens: '256',
     max_tokens: '16',
     request_canaries: 'true',
-  }).toString();
-  execFileSync(ARTIFACT_CLI, ['plan', '--link', link, '--out', folder]);
-  const plan = JSON.parse(readFileSync(join(folder, 'plan.json'), 'utf8'));
-  const records = join(folder, 'records');
-  const env = { STROBE_PLAN: join(folder, 'plan.json'), STROBE_RECORDS: records, STROBE_WORKERS: '2' };
-  const port = String(await freePort());
-  const locustfile = join(folder, 'locustfile.py');
-  const master = runLocust(
-    ['-f', locustfile, '--headless', '--master', '--master-bind-host', '127.0.0.1', '--master-bind-port', port,
-      '--expect-workers', '2', '-u', '2', '-r', '2', '--run-time', '120s'],
-    env,
-  );
-  const workers = [0, 1].map(() =>
-    runLocust(['-f', locustfile, '--worker', '--master-host', '127.0.0.1', '--master-port', port], env),
-  );
-  const ended = await master;
-  assert.equal(ended.code, 0, ended.output.slice(-2000));
-  await Promise.all(workers);
-
+  });
   // One file per worker process: a header line, then one record per request it sent.
   const files = readdirSync(records).filter((name) => name.endsWith('.jsonl')).sort();
   assert.equal(files.length, 2, files.join(', '));
@@ -113,4 +148,125 @@ test('a plan runs on a Locust master and two workers, each its share, every read
   // The server saw exactly the plan's 64 requests.
   const truth = await sim.truth();
   assert.equal(truth.records.length, 64);
+
+  // Imported: one valid artifact, every request a row, read by strobe's own core.
+  const { artifact } = importRecords(folder, records);
+  assert.equal(artifact.completed, 64, JSON.stringify(artifact.failures).slice(0, 500));
+  assert.equal(artifact.concurrency, 16);
+  assert.equal(artifact.timing_methodology.clock, 'client time.perf_counter');
+  assert.ok(artifact.request_timings.every((row) => row.request_canary.passed));
+  const block = artifact.distributed;
+  assert.equal(block.engine, 'locust');
+  assert.equal(block.engine_version, '2.47.0');
+  assert.equal(block.workers, 2);
+  assert.equal(block.hosts.length, 1);
+  assert.match(block.clock_domain, /one host's monotonic clock/);
+  assert.deepEqual(block.processes.map((process) => process.requests), [32, 32]);
+  assert.ok(block.processes.every((process) => process.sync_round_trip_ms > 0), JSON.stringify(block.processes));
+  const deltas = artifact.request_timings.reduce((sum, row) => sum + row.reasoning_chunks + row.content_chunks, 0);
+  assert.equal(block.sse.events, deltas + 64 * 4, 'role, finish, usage and [DONE] besides each delta');
+
+  // Held against the server's own log: every row is a request the server saw, and the timeline
+  // is on the server's clock. Each request was read whole by the server after it was sent, and
+  // each stream's end was read after the server began its last write: a misplaced clock breaks
+  // one of the two by its whole error (0.05 ms of slack for the processes' clock readings).
+  const errors = artifactErrors(artifact, truth.records);
+  assert.equal(errors.length, 64);
+  const byMarker = new Map(truth.records.map((record) => [record.marker, record]));
+  for (const [position, row] of artifact.request_timings.entries()) {
+    const { upstream } = errors[position];
+    assert.ok(upstream > -0.05, `request ${row.request_index} was received ${upstream} ms after it was sent`);
+    const endUnixMs = artifact.started_at_unix_ns / 1e6 + row.started_at_ms + row.e2e_ms;
+    const lastWrite = stampMs(byMarker.get(row.request_canary.marker).times.last_write_started);
+    assert.ok(endUnixMs - lastWrite > -0.05, `request ${row.request_index} ended ${endUnixMs - lastWrite} ms after the last write began`);
+  }
+
+  // Dropped on the page together, the records are that run; one alone says what is missing.
+  const { page, errors: pageErrors } = await env.open();
+  const dropped = readdirSync(records).map((name) => join(records, name));
+  await page.getByTestId('artifact-input').setInputFiles(dropped);
+  const card = page.getByTestId('artifact-card').first();
+  await card.waitFor();
+  assert.equal(await card.getByTestId('verdict').textContent(), 'valid (sent by Locust 2.47.0)');
+  await page.getByTestId('single-run').waitFor();
+  const notes = await page.getByTestId('distributed-notes').textContent();
+  assert.match(notes, /Sent by Locust 2\.47\.0 \(Python [0-9.]+\) from 2 worker processes on 1 host/);
+  await page.getByTestId('chart-timeline').locator('canvas').first().waitFor();
+  await page.screenshot({ path: 'test-results/locust-run.png', fullPage: true });
+  await page.getByTestId('artifact-input').setInputFiles(dropped.slice(0, 1));
+  await page.getByText(/no file of worker/).first().waitFor();
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a rate plan on two workers keeps one schedule from one agreed start', async () => {
+  await sim.reset();
+  const { folder, plan, records } = await runPlanOnLocust({
+    requests: '40',
+    load: 'rate',
+    rate: '20',
+    arrivals: 'constant',
+    concurrency: '16',
+    context_tokens: '128',
+    max_tokens: '16',
+    request_canaries: 'true',
+  });
+  const { artifact } = importRecords(folder, records);
+  assert.equal(artifact.completed, 40, JSON.stringify(artifact.failures).slice(0, 500));
+  assert.ok(artifact.load, 'an open loop has its load block');
+  const block = artifact.distributed;
+  // The workers wait for the start the master names: they begin together, not when each
+  // happened to be spawned, so the union of their sends follows the plan's one schedule.
+  const starts = block.processes.map((process) => process.started_ms);
+  assert.ok(Math.max(...starts) - Math.min(...starts) < 20, `worker starts ${starts.join(', ')} ms`);
+  const arrivals = plan.load.arrival_ms;
+  for (const row of artifact.request_timings) {
+    const start = block.processes[row.request_index % 2].started_ms;
+    assert.ok(Math.abs(row.scheduled_ms - (start + arrivals[row.request_index])) < 1e-6, `request ${row.request_index}`);
+    assert.ok(row.dispatch_lag_ms >= 0, `request ${row.request_index} went out ${row.dispatch_lag_ms} ms before it was due`);
+  }
+  assert.equal((await sim.truth()).records.length, 40);
+});
+
+
+test('a kept-alive connection the server closed while idle is sent again on a fresh one', async () => {
+  // A real HTTP server that closes each kept-alive connection 20 ms after its response, without
+  // saying so (as uvicorn, vLLM's server, does after 5 s idle): a rate plan's gaps of 150 ms
+  // find each connection closed.
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      response.end('data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n');
+      response.on('finish', () => setTimeout(() => request.socket.end(), 20));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const folder = mkdtempSync(join(tmpdir(), 'strobe-locust-idle-'));
+    const link = new URLSearchParams({
+      base_url: `http://127.0.0.1:${server.address().port}/v1`, model: 'm', engine: 'vllm', requests: '3',
+      load: 'rate', rate: '6.5', arrivals: 'constant', concurrency: '1', max_tokens: '16', request_canaries: 'false',
+    }).toString();
+    execFileSync(ARTIFACT_CLI, ['plan', '--link', link, '--out', folder]);
+    const python = join(dirname(locust), 'python');
+    const records = join(folder, 'records');
+    // Asynchronously: the server runs in this process and must answer meanwhile.
+    const worker = await runProcess(python, ['tests/e2e/bench/locust-worker.py', join(folder, 'plan.json'), records]);
+    assert.equal(worker.code, 0, worker.output);
+    const [name] = readdirSync(records);
+    const [, ...lines] = readFileSync(join(records, name), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((record) => record.status), [200, 200, 200]);
+    assert.equal(lines[0].retried, undefined, 'the first request went out on the connection opened for it');
+    for (const record of lines.slice(1)) {
+      assert.match(record.retried ?? '', /ConnectionResetError|BrokenPipeError|RemoteDisconnected/, JSON.stringify(record));
+    }
+    const child = spawnSyncText(ARTIFACT_CLI, ['import-locust', records]);
+    assert.equal(child.status, 0, child.stderr);
+    const artifact = JSON.parse(child.stdout);
+    assert.equal(artifact.completed, 3, JSON.stringify(artifact.failures));
+    assert.equal(artifact.distributed.retried_requests, 2);
+    assert.match(child.stderr, /2 requests were sent again on a fresh connection/);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -2,6 +2,7 @@
 //! write a module with a `COMMAND` constant and list it in [`COMMANDS`].
 
 mod convert;
+mod import_locust;
 mod plan;
 mod recompute;
 mod summary;
@@ -62,6 +63,7 @@ pub const COMMANDS: &[Command] = &[
     recompute::COMMAND,
     convert::COMMAND,
     plan::COMMAND,
+    import_locust::COMMAND,
 ];
 
 /// Options shared by the file-taking commands: flags (all known to the caller) and files.
