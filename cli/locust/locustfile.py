@@ -19,6 +19,7 @@ workers' timelines line up and a rate load's arrivals follow the plan across wor
 """
 
 import base64
+import gc
 import http.client
 import json
 import os
@@ -196,6 +197,10 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
             endpoint = endpoints[request["index"] % len(endpoints)]
             idle[endpoint].append(opened(endpoint))
     clock = before_start() if before_start else None
+    # The cyclic collector stops the process for tens of ms once the records hold enough
+    # objects, and every stream's reads wait meanwhile; reference counting frees what the run
+    # drops, so it is off until the sends end (docs/locust.md, *What a worker costs*).
+    gc.disable()
     started_ns = time.perf_counter_ns()
     started_wall_ns = time.time_ns()
 
@@ -236,6 +241,7 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
 
         gevent.joinall([gevent.spawn(timed, request) for request in mine])
 
+    gc.enable()
     path = os.path.join(records_dir, f"worker-{worker}-{os.getpid()}.jsonl")
     header = {
         "kind": "strobe-locust-worker",
