@@ -44,7 +44,8 @@ pub enum LoadRefusal {
     #[error(
         "the file is {bytes} bytes, more than the {limit}-byte limit strobe reads; an artifact \
          is a few MB even with 10,000 requests, so check that this is the artifact JSON and \
-         not a trace or a log"
+         not a trace or a log (Locust workers' records this large import with \
+         `strobe-artifact import-locust`)"
     )]
     TooLarge {
         /// Size of the refused text.

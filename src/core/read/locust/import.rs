@@ -138,8 +138,10 @@ fn one_run(mut workers: Vec<WorkerFile>) -> Result<Vec<WorkerFile>, LocustError>
         }
     }
     let present: BTreeSet<u64> = workers.iter().map(|worker| worker.header.worker).collect();
+    // At most ten named: a hostile header's count must not make this a long loop.
     let missing: Vec<String> = (0..count)
         .filter(|worker| !present.contains(worker))
+        .take(10)
         .map(|worker| worker.to_string())
         .collect();
     if !missing.is_empty() {
@@ -234,16 +236,17 @@ fn check_coverage(
     Ok(())
 }
 
-/// The run's clock: every worker's monotonic stamps placed on one timeline, in ns.
+/// The run's clock: every worker's monotonic stamps placed on one timeline, in ns. The sums are
+/// taken in `i128`, so no file's values can overflow them.
 struct RunClock {
     /// Whether every worker ran on one host (their monotonic clocks are one clock).
     one_host: bool,
     /// Per worker (by position): what to add to its monotonic stamp to get the run clock.
-    shift_ns: Vec<i64>,
+    shift_ns: Vec<i128>,
     /// The run clock's reading at the earliest worker start.
-    run_start_ns: i64,
+    run_start_ns: i128,
     /// The run clock's reading minus the Unix time, in ns.
-    unix_minus_run_ns: i64,
+    run_minus_unix_ns: i128,
 }
 
 impl RunClock {
@@ -254,7 +257,7 @@ impl RunClock {
         // On one host the monotonic clock is shared: the run clock is it, and the Unix time
         // comes from the first worker's pair of readings. On several, each worker's stamps go
         // to the master's wall clock: its own wall reading, corrected by its offset.
-        let shift_ns: Vec<i64> = workers
+        let shift_ns: Vec<i128> = workers
             .iter()
             .map(|worker| {
                 let header = &worker.header;
@@ -262,22 +265,20 @@ impl RunClock {
                     0
                 } else {
                     let offset = header.clock.map_or(0, |clock| clock.offset_to_master_ns);
-                    header
-                        .started_wall_ns
-                        .saturating_add(offset)
-                        .saturating_sub(header.started_ns)
+                    i128::from(header.started_wall_ns) + i128::from(offset)
+                        - i128::from(header.started_ns)
                 }
             })
             .collect();
         let run_start_ns = workers
             .iter()
             .zip(&shift_ns)
-            .map(|(worker, shift)| worker.header.started_ns.saturating_add(*shift))
+            .map(|(worker, shift)| i128::from(worker.header.started_ns) + shift)
             .min()
             .unwrap_or_default();
-        let unix_minus_run_ns = if one_host {
+        let run_minus_unix_ns = if one_host {
             let header = &workers[0].header;
-            header.started_ns.saturating_sub(header.started_wall_ns)
+            i128::from(header.started_ns) - i128::from(header.started_wall_ns)
         } else {
             0
         };
@@ -285,12 +286,12 @@ impl RunClock {
             one_host,
             shift_ns,
             run_start_ns,
-            unix_minus_run_ns,
+            run_minus_unix_ns,
         }
     }
 
-    fn on_run_clock(&self, worker: usize, stamp_ns: i64) -> i64 {
-        stamp_ns.saturating_add(self.shift_ns[worker])
+    fn on_run_clock(&self, worker: usize, stamp_ns: i64) -> i128 {
+        i128::from(stamp_ns) + self.shift_ns[worker]
     }
 
     /// A stamp of `worker` in ms after the run's start.
@@ -298,8 +299,10 @@ impl RunClock {
         (self.on_run_clock(worker, stamp_ns) - self.run_start_ns) as f64 / 1e6
     }
 
-    fn unix_ns(&self, run_ns: i64) -> i64 {
-        run_ns.saturating_sub(self.unix_minus_run_ns)
+    /// The Unix time of a run-clock reading, in ns (clamped to what an artifact holds).
+    fn unix_ns(&self, run_ns: i128) -> i64 {
+        let unix = run_ns - self.run_minus_unix_ns;
+        i64::try_from(unix).unwrap_or(if unix < 0 { i64::MIN } else { i64::MAX })
     }
 }
 
@@ -438,10 +441,10 @@ fn distributed_block(
     let estimate_ms = if clock.one_host {
         // One clock: what is left to disagree is each worker's reading of its wall clock
         // against its monotonic one, at its start.
-        let gaps = workers
-            .iter()
-            .map(|worker| worker.header.started_wall_ns - worker.header.started_ns);
-        let (low, high) = gaps.fold((i64::MAX, i64::MIN), |(low, high), gap| {
+        let gaps = workers.iter().map(|worker| {
+            i128::from(worker.header.started_wall_ns) - i128::from(worker.header.started_ns)
+        });
+        let (low, high) = gaps.fold((i128::MAX, i128::MIN), |(low, high), gap| {
             (low.min(gap), high.max(gap))
         });
         Some((high - low) as f64 / 1e6)

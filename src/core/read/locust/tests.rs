@@ -429,3 +429,26 @@ fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
         "{status}"
     );
 }
+
+#[test]
+fn hostile_counts_and_clock_readings_end_in_messages_not_in_overflows_or_long_loops() {
+    let link = link("");
+    let mut run = one_host_run(&link);
+    run[1].started_ns = i64::MIN;
+    run[1].started_wall_ns = WALL;
+    run[0].host = "a";
+    run[1].clock = json!({"offset_to_master_ns": i64::MAX, "round_trip_ns": 1, "pings": 1});
+    // Far-off clocks still import: the timeline is what the readings say, without a panic.
+    let imported = import_records(&files(&link, &run));
+    assert!(imported.is_ok(), "{imported:?}");
+
+    let all = files(&link, &one_host_run(&link));
+    let huge = all[0]
+        .1
+        .replace("\"workers\":2", &format!("\"workers\":{}", u64::MAX));
+    let error = import_records(&[(all[0].0.clone(), huge)]).expect_err("workers missing");
+    assert!(
+        error.to_string().contains("no file of worker 1, 2, 3"),
+        "{error}"
+    );
+}
