@@ -250,6 +250,7 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
         "locust_version": locust.__version__,
         "python_version": platform.python_version(),
         "clock": clock,
+        "clock_resolution_ns": max(1, round(time.get_clock_info("perf_counter").resolution * 1e9)),
         "worker": worker,
         "workers": workers,
         "host": socket.gethostname(),

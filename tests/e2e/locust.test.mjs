@@ -153,9 +153,10 @@ test('a plan runs on a Locust master and two workers, each its share, every read
   const { artifact } = importRecords(folder, records);
   assert.equal(artifact.completed, 64, JSON.stringify(artifact.failures).slice(0, 500));
   assert.equal(artifact.concurrency, 16);
-  assert.equal(artifact.timing_methodology.clock, 'client time.perf_counter');
+  assert.match(artifact.timing_methodology.clock, /^client time\.perf_counter_ns per Locust worker; resolution 1e-06 ms; timeline on one host's monotonic clock/);
+  assert.equal(artifact.client.name, 'locust');
   assert.ok(artifact.request_timings.every((row) => row.request_canary.passed));
-  const block = artifact.distributed;
+  const block = artifact.client.distributed;
   assert.equal(block.engine, 'locust');
   assert.equal(block.engine_version, '2.47.0');
   assert.equal(block.workers, 2);
@@ -164,7 +165,7 @@ test('a plan runs on a Locust master and two workers, each its share, every read
   assert.deepEqual(block.processes.map((process) => process.requests), [32, 32]);
   assert.ok(block.processes.every((process) => process.sync_round_trip_ms > 0), JSON.stringify(block.processes));
   const deltas = artifact.request_timings.reduce((sum, row) => sum + row.reasoning_chunks + row.content_chunks, 0);
-  assert.equal(block.sse.events, deltas + 64 * 4, 'role, finish, usage and [DONE] besides each delta');
+  assert.equal(artifact.client.sse.events, deltas + 64 * 4, 'role, finish, usage and [DONE] besides each delta');
 
   // Held against the server's own log: every row is a request the server saw, and the timeline
   // is on the server's clock. Each request was read whole by the server after it was sent, and
@@ -213,7 +214,7 @@ test('a rate plan on two workers keeps one schedule from one agreed start', asyn
   const { artifact } = importRecords(folder, records);
   assert.equal(artifact.completed, 40, JSON.stringify(artifact.failures).slice(0, 500));
   assert.ok(artifact.load, 'an open loop has its load block');
-  const block = artifact.distributed;
+  const block = artifact.client.distributed;
   // The workers wait for the start the master names: they begin together, not when each
   // happened to be spawned, so the union of their sends follows the plan's one schedule.
   const starts = block.processes.map((process) => process.started_ms);
@@ -264,7 +265,7 @@ test('a kept-alive connection the server closed while idle is sent again on a fr
     assert.equal(child.status, 0, child.stderr);
     const artifact = JSON.parse(child.stdout);
     assert.equal(artifact.completed, 3, JSON.stringify(artifact.failures));
-    assert.equal(artifact.distributed.retried_requests, 2);
+    assert.equal(artifact.client.distributed.retried_requests, 2);
     assert.match(child.stderr, /2 requests were sent again on a fresh connection/);
   } finally {
     await new Promise((resolve) => server.close(resolve));

@@ -20,8 +20,8 @@ Usage: strobe-artifact import-locust RECORDS...
 RECORDS are the files the locustfile's workers wrote (worker-W-PID.jsonl, one per worker
 process), or the folder holding them (STROBE_RECORDS). Every read's bytes go through strobe's
 own stream reader, accumulator and checks, as a run from the page does, and the artifact goes
-to standard output with a `distributed` block: Locust's version, the workers, their hosts,
-which clock the timeline is on and how far the workers' clocks agree. Warnings go to standard
+to standard output with a `client` block naming Locust (its version, the workers, their hosts,
+which clock the timeline is on and how far the workers' clocks agree, in `client.distributed`). Warnings go to standard
 error. The files must be one whole run: every worker's file once, every request of the plan
 once.
 
@@ -87,7 +87,12 @@ fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
             return Ok(Outcome::Invalid);
         }
     };
-    if let Some(block) = &imported.artifact.distributed {
+    let block = imported
+        .artifact
+        .client
+        .as_ref()
+        .and_then(|client| client.distributed.as_ref());
+    if let Some(block) = block {
         for warning in &block.warnings {
             writeln!(err, "strobe-artifact import-locust: warning: {warning}")?;
         }

@@ -139,7 +139,6 @@ pub fn build_artifact(
         load,
         sweep: None,
         slo: None,
-        distributed: None,
     })
 }
 

@@ -294,10 +294,11 @@ fn SingleRun(
                 })}
             {move || {
                 // The finished run above already says how it was measured: once is enough.
+                // A run sent by Locust's workers says how it was measured in its own notes.
                 notes_run
                     .client
                     .as_ref()
-                    .filter(|_| !is_finished_run())
+                    .filter(|_| !is_finished_run() && notes_run.distributed.is_none())
                     .map(|client| {
                         view! {
                             <ul class="client-notes" data-testid="client-notes">

@@ -86,7 +86,7 @@ async function runCase(python, sim, concurrency) {
   const joined = artifactErrors(artifact, (await sim.truth()).records);
   const errors = joined.map((row) => row.ttft_whole).sort((a, b) => a - b);
   const upstream = joined.map((row) => row.upstream).sort((a, b) => a - b);
-  const { reads, events } = artifact.distributed.sse;
+  const { reads, events } = artifact.client.sse;
   return {
     concurrency,
     requests: artifact.requests,

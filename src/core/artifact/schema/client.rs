@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::core::artifact::schema::distributed::DistributedBlock;
 use crate::core::artifact::schema::from_wire::FromWireBlock;
 use crate::core::artifact::CLIENT_NAME;
 use crate::core::config::choices::*;
@@ -63,6 +64,11 @@ pub struct ClientBlock {
     /// Omitted by strobe versions without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_wire: Option<FromWireBlock>,
+    /// The engine, workers, hosts and clocks of a run another load engine's workers carried out
+    /// from strobe's plan (docs/locust.md; `name` is then the engine's, e.g. `locust`). Omitted
+    /// in the page's runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distributed: Option<DistributedBlock>,
 }
 
 impl ClientBlock {
@@ -90,6 +96,7 @@ impl ClientBlock {
             isolation_service_worker: None,
             context_calibration: None,
             from_wire: None,
+            distributed: None,
         }
     }
 

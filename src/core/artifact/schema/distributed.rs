@@ -1,10 +1,8 @@
-//! The `distributed` block of a run carried out by another load engine's workers from strobe's
-//! plan (a strobe addition, docs/locust.md): which engine and workers sent it, on which hosts,
+//! `client.distributed`: how a run was carried out by another load engine's workers from
+//! strobe's plan (a strobe addition, docs/locust.md): which engine and workers sent it, on which hosts,
 //! and how far the workers' clocks can be trusted against each other.
 
 use serde::{Deserialize, Serialize};
-
-use crate::core::artifact::schema::client::ClientSseCounts;
 
 /// `distributed.engine` of a run carried out by Locust.
 pub const LOCUST_ENGINE: &str = "locust";
@@ -48,8 +46,6 @@ pub struct DistributedBlock {
     pub clock_offset_uncertainty_ms: Option<f64>,
     /// One entry per worker process, by worker index.
     pub processes: Vec<WorkerProcess>,
-    /// How the stream events arrived, over the run (as `client.sse` of a page's run).
-    pub sse: ClientSseCounts,
     /// Requests sent again on a fresh connection because the server had closed the kept-alive
     /// one while it sat idle (as a browser does); their times count from the first attempt.
     pub retried_requests: u64,

@@ -346,10 +346,6 @@ pub struct ArtifactV1 {
     /// Absent when no SLO was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloBlock>,
-    /// strobe addition (docs/locust.md): the engine, workers, hosts and clock of a run carried
-    /// out from strobe's plan by another load engine's workers. Absent in the page's runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distributed: Option<distributed::DistributedBlock>,
 }
 
 impl ArtifactV1 {

@@ -1,5 +1,5 @@
 //! What the results page says about a run another load engine's workers carried out from
-//! strobe's plan (the `distributed` block, docs/locust.md): who sent it, from how many processes
+//! strobe's plan (`client.distributed`, docs/locust.md): who sent it, from how many processes
 //! and hosts, and which clock its timeline is on. Every string is capped data.
 
 use serde_json::{Map, Value};
@@ -9,9 +9,9 @@ use crate::core::read::loaded::text::*;
 use crate::core::read::loaded::views::finite_f64;
 
 /// Most warnings of a file shown; a hostile file cannot fill the page with them.
-const WARNINGS_SHOWN: usize = 8;
+pub const WARNINGS_SHOWN: usize = 8;
 
-/// The `distributed` block as read.
+/// `client.distributed` as read.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DistributedView {
     /// `distributed.engine`, e.g. `locust`.

@@ -116,7 +116,7 @@ pub struct LoadedArtifact {
     pub foreign: Option<ForeignSource>,
     /// The file is JSON of no shape strobe reads (neither an artifact nor another tool's file).
     pub unrecognized: bool,
-    /// The `distributed` block of a run carried out by Locust's workers, when present.
+    /// `client.distributed` of a run carried out by Locust's workers, when present.
     pub distributed: Option<DistributedView>,
 }
 
@@ -566,7 +566,8 @@ impl LoadedArtifact {
             .and_then(Value::as_object)
             .map(SloView::from_json);
         self.distributed = artifact
-            .get("distributed")
+            .get("client")
+            .and_then(|client| client.get("distributed"))
             .and_then(Value::as_object)
             .map(DistributedView::from_json);
         self.foreign = source_of_artifact(value);

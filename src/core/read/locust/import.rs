@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
-use crate::core::artifact::schema::client::ClientSseCounts;
+use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 use crate::core::artifact::schema::distributed::*;
-use crate::core::artifact::schema::ArtifactV1;
+use crate::core::artifact::schema::{ArtifactV1, TimingMethodology};
 use crate::core::config::form::RunForm;
 use crate::core::config::settings::RunConfig;
 use crate::core::format::{counted, format_duration_ms};
@@ -18,6 +18,7 @@ use crate::core::observe::dispatch::DispatchFacts;
 use crate::core::observe::failure::RequestError;
 use crate::core::observe::reading::{ReadOutcome, StreamReading};
 use crate::core::plan::RunPlan;
+use crate::core::python::json::python_float_repr;
 use crate::core::read::locust::records::*;
 use crate::core::read::locust::LocustError;
 use crate::core::stream::sse::sanitize_excerpt;
@@ -33,7 +34,7 @@ pub const OFFSET_UNCERTAINTY_WARNING_MS: f64 = 1.0;
 /// An imported run: the artifact and what the import noticed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocustImport {
-    /// The run as an artifact, with its `distributed` block.
+    /// The run as an artifact, its `client` block naming Locust.
     pub artifact: ArtifactV1,
 }
 
@@ -94,10 +95,64 @@ pub fn import_records(files: &[(String, String)]) -> Result<LocustImport, Locust
         wall_seconds: wall_ns as f64 / 1e9,
     };
     let sse = ClientSseCounts::of_outcomes(&outcomes);
+    let block = distributed_block(&workers, &clock);
+    let resolution_ms = workers
+        .iter()
+        .filter_map(|worker| worker.header.clock_resolution_ns)
+        .max()
+        .map_or(1e-6, |ns| ns as f64 / 1e6);
+    let client = locust_client(&block, &config, resolution_ms, sse);
     let mut artifact = build_artifact(&config, &plan, outcomes, timing, None)
         .map_err(|error| LocustError::of_run(format!("the artifact cannot be built: {error}")))?;
-    artifact.distributed = Some(distributed_block(&workers, &clock, sse));
+    // Built without a client block, the artifact says the reference clock; the methodology's
+    // other strings stay the reference's (ARTIFACT.md §8.3).
+    artifact.timing_methodology =
+        TimingMethodology::with_clock(locust_clock(&block, resolution_ms));
+    artifact.client = Some(client);
     Ok(LocustImport { artifact })
+}
+
+/// `timing_methodology.clock` of an imported run.
+fn locust_clock(block: &DistributedBlock, resolution_ms: f64) -> String {
+    format!(
+        "client time.perf_counter_ns per Locust worker; resolution {} ms; timeline on {}",
+        python_float_repr(resolution_ms).unwrap_or_else(|_| "unknown".to_owned()),
+        block.clock_domain
+    )
+}
+
+/// The `client` block of an imported run: the engine that sent it, in place of the browser.
+fn locust_client(
+    block: &DistributedBlock,
+    config: &RunConfig,
+    resolution_ms: f64,
+    sse: ClientSseCounts,
+) -> ClientBlock {
+    let engine_version = block
+        .engine_version
+        .clone()
+        .unwrap_or_else(|| "unknown".to_owned());
+    let mut client = ClientBlock::strobe(
+        format!(
+            "Locust {engine_version} workers, Python {}; records read by {}",
+            block.python_version.as_deref().unwrap_or("unknown"),
+            block.imported_by
+        ),
+        false,
+        resolution_ms,
+        // Python's http.client speaks HTTP/1.1 only, one request per connection at a time.
+        ClientTransport {
+            http_protocols_seen: vec!["http/1.1".to_owned()],
+            connection_limit_suspected: false,
+            endpoints: Some(config.endpoints().len() as u64),
+            max_in_flight_per_origin: None,
+        },
+        sse,
+    );
+    client.name = LOCUST_ENGINE.to_owned();
+    client.version = engine_version;
+    client.distributed = Some(block.clone());
+    client
 }
 
 /// Checks that the files are one run: one plan, one worker count, every worker exactly once,
@@ -405,11 +460,7 @@ fn read_stream(
     }
 }
 
-fn distributed_block(
-    workers: &[WorkerFile],
-    clock: &RunClock,
-    sse: ClientSseCounts,
-) -> DistributedBlock {
+fn distributed_block(workers: &[WorkerFile], clock: &RunClock) -> DistributedBlock {
     let first = &workers[0].header;
     let hosts: BTreeSet<String> = workers
         .iter()
@@ -541,7 +592,6 @@ fn distributed_block(
         clock_offset_estimate_ms: estimate_ms,
         clock_offset_uncertainty_ms: uncertainty_ms,
         processes,
-        sse,
         retried_requests: retried,
         warnings,
     }

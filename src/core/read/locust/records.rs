@@ -56,6 +56,9 @@ pub struct WorkerHeader {
     /// The clock offset to the master; `None` for a process without a master.
     #[serde(default)]
     pub clock: Option<ClockSync>,
+    /// `time.get_clock_info("perf_counter").resolution`, in ns.
+    #[serde(default)]
+    pub clock_resolution_ns: Option<u64>,
 }
 
 /// One request line as written.

@@ -143,7 +143,8 @@ fn records_of_workers_on_one_host_become_a_valid_artifact_on_their_shared_clock(
     assert!(artifact.performance_eligible);
     assert_eq!(
         artifact.timing_methodology.clock,
-        "client time.perf_counter"
+        "client time.perf_counter_ns per Locust worker; resolution 1e-06 ms; timeline on one \
+         host's monotonic clock (time.perf_counter_ns)"
     );
     let rows = &artifact.request_timings;
     // TTFO is the read that carried the canary's first content, on the sender's own clock:
@@ -158,7 +159,13 @@ fn records_of_workers_on_one_host_become_a_valid_artifact_on_their_shared_clock(
     assert!(rows
         .iter()
         .all(|row| row.request_canary.as_ref().is_some_and(|c| c.passed)));
-    let block = artifact.distributed.expect("a distributed block");
+    let client = artifact.client.expect("a client block");
+    assert_eq!(
+        (client.name.as_str(), client.version.as_str()),
+        ("locust", "2.47.0")
+    );
+    assert!(client.from_wire.is_none(), "no browser queue to take out");
+    let block = client.distributed.expect("its distributed block");
     assert_eq!(block.engine, "locust");
     assert_eq!(block.engine_version.as_deref(), Some("2.47.0"));
     assert_eq!(block.workers, 2);
@@ -168,8 +175,8 @@ fn records_of_workers_on_one_host_become_a_valid_artifact_on_their_shared_clock(
     assert_eq!(block.clock_offset_uncertainty_ms, Some(0.15));
     assert_eq!(block.processes[1].started_ms, 0.05);
     // Role, two content chunks, finish, usage and [DONE], one per read.
-    assert_eq!((block.sse.events, block.sse.reads), (4 * 6, 4 * 6));
-    assert_eq!(block.sse.events_sharing_a_read, 0);
+    assert_eq!((client.sse.events, client.sse.reads), (4 * 6, 4 * 6));
+    assert_eq!(client.sse.events_sharing_a_read, 0);
     assert!(block.warnings.is_empty(), "{:?}", block.warnings);
 }
 
@@ -200,7 +207,10 @@ fn workers_on_several_hosts_are_placed_on_the_masters_clock_by_their_offsets() {
     );
     assert_eq!(rows[1].started_at_ms, Some(0.25));
     assert_eq!(rows[3].started_at_ms, Some(101.05));
-    let block = artifact.distributed.expect("block");
+    let block = artifact
+        .client
+        .and_then(|client| client.distributed)
+        .expect("block");
     assert_eq!(block.clock_domain, MASTER_WALL_CLOCK);
     assert_eq!(block.hosts.len(), 2);
     assert_eq!(block.clock_offset_estimate_ms, Some(3.0));
