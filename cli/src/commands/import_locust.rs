@@ -73,22 +73,21 @@ fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         )?;
         return Ok(Outcome::Unusable);
     }
-    let imported = match import_records(&files) {
-        Ok(imported) => imported,
+    let artifact = match import_records(&files) {
+        Ok(artifact) => artifact,
         Err(error) => {
             writeln!(err, "strobe-artifact import-locust: {error}")?;
             return Ok(Outcome::Invalid);
         }
     };
-    let text = match imported.artifact.to_json_text() {
+    let text = match artifact.to_json_text() {
         Ok(text) => text,
         Err(error) => {
             writeln!(err, "strobe-artifact import-locust: {error}")?;
             return Ok(Outcome::Invalid);
         }
     };
-    let block = imported
-        .artifact
+    let block = artifact
         .client
         .as_ref()
         .and_then(|client| client.distributed.as_ref());

@@ -128,6 +128,16 @@ impl RequestError {
         )
     }
 
+    /// A 2xx response that is a JSON document, not an event stream (`StreamError`), with a
+    /// sanitized excerpt of what it said.
+    pub fn json_instead_of_stream(body: &str) -> Self {
+        Self::stream(format!(
+            "the server answered with a JSON document, not an event stream; it may not support \
+             \"stream\": true on this route. It said: {}",
+            sanitize_excerpt(body, 512)
+        ))
+    }
+
     /// A non-2xx response (`HttpError`) with the status and a sanitized, bounded excerpt of the
     /// body. Every non-empty string in `secrets` (the API key) is replaced with `[redacted]`
     /// first, in case the server echoes it.

@@ -5,7 +5,7 @@
 //! measured request (the browser's transport only copies the bytes out of the read and calls
 //! [`StreamReading::on_bytes`]), so its cost is measured natively by `benches/read_path.rs`.
 
-use crate::core::observe::accumulate::{StreamAccumulator, StreamFlow};
+use crate::core::observe::accumulate::{StreamAccumulator, StreamFlow, StreamResult};
 use crate::core::observe::failure::RequestError;
 use crate::core::stream::sse::{ChunkEvent, SseDecoder, SseEvent};
 
@@ -95,6 +95,21 @@ impl StreamReading {
     /// The accumulator and how reading ended (`None` while it has not).
     pub fn into_parts(self) -> (StreamAccumulator, Option<ReadOutcome>) {
         (self.accumulator, self.outcome)
+    }
+
+    /// The stream's result once reading has ended. E2E ends at the arrival of the read that
+    /// carried the stream's last byte (`[DONE]` or the end of the body), so what follows it
+    /// (releasing the connection) is not counted as server time.
+    pub fn finish(self) -> Result<StreamResult, RequestError> {
+        match self.outcome {
+            Some(ReadOutcome::Done { ended_ms } | ReadOutcome::BodyEnded { ended_ms }) => {
+                self.accumulator.finish(ended_ms)
+            }
+            Some(ReadOutcome::Failed(error)) => Err(error),
+            None => Err(RequestError::stream(
+                "the body stream stopped without an end",
+            )),
+        }
     }
 
     /// Hands the events decoded so far to the accumulator as one read's.

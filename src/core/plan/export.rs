@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use thiserror::Error;
 
 use crate::core::config::form::RunForm;
+use crate::core::config::settings::RunConfig;
 use crate::core::plan::{PlanError, RunPlan};
 use crate::core::prompt::{request_body, PromptError, PromptSpec};
 use crate::core::python::json::{dumps_artifact, PyJsonError};
@@ -35,9 +36,9 @@ pub enum PlanExportError {
     Encoding(#[from] PyJsonError),
 }
 
-/// The plan of `form`'s settings as the text of `plan.json` (sorted keys, two-space indent, a
-/// trailing newline).
-pub fn plan_document(form: &RunForm) -> Result<String, PlanExportError> {
+/// The settings `form` makes and their plan, from the settings alone (no endpoint check): what
+/// a plan document holds, and what reading a run of one back makes again from its link.
+pub fn settings_plan(form: &RunForm) -> Result<(RunConfig, RunPlan), PlanExportError> {
     let config = form.to_config().map_err(|errors| {
         PlanExportError::Settings(
             errors
@@ -47,6 +48,13 @@ pub fn plan_document(form: &RunForm) -> Result<String, PlanExportError> {
         )
     })?;
     let plan = RunPlan::new(&config, None)?;
+    Ok((config, plan))
+}
+
+/// The plan of `form`'s settings as the text of `plan.json` (sorted keys, two-space indent, a
+/// trailing newline).
+pub fn plan_document(form: &RunForm) -> Result<String, PlanExportError> {
+    let (config, plan) = settings_plan(form)?;
     let prompts = PromptSpec::for_plan(&plan);
     let planned = plan.planned_context_tokens();
     let mut requests = Vec::with_capacity(planned.len());

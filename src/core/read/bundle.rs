@@ -176,22 +176,18 @@ fn utf8_text(bytes: &[u8]) -> Option<&str> {
 /// The records files of Locust's workers dropped together (told apart by their header line)
 /// become the one run they make ([`LoadedArtifact::from_locust_records`]).
 pub fn load_dropped_batch(files: &[(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
-    let locust: Vec<(String, String)> = files
-        .iter()
-        .filter_map(|(name, bytes)| {
-            utf8_text(bytes)
-                .filter(|text| looks_like_records(text))
-                .map(|text| (name.clone(), text.to_owned()))
-        })
-        .collect();
+    let mut locust: Vec<(String, String)> = Vec::new();
+    let mut others: Vec<&(String, Vec<u8>)> = Vec::new();
+    for file in files {
+        match utf8_text(&file.1).filter(|text| looks_like_records(text)) {
+            Some(text) => locust.push((file.0.clone(), text.to_owned())),
+            None => others.push(file),
+        }
+    }
     let mut loaded = Vec::new();
     if !locust.is_empty() {
         loaded.push(LoadedArtifact::from_locust_records(&locust));
     }
-    let others: Vec<&(String, Vec<u8>)> = files
-        .iter()
-        .filter(|(_, bytes)| !utf8_text(bytes).is_some_and(looks_like_records))
-        .collect();
     loaded.extend(load_dropped_others(&others));
     loaded
 }

@@ -252,11 +252,7 @@ async fn not_a_stream(request: &ChatRequest<'_>, response: Response) -> RequestE
         .unwrap_or_default();
     if content_type.starts_with("application/json") {
         let body = read_text_bounded(&response).await.unwrap_or_default();
-        return RequestError::stream(format!(
-            "the server answered with a JSON document, not an event stream; it may not support \
-             \"stream\": true on this route. It said: {}",
-            crate::core::stream::sse::sanitize_excerpt(&body, 512)
-        ));
+        return RequestError::json_instead_of_stream(&body);
     }
     RequestError::stream("the response has no body")
 }
@@ -264,23 +260,13 @@ async fn not_a_stream(request: &ChatRequest<'_>, response: Response) -> RequestE
 /// The result of a stream `pump_response` has read: to the end of its body, or to `[DONE]`
 /// (and then, without timing anything, on to the end of the body).
 fn conclude_reading(reading: Rc<RefCell<BrowserReading>>) -> Result<StreamResult, RequestError> {
-    let (accumulator, outcome) = Rc::try_unwrap(reading)
+    // One clock reading per read, taken before the connection is released: the stream's end
+    // is the read that carried its last byte.
+    Rc::try_unwrap(reading)
         .map_err(|_| RequestError::stream("the stream reader was still in use"))?
         .into_inner()
         .reading
-        .into_parts();
-    // E2E ends at the arrival of the read that carried the stream's last byte (`[DONE]` or the
-    // end of the body): one clock reading per read, taken before the connection is released,
-    // so the cost of closing it is not counted as server time.
-    match outcome {
-        Some(ReadOutcome::Done { ended_ms } | ReadOutcome::BodyEnded { ended_ms }) => {
-            accumulator.finish(ended_ms)
-        }
-        Some(ReadOutcome::Failed(error)) => Err(error),
-        None => Err(RequestError::stream(
-            "the body stream stopped without an end",
-        )),
-    }
+        .finish()
 }
 
 /// About how many events [`rehearse_reading`] reads in all: enough for V8 to recompile every

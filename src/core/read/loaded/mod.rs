@@ -247,11 +247,10 @@ impl LoadedArtifact {
             ),
             [] => String::new(),
         };
-        let text = import_records(files).and_then(|imported| {
-            imported
-                .artifact
+        let text = import_records(files).and_then(|artifact| {
+            artifact
                 .to_json_text()
-                .map(|text| (imported.artifact.file_name(), text))
+                .map(|text| (artifact.file_name(), text))
                 .map_err(|error| LocustError::of_run(error.to_string()))
         });
         match text {

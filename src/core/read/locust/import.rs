@@ -15,8 +15,9 @@ use crate::core::format::{counted, format_duration_ms};
 use crate::core::observe::accumulate::{StreamAccumulator, StreamResult};
 use crate::core::observe::conclude::{conclude_request, RequestOutcome, RequestPlanFacts};
 use crate::core::observe::dispatch::DispatchFacts;
-use crate::core::observe::failure::RequestError;
-use crate::core::observe::reading::{ReadOutcome, StreamReading};
+use crate::core::observe::failure::{RequestError, ERROR_MESSAGE_MAX_CHARS};
+use crate::core::observe::reading::StreamReading;
+use crate::core::plan::export::settings_plan;
 use crate::core::plan::RunPlan;
 use crate::core::python::json::python_float_repr;
 use crate::core::read::locust::records::*;
@@ -31,16 +32,9 @@ pub const MAX_START_SPREAD_NS: i64 = 60_000_000_000;
 /// are then placed less exactly than a page's run places them.
 pub const OFFSET_UNCERTAINTY_WARNING_MS: f64 = 1.0;
 
-/// An imported run: the artifact and what the import noticed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LocustImport {
-    /// The run as an artifact, its `client` block naming Locust.
-    pub artifact: ArtifactV1,
-}
-
-/// Turns the records files of one run into its artifact. `files` are `(name, text)`, in any
-/// order; every worker's file must be among them.
-pub fn import_records(files: &[(String, String)]) -> Result<LocustImport, LocustError> {
+/// Turns the records files of one run into its artifact, its `client` block naming Locust.
+/// `files` are `(name, text)`, in any order; every worker's file must be among them.
+pub fn import_records(files: &[(String, String)]) -> Result<ArtifactV1, LocustError> {
     let workers: Vec<WorkerFile> = files
         .iter()
         .map(|(name, text)| read_worker_file(name, text))
@@ -48,26 +42,8 @@ pub fn import_records(files: &[(String, String)]) -> Result<LocustImport, Locust
     let workers = one_run(workers)?;
     let first = &workers[0];
     let (form, _notices) = RunForm::from_query(&first.header.plan_link);
-    let config = form.to_config().map_err(|errors| {
-        LocustError::in_file(
-            &first.name,
-            Some(1),
-            format!(
-                "the plan's link does not make valid settings: {}",
-                errors
-                    .iter()
-                    .map(|error| format!("{}: {}", error.field, error.message))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-        )
-    })?;
-    let plan = RunPlan::new(&config, None).map_err(|error| {
-        LocustError::in_file(
-            &first.name,
-            Some(1),
-            format!("the plan cannot be made: {error}"),
-        )
+    let (config, plan) = settings_plan(&form).map_err(|error| {
+        LocustError::in_file(&first.name, Some(1), format!("the plan's link: {error}"))
     })?;
     check_coverage(&workers, &plan, &config)?;
     let clock = RunClock::of(&workers);
@@ -109,7 +85,7 @@ pub fn import_records(files: &[(String, String)]) -> Result<LocustImport, Locust
     artifact.timing_methodology =
         TimingMethodology::with_clock(locust_clock(&block, resolution_ms));
     artifact.client = Some(client);
-    Ok(LocustImport { artifact })
+    Ok(artifact)
 }
 
 /// `timing_methodology.clock` of an imported run.
@@ -387,28 +363,17 @@ fn conclude(
             message,
         } => Err(RequestError::new(
             error_type.as_str(),
-            sanitize_excerpt(message, 2048),
+            sanitize_excerpt(message, ERROR_MESSAGE_MAX_CHARS),
         )),
-        RequestEnd::Response { status, .. } if !(200..300).contains(status) => {
-            let body: Vec<u8> = record
-                .reads
-                .iter()
-                .flat_map(|read| read.bytes.iter().copied())
-                .collect();
-            Err(RequestError::http_status(
-                *status,
-                "",
-                &String::from_utf8_lossy(&body),
-                &[],
-            ))
-        }
+        RequestEnd::Response { status, .. } if !(200..300).contains(status) => Err(
+            RequestError::http_status(*status, "", &body_text(record), &[]),
+        ),
         RequestEnd::Response {
             content_type: Some(kind),
             ..
-        } if kind.starts_with("application/json") => Err(RequestError::stream(
-            "the server answered with a JSON document, not an event stream; it may not support \
-             \"stream\": true on this route",
-        )),
+        } if kind.starts_with("application/json") => {
+            Err(RequestError::json_instead_of_stream(&body_text(record)))
+        }
         RequestEnd::Response { .. } => read_stream(config, clock, worker, record, start_ms, end_ms),
     };
     let mut outcome = conclude_request(&facts, start_ms, result, end_ms);
@@ -448,16 +413,17 @@ fn read_stream(
     if !stopped {
         reading.on_body_end(end_ms);
     }
-    let (accumulator, outcome) = reading.into_parts();
-    match outcome {
-        Some(ReadOutcome::Done { ended_ms } | ReadOutcome::BodyEnded { ended_ms }) => {
-            accumulator.finish(ended_ms)
-        }
-        Some(ReadOutcome::Failed(error)) => Err(error),
-        None => Err(RequestError::stream(
-            "the body stream stopped without an end",
-        )),
-    }
+    reading.finish()
+}
+
+/// A response's whole body as text (invalid UTF-8 replaced), for an error's excerpt.
+fn body_text(record: &RequestRecord) -> String {
+    let body: Vec<u8> = record
+        .reads
+        .iter()
+        .flat_map(|read| read.bytes.iter().copied())
+        .collect();
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 fn distributed_block(workers: &[WorkerFile], clock: &RunClock) -> DistributedBlock {

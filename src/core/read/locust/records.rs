@@ -150,10 +150,13 @@ pub struct WorkerFile {
     pub requests: Vec<RequestRecord>,
 }
 
-/// Whether `text` opens like a records file (its first line is a worker header), without
-/// reading the rest.
+/// Whether `text` opens like a records file (its first non-blank line, as
+/// [`read_worker_file`] reads it, is a worker header), without reading the rest.
 pub fn looks_like_records(text: &str) -> bool {
-    let first = text.lines().next().unwrap_or_default();
+    let first = text
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or_default();
     first.contains(WORKER_KIND)
         && serde_json::from_str::<Value>(first)
             .ok()

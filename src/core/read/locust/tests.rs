@@ -134,8 +134,7 @@ fn one_host_run(link: &str) -> Vec<Worker> {
 #[test]
 fn records_of_workers_on_one_host_become_a_valid_artifact_on_their_shared_clock() {
     let link = link("");
-    let imported = import_records(&files(&link, &one_host_run(&link))).expect("imports");
-    let artifact = imported.artifact;
+    let artifact = import_records(&files(&link, &one_host_run(&link))).expect("imports");
     let text = artifact.to_json_text().expect("writes");
     let report = validate_artifact_text(&text);
     assert_eq!(report.verdict, Verdict::Valid, "{:?}", report.violations);
@@ -197,9 +196,7 @@ fn workers_on_several_hosts_are_placed_on_the_masters_clock_by_their_offsets() {
         record(3, &marks[3], 9_101_000_000, 9_141_000_000),
     ];
     run[0].clock = json!({"offset_to_master_ns": 0, "round_trip_ns": 200_000, "pings": 16});
-    let artifact = import_records(&files(&link, &run))
-        .expect("imports")
-        .artifact;
+    let artifact = import_records(&files(&link, &run)).expect("imports");
     let rows = &artifact.request_timings;
     assert_eq!(
         rows[1].ttft_ms, 25.8,
@@ -237,9 +234,7 @@ fn failed_requests_keep_their_reasons_and_the_rest_still_counts() {
         "start_wall_ns": 0, "reads": [], "end_ns": 1_102_000_000,
         "error": "ConnectionResetError: [Errno 104] Connection reset by peer",
     });
-    let artifact = import_records(&files(&link, &run))
-        .expect("imports")
-        .artifact;
+    let artifact = import_records(&files(&link, &run)).expect("imports");
     assert_eq!((artifact.completed, artifact.failed), (2, 2));
     let reasons: Vec<(&str, &str)> = artifact
         .failures
@@ -267,9 +262,7 @@ fn a_wrong_answer_fails_its_canary() {
     let link = link("");
     let mut run = one_host_run(&link);
     run[0].records[0] = record(0, "ANVIL_REQ_0_99999", 1_000_100_000, 1_020_000_000);
-    let artifact = import_records(&files(&link, &run))
-        .expect("imports")
-        .artifact;
+    let artifact = import_records(&files(&link, &run)).expect("imports");
     assert_eq!(artifact.failed, 1);
     assert_eq!(
         artifact.failures[0].failure_class,
@@ -291,9 +284,7 @@ fn a_rate_loads_requests_carry_their_schedule_from_their_workers_start() {
             record["woke_ns"] = json!(record["start_ns"].as_i64().unwrap() - 500_000);
         }
     }
-    let artifact = import_records(&files(&link, &run))
-        .expect("imports")
-        .artifact;
+    let artifact = import_records(&files(&link, &run)).expect("imports");
     let row = &artifact.request_timings[1];
     // Worker 1 started 0.05 ms after the run; request 1 was due at arrivals[1] after that.
     assert_eq!(row.scheduled_ms, Some(0.05 + arrivals[1]));
