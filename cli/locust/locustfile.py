@@ -71,8 +71,15 @@ def worker_count():
     return count
 
 
-def send(connection, endpoint, request, headers):
-    """Sends one request and reads its stream, stamping every read (perf_counter_ns)."""
+def redacted(data, secret):
+    """`data` with every occurrence of `secret` (the API key) replaced."""
+    return data.replace(secret.encode("utf-8"), b"[redacted]") if secret else data
+
+
+def send(connection, endpoint, request, headers, secret=None):
+    """Sends one request and reads its stream, stamping every read (perf_counter_ns). An error
+    response's body is kept as one read with the key taken out, in case the server echoes it:
+    the key never reaches the records."""
     record = {
         "index": request["index"],
         "endpoint": endpoint,
@@ -106,9 +113,13 @@ def send(connection, endpoint, request, headers):
                 break
             record["reads"].append([stamp, base64.b64encode(data).decode("ascii")])
         record["end_ns"] = time.perf_counter_ns()
+        if secret and not 200 <= response.status < 300 and record["reads"]:
+            body = b"".join(base64.b64decode(data) for _, data in record["reads"])
+            last_stamp = record["reads"][-1][0]
+            record["reads"] = [[last_stamp, base64.b64encode(redacted(body, secret)).decode("ascii")]]
     except (OSError, http.client.HTTPException) as error:
         record["end_ns"] = time.perf_counter_ns()
-        record["error"] = f"{type(error).__name__}: {error}"
+        record["error"] = redacted(f"{type(error).__name__}: {error}".encode("utf-8"), secret).decode("utf-8")
         connection.close()
     return record
 
@@ -215,7 +226,7 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
                     if not queue:
                         return
                     request = queue.pop(0)
-                record = send(connection, endpoint, request, headers)
+                record = send(connection, endpoint, request, headers, key)
                 record["slot"] = slot
                 records.append(record)
 
@@ -232,7 +243,7 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
                 endpoint = endpoints[request["index"] % len(endpoints)]
                 pool = idle[endpoint]
                 connection = pool.pop() if pool else connection_for(endpoint)
-                record = send(connection, endpoint, request, headers)
+                record = send(connection, endpoint, request, headers, key)
                 if "error" not in record:
                     pool.append(connection)
                 record["scheduled_ms"] = arrivals[request["index"]]

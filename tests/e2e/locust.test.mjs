@@ -279,3 +279,44 @@ test('a kept-alive connection the server closed while idle is sent again on a fr
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test('an error body that echoes the API key reaches neither the records nor the artifact', async () => {
+  const key = 'sk-strobe-locust-secret-1234';
+  // A real server that refuses the key and, carelessly, says it back.
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(401, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify({ error: `invalid key: ${request.headers.authorization}` }));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const folder = mkdtempSync(join(tmpdir(), 'strobe-locust-key-'));
+    const link = new URLSearchParams({
+      base_url: `http://127.0.0.1:${server.address().port}/v1`, model: 'm', engine: 'vllm', requests: '2',
+      concurrency: '1', max_tokens: '16', request_canaries: 'false',
+    }).toString();
+    execFileSync(ARTIFACT_CLI, ['plan', '--link', link, '--out', folder]);
+    const records = join(folder, 'records');
+    const worker = await runProcess(join(dirname(locust), 'python'),
+      ['tests/e2e/bench/locust-worker.py', join(folder, 'plan.json'), records], { STROBE_API_KEY: key });
+    assert.equal(worker.code, 0, worker.output);
+    const [name] = readdirSync(records);
+    const text = readFileSync(join(records, name), 'utf8');
+    const lines = text.trim().split('\n').slice(1).map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((record) => record.status), [401, 401]);
+    const bodies = lines.map((record) => Buffer.concat(record.reads.map(([, data]) => Buffer.from(data, 'base64'))).toString('utf8'));
+    assert.ok(bodies.every((body) => body.includes('invalid key: Bearer [redacted]')), bodies.join(' | '));
+    assert.ok(!text.includes(key) && !bodies.some((body) => body.includes(key)), 'the key is in the records');
+    const child = spawnSyncText(ARTIFACT_CLI, ['import-locust', records]);
+    assert.equal(child.status, 0, child.stderr);
+    assert.ok(!child.stdout.includes(key), 'the key is in the artifact');
+    const artifact = JSON.parse(child.stdout);
+    assert.equal(artifact.failed, 2);
+    assert.match(artifact.failures[0].error_message, /401/);
+    assert.match(artifact.failures[0].error_message, /\[redacted\]/);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});

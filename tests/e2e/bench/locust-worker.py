@@ -4,7 +4,7 @@ Locust, gevent's monkey-patched sockets included) and prints, as one JSON line, 
 CPU seconds and the wall seconds the run took, and the records file it wrote. Run with the
 Locust virtualenv's python by tests/e2e/bench/locust.mjs.
 
-Usage: python locust-worker.py PLAN.json RECORDS_DIR
+Usage: python locust-worker.py PLAN.json RECORDS_DIR   (STROBE_API_KEY: sent as a Bearer header)
 """
 
 import json
@@ -23,7 +23,7 @@ def main():
         plan = json.load(file)
     cpu_before = time.process_time()
     wall_before = time.perf_counter()
-    path = locustfile.run_share(plan, 0, 1, records_dir)
+    path = locustfile.run_share(plan, 0, 1, records_dir, os.environ.get("STROBE_API_KEY"))
     print(
         json.dumps(
             {
