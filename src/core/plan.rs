@@ -9,11 +9,14 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::core::config::choices::*;
+use crate::core::config::choices::{PromptCacheMode, ReasoningEffort};
 use crate::core::config::error::ConfigError;
 use crate::core::config::models::{ContextWindow, CONTEXT_WINDOW_KEYS, PROBE_WINDOW_KEYS};
 use crate::core::config::settings::SAMPLED_CONTEXT_TABLE;
-use crate::core::config::settings::*;
+use crate::core::config::settings::{
+    RunConfig, BROWSER_HTTP1_CONNECTIONS_PER_HOST, MAX_AGGREGATE_PLANNED_TOKENS,
+    SAMPLED_CONTEXT_CEILING_TOKENS, WARMUP_CHECK_ROUNDS,
+};
 use crate::core::format::format_count;
 use crate::core::load::schedule::arrival_times_ms;
 use crate::core::python::random::PyRandom;

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::rows::{OutputTokenSource, RequestTiming};
 use crate::core::artifact::ArtifactError;
-use crate::core::observe::conclude::*;
+use crate::core::observe::conclude::CompletedRequest;
 use crate::core::python::stats::exact_mean;
 use crate::core::python::stats::{Distribution, DISTRIBUTION_STATS};
 

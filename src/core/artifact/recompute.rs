@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::core::artifact::metrics::compute_metrics;
 use crate::core::artifact::metrics::ResultTotals;
 use crate::core::artifact::metrics::DISTRIBUTION_FAMILIES;
-use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::rows::RequestTiming;
 use crate::core::artifact::schema::MeasurementProtocol;
 use crate::core::artifact::schema::MetricPopulation;
 use crate::core::artifact::ArtifactError;

@@ -5,7 +5,10 @@
 use crate::core::config::load::{
     AUTO_STEPS, MAX_BURSTINESS, MAX_COOLDOWN_S, MAX_DURATION_S, MAX_RAMP_S, MAX_RATE, MIN_RATE,
 };
-use crate::core::config::settings::*;
+use crate::core::config::settings::{
+    MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS,
+    MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
+};
 
 /// Which fieldset a setting is shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

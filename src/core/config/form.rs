@@ -6,8 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use thiserror::Error;
 
-use crate::core::config::choices::*;
 use crate::core::config::choices::{Arrivals, LoadMode};
+use crate::core::config::choices::{
+    ControlledOutputPolicy, LiveView, MeasurementThread, PromptCacheMode, ThinkingMode,
+};
 use crate::core::config::error::ConfigError;
 use crate::core::config::fields::display_position;
 use crate::core::config::fields::FieldKey;
@@ -59,7 +61,7 @@ use crate::core::config::fields::TOP_P;
 use crate::core::config::fields::TRACES;
 use crate::core::config::fields::WARMUP;
 use crate::core::config::load::{LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S};
-use crate::core::config::settings::*;
+use crate::core::config::settings::{ClientOptions, RunConfig};
 use crate::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use crate::core::config::sweep::{SweepKind, SweepSpec};
 use crate::core::format::quoted_preview;

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::core::config::fields::*;
+use crate::core::config::fields::{field_spec, FIELDS};
 use crate::core::config::form::RunForm;
 use crate::core::format::quoted_preview;
 
@@ -222,6 +222,7 @@ mod tests {
     use crate::core::config::choices::LiveView;
     use crate::core::config::choices::MeasurementThread;
     use crate::core::config::error::ConfigError;
+    use crate::core::config::fields::{FieldGroup, FieldKind, LIVE_VIEWS};
     use crate::core::config::form::tests::*;
     use crate::core::config::settings::ClientOptions;
 

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::rows::{OutputTokenSource, ResponseMetadata};
 use crate::core::observe::failure::RequestError;
 use crate::core::stream::sse::ChunkEvent;
 use std::collections::BTreeMap;

@@ -1,7 +1,10 @@
 //! Disposition (ARTIFACT.md §1.3 step 3, §6.2): the one call the web layer makes per request,
 //! turning a stream's result and the plan's facts into a row or a failure record.
 
-use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::rows::{
+    ControlledOutput, FailureClass, FailureRecord, OutputTokenSource, RequestCanary, RequestTiming,
+    ResponseMetadata,
+};
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::observe::accumulate::validate_stream;
 use crate::core::observe::accumulate::ReadStats;

@@ -1,7 +1,7 @@
 //! The output contract (ARTIFACT.md §6.1): the request canary (did the response begin with its
 //! own marker, and name no other request's) and controlled output (exactly W `code` words).
 
-use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::rows::{ControlledOutput, RequestCanary};
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::stream::sse::is_python_space;
 

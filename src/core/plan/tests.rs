@@ -1,5 +1,7 @@
 use super::*;
+use crate::core::config::choices::ThinkingMode;
 use crate::core::config::settings::tests::pooled;
+use crate::core::config::settings::ClientOptions;
 use crate::core::prompt::PromptSpec;
 
 /// A config that passes validation: the CLI defaults plus an endpoint and a model.

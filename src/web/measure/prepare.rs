@@ -12,7 +12,7 @@ use crate::core::observe::accumulate::StreamResult;
 use crate::core::observe::conclude::{conclude_request, RequestPlanFacts};
 use crate::core::prompt::{request_body, PromptSpec};
 
-use crate::web::measure::live_run::*;
+use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::transport::rehearse_reading;
 
 /// Runs, with nothing sent, the code a measured request runs after it is sent (its prompt and

@@ -11,10 +11,10 @@ use crate::core::observe::failure::RequestError;
 use crate::core::plan::RunPlan;
 use crate::core::prompt::{request_body, PromptSpec};
 
-use crate::web::measure::live_run::*;
-use crate::web::measure::prepare::*;
+use crate::web::measure::live_run::{planned_context, LiveRun, RunSetup};
+use crate::web::measure::prepare::rehearsal_content;
 use crate::web::measure::transport::{synthetic_stream, RequestControl};
-use crate::web::measure::warmup::*;
+use crate::web::measure::warmup::send_watched;
 
 /// The failure of a request the run was cancelled before it sent.
 pub(super) fn cancelled_before_sending(plan: &RunPlan, index: u64) -> RequestOutcome {

@@ -9,7 +9,7 @@ use crate::core::observe::transport::{
     match_resource_timings, ResourceTimingEntry, TransportFacts,
 };
 
-use crate::web::measure::live_run::*;
+use crate::web::measure::live_run::{ENTRY_WAIT_ROUNDS, ENTRY_WAIT_STEP_MS};
 use crate::web::platform::clock::resource_timing_entries;
 use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;

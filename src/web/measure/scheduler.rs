@@ -20,13 +20,13 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::MeasurementThread;
 use crate::core::prompt::PromptSpec;
 
-use crate::web::measure::live_run::*;
+use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::open_loop::run_open_loop;
-use crate::web::measure::prepare::*;
+use crate::web::measure::prepare::{prepare_bodies, rehearse_request};
 use crate::web::measure::request::{cancelled_before_sending, run_one};
-use crate::web::measure::resource_timing::*;
+use crate::web::measure::resource_timing::{account_transport, prepare_resource_timing};
 use crate::web::measure::transport::{AbortCause, RequestControl};
-use crate::web::measure::warmup::*;
+use crate::web::measure::warmup::warm_up;
 use crate::web::platform::clock::{cross_origin_isolated, protocols_seen, user_agent};
 use crate::web::platform::scope;
 use crate::web::platform::timers::{sleep_ms, yield_to_event_loop};

@@ -15,7 +15,7 @@ use crate::core::observe::failure::RequestError;
 use crate::core::observe::transport::ResourceTimingEntry;
 use crate::core::prompt::{warmup_check_request_body, warmup_request_body};
 
-use crate::web::measure::live_run::*;
+use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::resource_timing::resource_entries;
 use crate::web::measure::transport::{stream_chat, AbortCause, ChatRequest, RequestControl};
 

@@ -18,9 +18,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::core::artifact::schema::client::*;
+use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::load::LoadBlock;
-use crate::core::artifact::schema::rows::*;
+use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::artifact::schema::slo::SloBlock;
 use crate::core::artifact::schema::sweep::SweepBlock;
 use crate::core::artifact::ArtifactError;
@@ -30,7 +30,7 @@ use crate::core::artifact::P99_METRICS;
 use crate::core::artifact::P99_MINIMUM_RECOMMENDED_SAMPLES;
 use crate::core::artifact::P99_TAIL_ESTIMATE;
 use crate::core::artifact::REDACTED_BASE_URL;
-use crate::core::config::choices::*;
+use crate::core::config::choices::{ControlledOutputPolicy, PromptCacheMode};
 use crate::core::python::json::{dumps_artifact, python_float_repr};
 
 /// `measurement_protocol`.

@@ -10,7 +10,10 @@ use charming::element::{
 use charming::series::Line;
 use serde_json::Value;
 
-use super::style::*;
+use super::style::{
+    base_chart, default_grid, distinct_labels, finish, named_point, point, value_axis,
+    y_value_axis, ChartTheme,
+};
 use super::throughput::no_data;
 use crate::core::present::capacity::{CapacityPoint, CapacitySeries};
 use crate::core::read::loaded::metrics::{MetricKind, MetricStat};

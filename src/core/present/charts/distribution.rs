@@ -6,11 +6,15 @@ use charming::element::{ItemStyle, LineStyle, Step, Trigger};
 use charming::series::{Bar, Line};
 use serde_json::Value;
 
-use super::style::*;
+use super::style::{
+    axis_name, base_chart, default_grid, finish, finite_runs, percentile_lines, point,
+    sample_summary, value_axis, y_value_axis, ChartTheme, CDF_MAX_POINTS, HISTOGRAM_MAX_BINS,
+    HISTOGRAM_MIN_BINS,
+};
 use super::throughput::no_data;
-use crate::core::format::*;
+use crate::core::format::format_number;
 use crate::core::python::stats::nearest_rank;
-use crate::core::read::loaded::metrics::*;
+use crate::core::read::loaded::metrics::MetricKind;
 
 /// Deterministic histogram bins shared by every run of one chart.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -23,7 +23,7 @@
 
 use serde_json::Value;
 
-use crate::core::read::loaded::metrics::*;
+use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
 use crate::core::read::loaded::LoadedArtifact;
 
 mod capacity;
@@ -35,20 +35,22 @@ mod throughput;
 mod timeline;
 mod traces;
 
-pub use capacity::*;
-pub use distribution::*;
-pub use sections::*;
-pub use slo::*;
-use style::*;
+pub use capacity::{
+    attainment_curve, capacity_curve, goodput_curve, offered_vs_achieved, pareto, CapacityAxis,
+};
+pub use distribution::{distribution_cdf, distribution_histogram, HistogramBins};
+pub use sections::{group_charts, ChartGroup, ChartSection, NamedChart};
+pub use slo::{overlay_slo, slo_metric_of, SLO_MISS_SERIES, SLO_THRESHOLD_SERIES};
+use style::{distinct_labels, hide_single_entry_legend};
 pub use style::{fit_subtitle, subtitle_chars_for_width, wrap_subtitle};
 pub use style::{
     ChartTheme, CDF_MAX_POINTS, DISTRIBUTION_CHART_METRICS, HISTOGRAM_MAX_BINS, HISTOGRAM_MIN_BINS,
     LABEL_MAX_CHARS, SAMPLED_CHART_MAX_REQUESTS, SCATTER_LARGE_THRESHOLD, SUBTITLE_LINE_CHARS,
     THROUGHPUT_MAX_BUCKETS, THROUGHPUT_MIN_BUCKETS,
 };
-pub use throughput::*;
-pub use timeline::*;
-pub use traces::*;
+pub use throughput::{legacy_percentiles_bar, no_data, throughput_over_time};
+pub use timeline::{context_scatter, timeline};
+pub use traces::{longest_stalls, read_gap_cdf};
 
 /// Every chart for one loaded artifact: histogram and CDF for each distribution metric the
 /// rows carry, the timeline, throughput and context scatter, the stream traces when rows have

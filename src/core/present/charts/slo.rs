@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::sections::NamedChart;
-use super::style::*;
+use super::style::{ChartTheme, SCATTER_LARGE_THRESHOLD};
 use super::timeline::sample_rows_by_index;
 use crate::core::config::slo::{Slo, SloMetric};
 use crate::core::format::format_number;

@@ -14,9 +14,9 @@ use charming::element::{
 use charming::Chart;
 use serde_json::{json, Value};
 
-use crate::core::format::*;
+use crate::core::format::{format_count, format_number};
 use crate::core::python::stats::nearest_rank;
-use crate::core::read::loaded::metrics::*;
+use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::read::loaded::text::CappedText;
 
 /// The distributions charted as histogram and CDF (prefill is shown against context instead).

@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::core::present::charts::distribution::{cdf_ranks, even_ranks, nice_extent};
 use crate::core::read::loaded::views::FailureView;
 use crate::core::read::loaded::views::RowView;
 use serde_json::json;

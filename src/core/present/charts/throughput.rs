@@ -6,10 +6,13 @@ use charming::element::{ItemStyle, LineStyle, NameLocation, SplitLine, Step, Tri
 use charming::series::{Bar, Line};
 use serde_json::Value;
 
-use super::style::*;
-use crate::core::format::*;
-use crate::core::read::loaded::metrics::*;
-use crate::core::read::loaded::views::*;
+use super::style::{
+    base_chart, category_axis, default_grid, distinct_labels, finish, name_beside_axis, point,
+    value_axis, y_value_axis, ChartTheme, THROUGHPUT_MAX_BUCKETS, THROUGHPUT_MIN_BUCKETS,
+};
+use crate::core::format::{format_count, format_number};
+use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
+use crate::core::read::loaded::views::RowView;
 
 /// Output tokens per second and requests in flight over the run, in 50–200 time buckets.
 /// Each request's output tokens are spread evenly over its generation time (first output to

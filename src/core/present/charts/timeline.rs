@@ -9,11 +9,14 @@ use charming::series::{Line, Scatter};
 use serde_json::Value;
 
 use super::distribution::even_ranks;
-use super::style::*;
+use super::style::{
+    base_chart, default_grid, finish, name_beside_axis, named_point, point, value_axis,
+    y_value_axis, ChartTheme, GRID_TOP, LABEL_MAX_CHARS, SAMPLED_CHART_MAX_REQUESTS,
+};
 use super::throughput::no_data;
-use crate::core::format::*;
+use crate::core::format::format_count;
 use crate::core::read::loaded::text::CappedText;
-use crate::core::read::loaded::views::*;
+use crate::core::read::loaded::views::{FailureView, RowView};
 
 /// The rows a sampled chart draws: all of them up to [`SAMPLED_CHART_MAX_REQUESTS`], else that
 /// many evenly spaced by request index (first and last included).

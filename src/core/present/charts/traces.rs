@@ -7,12 +7,15 @@ use charming::series::{Line, Scatter};
 use serde_json::Value;
 
 use super::distribution::cdf_points;
-use super::style::*;
+use super::style::{
+    base_chart, default_grid, finish, named_point, percentile_lines, value_axis, y_value_axis,
+    ChartTheme,
+};
 use super::throughput::no_data;
 use super::timeline::sample_rows_by_index;
 use super::timeline::sampling_note;
-use crate::core::format::*;
-use crate::core::read::loaded::views::*;
+use crate::core::format::{format_count, format_number};
+use crate::core::read::loaded::views::RowView;
 
 /// The per-chunk view of a traced run (*Chunk traces*): the distribution of the gaps between
 /// consecutive stream reads that carried events, pooled over every traced request. A gap is

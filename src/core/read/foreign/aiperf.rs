@@ -5,7 +5,11 @@
 use serde_json::{Map, Value};
 
 use super::fields::{count, must_be, non_negative, Fields};
-use super::*;
+use super::{
+    failure_view, metrics_of_rows, CappedText, Definition, ForeignError, ForeignRun, ForeignSource,
+    KeyMetrics, LoadView, MetricSummary, Quantity, RunIdentity, Tool, ToolAggregate, ToolRow,
+    WorkloadView,
+};
 
 /// Whether `object` is a `profile_export_aiperf.json`.
 pub(crate) fn looks_like_summary(object: &Map<String, Value>) -> bool {

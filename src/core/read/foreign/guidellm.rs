@@ -6,7 +6,10 @@
 use serde_json::{Map, Value};
 
 use super::fields::Fields;
-use super::*;
+use super::{
+    failure_view, metrics_of_rows, CappedText, Definition, ForeignError, ForeignRun, ForeignSource,
+    LoadView, Quantity, RunIdentity, SweepView, Tool, ToolAggregate, ToolRow, WorkloadView,
+};
 
 /// Whether `object` is a GuideLLM report.
 pub(crate) fn looks_like(object: &Map<String, Value>) -> bool {

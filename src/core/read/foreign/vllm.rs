@@ -5,7 +5,11 @@
 use serde_json::{Map, Value};
 
 use super::fields::{count, must_be, non_negative, Fields};
-use super::*;
+use super::{
+    failure_view, metrics_of_rows, CappedText, Definition, FailureView, ForeignError, ForeignRun,
+    ForeignSource, KeyMetrics, LoadView, MetricSummary, Quantity, RowView, RunIdentity, Tool,
+    ToolAggregate, ToolRow, WorkloadView,
+};
 
 /// The per-request arrays `--save-detailed` writes, which must all be as long as `ttfts`.
 const PARALLEL_ARRAYS: [&str; 6] = [

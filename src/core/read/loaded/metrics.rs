@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::core::read::loaded::views::*;
+use crate::core::read::loaded::views::{finite_f64, RowView};
 
 /// One of the six request-level metrics strobe charts and compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

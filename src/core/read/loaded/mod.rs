@@ -19,9 +19,11 @@ use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, For
 use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
 use crate::core::read::loaded::distributed::DistributedView;
 use crate::core::read::loaded::load::{LoadView, SweepView};
-use crate::core::read::loaded::metrics::*;
-use crate::core::read::loaded::text::*;
-use crate::core::read::loaded::views::*;
+use crate::core::read::loaded::metrics::{KeyMetrics, TimeBasis};
+use crate::core::read::loaded::text::{capped_string, markup_notices, CappedText, LoadNotice};
+use crate::core::read::loaded::views::{
+    finite_f64, ClientView, FailureView, RowView, RunIdentity, SamplingView, SloView, WorkloadView,
+};
 use crate::core::read::locust::{import::import_records, LocustError};
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};

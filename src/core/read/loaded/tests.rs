@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
+use crate::core::read::loaded::views::row_notes;
 use serde_json::json;
 use serde_json::Value;
 

@@ -11,7 +11,7 @@ use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::slo::Slo;
 use crate::core::format::{counted, format_duration_ms, quoted_preview};
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
-use crate::core::read::loaded::text::*;
+use crate::core::read::loaded::text::{capped_string, CappedText};
 
 /// Who and what was measured. Every field is absent when the file lacks it or it is not a string.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
 use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
-use crate::core::artifact::schema::distributed::*;
+use crate::core::artifact::schema::distributed::{
+    DistributedBlock, WorkerProcess, LOCUST_ENGINE, MASTER_WALL_CLOCK, ONE_HOST_CLOCK,
+};
 use crate::core::artifact::schema::{ArtifactV1, TimingMethodology};
 use crate::core::config::form::RunForm;
 use crate::core::config::settings::RunConfig;
@@ -20,7 +22,7 @@ use crate::core::observe::reading::StreamReading;
 use crate::core::plan::export::settings_plan;
 use crate::core::plan::RunPlan;
 use crate::core::python::json::python_float_repr;
-use crate::core::read::locust::records::*;
+use crate::core::read::locust::records::{read_worker_file, RequestEnd, RequestRecord, WorkerFile};
 use crate::core::read::locust::LocustError;
 use crate::core::stream::sse::sanitize_excerpt;
 

@@ -25,8 +25,13 @@ use crate::core::read::validate::values::as_number;
 use crate::core::read::validate::values::show_opt;
 pub use checks::is_converted;
 use checks::run_checks;
-pub use report::*;
-use text::*;
+pub use report::{
+    detect_generation, Generation, Report, RuleId, Verdict, Violation, COMBINER_MATCHED_FIELDS,
+    MAX_NESTING_DEPTH, SCHEMA, WALL_TOLERANCE_MIN_MS, WALL_TOLERANCE_RELATIVE,
+};
+use text::{
+    find_non_finite_tokens, locate_sentinels, parse_error_violation, replace_tokens_with_sentinels,
+};
 pub use values::{is_clock_domain_id, is_configuration_fingerprint};
 
 /// Validates artifact text: syntax, nesting depth and NaN/±Infinity tokens (reported with line

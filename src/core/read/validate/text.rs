@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::read::validate::report::{RuleId, Violation, MAX_NESTING_DEPTH};
+use crate::core::read::validate::values::{child_path, index_path};
 
 /// Prefix of the placeholder strings that stand in for NaN/Infinity tokens while parsing, so
 /// the rest of the artifact can still be validated and each token located by JSON path.

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::{Checker, RowContext};
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::read::validate::report::RuleId;
+use crate::core::read::validate::values::{as_int, child_path, describe, show_opt};
 
 impl Checker {
     pub(super) fn check_row_canary(

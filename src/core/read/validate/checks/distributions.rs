@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 use super::Checker;
 use super::DISTRIBUTION_FAMILIES;
 use crate::core::read::validate::checks::ORDERED_STATISTICS;
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::read::validate::report::RuleId;
+use crate::core::read::validate::values::{as_int, as_number, child_path, describe, present};
 
 impl Checker {
     pub(super) fn check_distributions(&mut self, artifact: &Map<String, Value>) {

@@ -5,8 +5,10 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::read::validate::report::{
+    detect_generation, Generation, Report, RuleId, Violation,
+};
+use crate::core::read::validate::values::{as_int, child_path, describe, present, show_opt};
 
 mod contract;
 mod distributions;

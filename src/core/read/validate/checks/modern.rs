@@ -4,8 +4,10 @@
 use serde_json::{Map, Value};
 
 use super::Checker;
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::read::validate::report::RuleId;
+use crate::core::read::validate::values::{
+    as_number, child_path, describe, present, show, show_opt,
+};
 
 impl Checker {
     pub(super) fn check_modern_fields(&mut self, artifact: &Map<String, Value>) {

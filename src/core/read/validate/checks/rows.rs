@@ -8,8 +8,10 @@ use serde_json::{Map, Value};
 use super::{Checker, RowContext};
 use crate::core::read::validate::checks::FAILURE_CLASSES;
 use crate::core::read::validate::checks::TIMING_MS_FIELDS;
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::read::validate::report::{Generation, RuleId};
+use crate::core::read::validate::values::{
+    as_int, as_number, child_path, describe, index_path, present, show, show_opt,
+};
 
 impl Checker {
     /// Reads (and checks) the top-level fields that govern row canaries and controlled output.

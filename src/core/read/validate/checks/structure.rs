@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::Checker;
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::read::validate::report::{RuleId, SCHEMA};
+use crate::core::read::validate::values::{as_int, as_number, describe, present, show_opt};
 
 impl Checker {
     pub(super) fn check_structure(&mut self, artifact: &Map<String, Value>) {

@@ -3,9 +3,12 @@
 use serde_json::{Map, Value};
 
 use super::Checker;
-use crate::core::python::time::*;
-use crate::core::read::validate::report::*;
-use crate::core::read::validate::values::*;
+use crate::core::python::time::parse_iso8601;
+use crate::core::read::validate::report::{RuleId, WALL_TOLERANCE_MIN_MS, WALL_TOLERANCE_RELATIVE};
+use crate::core::read::validate::values::{
+    as_int, as_number, describe, is_clock_domain_id, is_configuration_fingerprint, present, show,
+    show_opt,
+};
 
 impl Checker {
     pub(super) fn check_time(&mut self, artifact: &Map<String, Value>) {
