@@ -1,5 +1,5 @@
 //! The table of run settings the page renders, links carry and help texts explain ([`FIELDS`]):
-//! each field's key (the artifact's field name, or strobe's own for [`ClientOptions`]), group,
+//! each field's key (the artifact's field name, or strobe's own for [`ClientOptions`](crate::core::config::settings::ClientOptions)), group,
 //! kind, bounds and help, in display order; and the cross-field rules' inputs.
 
 use crate::core::config::load::{
@@ -52,7 +52,7 @@ impl FieldGroup {
 }
 
 /// What kind of input a setting takes; bounds are for the input element and for messages,
-/// the rules themselves are [`RunConfig::validate`]'s.
+/// the rules themselves are [`RunConfig::validate`](crate::core::config::settings::RunConfig::validate)'s.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FieldKind {
     /// Free text.

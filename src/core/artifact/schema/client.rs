@@ -144,7 +144,7 @@ impl ClientBlock {
 /// [`RunPlan::warmup_requests_per_endpoint`](crate::core::plan::RunPlan::warmup_requests_per_endpoint)
 /// all at once, then check rounds of one request per connection the slots need, also all at
 /// once, until one of them opens no new connection (at most
-/// [`WARMUP_CHECK_ROUNDS`]). They are in no row, no
+/// [`WARMUP_CHECK_ROUNDS`](crate::core::config::settings::WARMUP_CHECK_ROUNDS)). They are in no row, no
 /// failure and no metric; the run's start (`started_at_unix_ns`, and the origin of every row's
 /// `started_at_ms`) is read after they end.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

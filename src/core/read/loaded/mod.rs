@@ -7,7 +7,7 @@
 //! so. Every string from the file is kept verbatim as data (the UI renders it as text, never as
 //! HTML) and capped in length ([`CappedText`]) so a 10 MB model name cannot blow up a page.
 //!
-//! [`metrics`] owns [`MetricKind`], the request-level metrics strobe shows; [`basis`] the time
+//! [`metrics`] owns [`MetricKind`](metrics::MetricKind), the request-level metrics strobe shows; [`basis`] the time
 //! basis a run is shown on;
 //! [`views`] the rows, failures and the rest read from a file; [`text`] the capped text.
 
