@@ -7,7 +7,9 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::fs;
+use std::sync::OnceLock;
 
 use common::{fixture_paths, repo_path};
 
@@ -276,6 +278,7 @@ fn assert_legend_tells_series_apart(context: &str, option: &Value) {
 
 /// The safety and completeness rules every option must follow.
 fn assert_safe_option(context: &str, option: &Value) {
+    assert_drawable_by_the_bundle(context, option);
     assert_eq!(option["animation"], false, "{context}: animation off");
     assert_eq!(
         option["tooltip"]["renderMode"], "richText",
@@ -338,6 +341,81 @@ fn assert_safe_option(context: &str, option: &Value) {
             );
         }
     });
+}
+
+/// What the shipped ECharts registers: the names in `echarts.use([…])` of
+/// scripts/echarts/entry.mjs, the bundle the page loads.
+fn bundled_echarts_parts() -> &'static BTreeSet<String> {
+    static PARTS: OnceLock<BTreeSet<String>> = OnceLock::new();
+    PARTS.get_or_init(|| {
+        let entry = fs::read_to_string(repo_path("scripts/echarts/entry.mjs"))
+            .expect("scripts/echarts/entry.mjs");
+        let list = entry
+            .split("echarts.use([")
+            .nth(1)
+            .and_then(|rest| rest.split("])").next())
+            .expect("entry.mjs registers its parts with echarts.use([…])");
+        list.split(',')
+            .map(|name| name.trim().to_owned())
+            .filter(|name| !name.is_empty())
+            .collect()
+    })
+}
+
+/// Every series type, component and mark an option uses is registered by the bundle: ECharts
+/// built from modules draws nothing for an unregistered one (only a console error says so).
+fn assert_drawable_by_the_bundle(context: &str, option: &Value) {
+    let parts = bundled_echarts_parts();
+    let need = |part: &str, why: &str| {
+        assert!(
+            parts.contains(part),
+            "{context}: {why} needs {part}; add it to echarts.use in scripts/echarts/entry.mjs"
+        );
+    };
+    let Some(object) = option.as_object() else {
+        return;
+    };
+    need("CanvasRenderer", "drawing");
+    for (key, value) in object {
+        match key.as_str() {
+            "animation" | "backgroundColor" | "color" | "textStyle" | "series" => {}
+            "title" => need("TitleComponent", "title"),
+            "legend" => need("LegendComponent", "legend"),
+            "tooltip" => need("TooltipComponent", "tooltip"),
+            "toolbox" => need("ToolboxComponent", "toolbox"),
+            "grid" | "xAxis" | "yAxis" => need("GridComponent", key),
+            "dataZoom" => {
+                let zooms: Vec<&Value> = match value {
+                    Value::Array(zooms) => zooms.iter().collect(),
+                    zoom => vec![zoom],
+                };
+                for zoom in zooms {
+                    match zoom["type"].as_str() {
+                        Some("inside") => need("DataZoomInsideComponent", "an inside dataZoom"),
+                        other => need("DataZoomSliderComponent", &format!("dataZoom {other:?}")),
+                    }
+                }
+            }
+            other => panic!(
+                "{context}: option key {other:?} is not known to be drawable by the bundle; \
+                 register its component in scripts/echarts/entry.mjs and name it here"
+            ),
+        }
+    }
+    for series in option["series"].as_array().into_iter().flatten() {
+        let kind = series["type"].as_str().unwrap_or("line");
+        let chart = format!("{}{}Chart", kind[..1].to_uppercase(), &kind[1..]);
+        need(&chart, &format!("a {kind} series"));
+        for (mark, component) in [
+            ("markLine", "MarkLineComponent"),
+            ("markArea", "MarkAreaComponent"),
+            ("markPoint", "MarkPointComponent"),
+        ] {
+            if series.get(mark).is_some() {
+                need(component, mark);
+            }
+        }
+    }
 }
 
 fn walk(value: &Value, visit: &mut dyn FnMut(Option<&str>, &Value)) {
