@@ -20,7 +20,7 @@ stale() {
 }
 
 if [ -z "${STROBE_DIST:-}" ]; then
-  if stale dist/index.html src index.html style public Cargo.toml Cargo.lock Trunk.toml; then
+  if stale dist/index.html src index.html style public scripts/echarts Cargo.toml Cargo.lock Trunk.toml; then
     step "release build (trunk)"
     trunk build --release --locked
   else
@@ -32,7 +32,7 @@ fi
 # call into the app's code directly; the shipped build in dist/ has none.
 bench_build() {
   if [ -n "${STROBE_BENCH_DIST:-}" ]; then return; fi
-  if stale dist-bench/index.html src index.html style public Cargo.toml Cargo.lock Trunk.toml; then
+  if stale dist-bench/index.html src index.html style public scripts/echarts Cargo.toml Cargo.lock Trunk.toml; then
     step "release build with the benchmark hooks (trunk --features bench-hooks)"
     trunk build --release --locked --features bench-hooks --dist dist-bench
   else
