@@ -352,6 +352,81 @@ fn the_core_reads_top_to_bottom() {
     );
 }
 
+/// The browser layer's arrows point down (src/web/mod.rs): `ui` uses `run` and `state`; `run`
+/// uses `state`, `measure` and `platform`; `state` imports neither `ui` nor `run`; the measuring
+/// thread and the platform know nothing of the page; and nothing imports `ui` but the layer's
+/// root, which hands the app to `main`.
+#[test]
+fn the_web_layers_point_down() {
+    let graph = import_graph(&root().join("src"));
+    let is_under = |module: &Vec<String>, prefix: &[&str]| {
+        module.len() >= prefix.len() && module.iter().zip(prefix).all(|(a, b)| a == b)
+    };
+    assert!(
+        graph
+            .keys()
+            .any(|module| is_under(module, &["web", "state"])),
+        "the walk found web::state"
+    );
+    let rules: [(&[&str], &[&[&str]]); 5] = [
+        (
+            &["web", "state"],
+            &[&["web", "ui"], &["web", "run"], &["web", "measure"]],
+        ),
+        (&["web", "run"], &[&["web", "ui"]]),
+        (
+            &["web", "measure"],
+            &[&["web", "ui"], &["web", "run"], &["web", "state"]],
+        ),
+        (
+            &["web", "platform"],
+            &[
+                &["web", "ui"],
+                &["web", "run"],
+                &["web", "state"],
+                &["web", "measure"],
+            ],
+        ),
+        (
+            &["web", "js"],
+            &[
+                &["web", "ui"],
+                &["web", "run"],
+                &["web", "state"],
+                &["web", "measure"],
+            ],
+        ),
+    ];
+    let mut broken = Vec::new();
+    for (module, targets) in &graph {
+        for target in targets {
+            for (layer, forbidden) in rules {
+                if is_under(module, layer)
+                    && forbidden.iter().any(|prefix| is_under(target, prefix))
+                {
+                    broken.push(format!(
+                        "{} imports {}",
+                        module.join("::"),
+                        target.join("::")
+                    ));
+                }
+            }
+            let outside_ui = !is_under(module, &["web", "ui"]) && module != &["web".to_owned()];
+            if outside_ui && is_under(target, &["web", "ui"]) {
+                broken.push(format!(
+                    "{} imports the components ({})",
+                    module.join("::"),
+                    target.join("::")
+                ));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "imports against the web layers: {broken:#?}"
+    );
+}
+
 #[test]
 fn the_core_never_reads_a_clock_or_touches_the_browser() {
     let mut files = Vec::new();

@@ -19,9 +19,7 @@ use crate::core::config::choices::{PromptCacheMode, ReasoningEffort, ThinkingMod
 use crate::core::config::settings::RunConfig;
 use crate::core::plan::{canary_marker, RunPlan};
 
-/// Characters per estimated token, the rule that turns token budgets into prompt lengths.
-/// Budgets are integers far below 2^51, so `int(tokens × 3.0)` is exactly `tokens × 3`.
-pub const CHARS_PER_TOKEN: u64 = 3;
+pub use crate::core::plan::CHARS_PER_TOKEN;
 
 /// Prompt length in characters for `tokens` estimated tokens (`int(tokens × 3.0)`).
 fn chars_for_tokens(tokens: u64) -> usize {
@@ -249,6 +247,23 @@ impl PromptSpec {
         prompt.push_str(&tail);
         prompt
     }
+}
+
+/// Probe `probe`'s message for a budget of `budget_tokens` estimated tokens: the plan's median
+/// request's prompt in unique mode with a first line of its own
+/// ([`PromptSpec::calibration_probe`]; see [`crate::core::plan::calibration`]). Unique mode in every plan: a probe carrying a shared
+/// prefix would put it in the server's cache before the first measured request.
+pub fn calibration_probe_prompt(plan: &RunPlan, probe: u64, budget_tokens: u64) -> String {
+    let config = plan.config();
+    let spec = PromptSpec::new(
+        PromptCacheMode::Unique,
+        0,
+        config.request_canaries,
+        config.context_seed,
+        config.response_words,
+    );
+    let median_request = (plan.requests() / 2) as usize;
+    spec.calibration_probe(probe, median_request, budget_tokens)
 }
 
 /// Request `request_index`'s prompt (same as [`PromptSpec::build`]).

@@ -247,6 +247,71 @@ fn is_unprintable(character: char) -> bool {
         )
 }
 
+/// What `GET {base}/models` told the page (and, for an engine whose answer has no context
+/// window, what that engine's own endpoint said): the answer, its model ids and the probed
+/// window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelsInfo {
+    /// The body, kept to resolve a model's context window.
+    pub body: Value,
+    /// Model ids in the server's order.
+    pub ids: Vec<String>,
+    /// The window a [`WindowProbe`] found, with the model it was asked for.
+    pub probed: Option<(String, ContextWindow)>,
+    /// Why a probe found no window, when one was tried.
+    pub probe_note: Option<String>,
+}
+
+impl ModelsInfo {
+    /// What a `/models` answer says, before any probe.
+    pub fn of_body(body: Value) -> Self {
+        let ids = list_model_ids(&body);
+        Self {
+            body,
+            ids,
+            probed: None,
+            probe_note: None,
+        }
+    }
+
+    /// The context window the server reports for `model`, by the reference tool's rules.
+    pub fn max_model_len(&self, model: &str) -> Option<u64> {
+        self.context_window(model).map(|window| window.tokens)
+    }
+
+    /// [`Self::max_model_len`] with the key it was read from.
+    pub fn context_window(&self, model: &str) -> Option<ContextWindow> {
+        context_window(&self.body, model).or_else(|| {
+            self.probed
+                .as_ref()
+                .filter(|(probed, _)| probed == model)
+                .map(|(_, window)| *window)
+        })
+    }
+
+    /// Records what `probe`'s endpoint (`url`) answered for `model`: its window, or, with
+    /// none (no answer, or none in it), why prompts go uncapped and what to set instead.
+    pub fn record_probe(
+        &mut self,
+        probe: WindowProbe,
+        url: &str,
+        model: &str,
+        body: Option<&Value>,
+    ) {
+        match body.and_then(|body| probe.window(body, model)) {
+            Some(window) => self.probed = Some((model.to_owned(), window)),
+            None => {
+                self.probe_note = Some(format!(
+                    "This looks like {}, whose /models answer has no context window, and {url} \
+                     did not give one for {model} either (is the model loaded?): prompts are not \
+                     capped. Set Max model len to the server's window.",
+                    probe.engine()
+                ))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,5 +600,40 @@ mod tests {
         }
         // Non-ASCII printable names are fine.
         assert_eq!(hint("引擎 v1"), Some("引擎 v1".to_owned()));
+    }
+
+    #[test]
+    fn models_info_takes_the_window_from_the_answer_or_its_probe() {
+        let ollama = fixture("ollama-models.json");
+        let mut info = ModelsInfo::of_body(ollama.clone());
+        assert_eq!(info.ids, list_model_ids(&ollama));
+        assert_eq!(info.max_model_len("llama3.2:latest"), None);
+        // The probe's answer gives the window, for the model it was asked for only.
+        info.record_probe(
+            WindowProbe::OllamaPs,
+            "http://box:11434/api/ps",
+            "llama3.2:latest",
+            Some(&fixture("ollama-ps.json")),
+        );
+        assert_eq!(info.max_model_len("llama3.2:latest"), Some(4096));
+        assert_eq!(info.max_model_len("other"), None);
+        assert_eq!(info.probe_note, None);
+        // No answer, or one without the window: prompts go uncapped, and the note says what to set.
+        let mut unanswered = ModelsInfo::of_body(ollama);
+        unanswered.record_probe(
+            WindowProbe::OllamaPs,
+            "http://box:11434/api/ps",
+            "llama3.2:latest",
+            None,
+        );
+        assert_eq!(unanswered.max_model_len("llama3.2:latest"), None);
+        let note = unanswered.probe_note.expect("a note");
+        assert!(
+            note.contains("http://box:11434/api/ps") && note.contains("Max model len"),
+            "{note}"
+        );
+        // A window in the /models answer itself wins.
+        let vllm = ModelsInfo::of_body(fixture("vllm-models.json"));
+        assert!(vllm.max_model_len("Qwen/Qwen3-8B").is_some());
     }
 }

@@ -12,9 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::config::choices::PromptCacheMode;
-use crate::core::plan::RunPlan;
-use crate::core::prompt::{PromptSpec, CHARS_PER_TOKEN};
+use crate::core::plan::CHARS_PER_TOKEN;
 
 /// The first probe's budget in estimated tokens (192 characters): small enough to fit any
 /// context window a run can plan for, large enough that the filler dominates the template.
@@ -114,23 +112,6 @@ pub enum CalibrationError {
     },
 }
 
-/// Probe `probe`'s message for a budget of `budget_tokens` estimated tokens: the plan's median
-/// request's prompt in unique mode with a first line of its own
-/// ([`PromptSpec::calibration_probe`]). Unique mode in every plan: a probe carrying a shared
-/// prefix would put it in the server's cache before the first measured request.
-pub fn probe_prompt(plan: &RunPlan, probe: u64, budget_tokens: u64) -> String {
-    let config = plan.config();
-    let spec = PromptSpec::new(
-        PromptCacheMode::Unique,
-        0,
-        config.request_canaries,
-        config.context_seed,
-        config.response_words,
-    );
-    let median_request = (plan.requests() / 2) as usize;
-    spec.calibration_probe(probe, median_request, budget_tokens)
-}
-
 /// The server's `usage.prompt_tokens` in a probe's answer (the stream's last `usage`).
 pub fn probe_prompt_tokens(probe: u64, usage: Option<&Value>) -> Result<u64, CalibrationError> {
     usage
@@ -222,7 +203,10 @@ impl ContextCalibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::config::choices::PromptCacheMode;
     use crate::core::config::settings::RunConfig;
+    use crate::core::plan::RunPlan;
+    use crate::core::prompt::{calibration_probe_prompt, PromptSpec};
     use serde_json::json;
 
     fn probe(prompt_chars: u64, prompt_tokens: u64) -> CalibrationProbe {
@@ -246,7 +230,7 @@ mod tests {
         let plan = RunPlan::new(&config, None).unwrap();
         let spec = PromptSpec::for_plan(&plan);
         for (index, budget) in [(1, 64), (2, 1_000)] {
-            let probe = probe_prompt(&plan, index, budget);
+            let probe = calibration_probe_prompt(&plan, index, budget);
             assert_eq!(probe.len() as u64, budget * 3);
             assert!(probe.is_ascii());
             let header = format!("# context calibration probe {index}\n");
@@ -269,7 +253,7 @@ mod tests {
             ..config
         };
         let plan = RunPlan::new(&config, None).unwrap();
-        let tiny = probe_prompt(&plan, 1, 10);
+        let tiny = calibration_probe_prompt(&plan, 1, 10);
         assert!(tiny.len() > 30 && tiny.contains("repetitions of the lowercase word code"));
     }
 

@@ -10,11 +10,11 @@ use wasm_bindgen::JsValue;
 
 use crate::core::config::settings::RunConfig;
 use crate::core::plan::calibration::{
-    probe_prompt, probe_prompt_tokens, second_probe_budget, CalibrationError, CalibrationProbe,
+    probe_prompt_tokens, second_probe_budget, CalibrationError, CalibrationProbe,
     ContextCalibration, FIRST_PROBE_BUDGET_TOKENS,
 };
 use crate::core::plan::RunPlan;
-use crate::core::prompt::calibration_request_body;
+use crate::core::prompt::{calibration_probe_prompt, calibration_request_body};
 
 use crate::web::measure::transport::{
     stream_chat, AbortCause, ChatRequest, RequestControl, RequestHeaders,
@@ -37,7 +37,7 @@ pub async fn calibrate(
         .unwrap_or_default();
     let headers = RequestHeaders::new(api_key);
     let probe = |index: u64, budget: u64| {
-        let prompt = probe_prompt(plan, index, budget);
+        let prompt = calibration_probe_prompt(plan, index, budget);
         send_probe(clock, config, &url, &headers, api_key, index, prompt)
     };
     let first = probe(1, FIRST_PROBE_BUDGET_TOKENS).await?;

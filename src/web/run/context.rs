@@ -22,9 +22,13 @@ use crate::web::platform::clock::Clock;
 use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::host::Measurement;
-use crate::web::ui::library::Library;
-use crate::web::ui::live_charts::LIVE_CHART_REFRESH_MS;
-use crate::web::ui::state::{AppState, FinishedRun, RunPhase};
+use crate::web::state::error::RunError;
+use crate::web::state::library::Library;
+use crate::web::state::AppState;
+
+/// How often the live charts redraw during a run, at most: each redraw is main-thread work,
+/// and a chart of the rows so far changes little in a second.
+pub const LIVE_CHART_REFRESH_MS: f64 = 1_000.0;
 
 /// What every run of one press of Run shares: the page, the clock, what the endpoint check
 /// found and the key.
@@ -49,10 +53,10 @@ pub struct RunContext {
 impl RunContext {
     /// Plans `config`, measures it on the chosen thread with its live numbers shown, and returns
     /// its artifact or why there is none.
-    pub async fn measure(&self, config: RunConfig) -> Result<ArtifactV1, String> {
+    pub async fn measure(&self, config: RunConfig) -> Result<ArtifactV1, RunError> {
         let state = self.state;
         let mut plan = RunPlan::new(&config, self.discovered_max_model_len)
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| RunError::Plan(error.to_string()))?;
         if let Some(calibration) = &self.calibration {
             plan = plan.with_calibration(calibration.clone());
         }
@@ -63,20 +67,19 @@ impl RunContext {
             api_key: self.api_key.clone(),
         };
         let (live, result) =
-            Measurement::start(self.clock.clone(), setup, self.discovered_max_model_len)
-                .map_err(|reason| reason.to_string())?;
-        state.live.set_value(Some(live.clone()));
-        state.snapshot.set(live.snapshot());
-        state.quiet_run.set(quiet);
-        state.phase.set(RunPhase::Running);
-        state.live_slo.set(None);
+            Measurement::start(self.clock.clone(), setup, self.discovered_max_model_len)?;
+        let cancel = {
+            let live = live.clone();
+            Rc::new(move || live.cancel())
+        };
+        state.measuring(cancel, live.snapshot(), quiet);
         if !quiet {
             poll_live(live.clone(), state, self.slo.clone());
         }
         let result = result.await;
         live.refresh();
-        state.snapshot.set(live.snapshot());
-        result.map_err(|reason| reason.to_string())
+        state.live_update(live.snapshot(), None, None);
+        result
     }
 
     /// Shows a finished run in the results and adds it to the library, so it is charted and
@@ -84,7 +87,12 @@ impl RunContext {
     /// a capacity curve, read from the same loaded copy.
     /// With an SLO set at the start, the artifact records it and its result (the `slo` block).
     /// The page also records whether a service worker controlled it (only the page can tell).
-    pub fn file(&self, mut artifact: ArtifactV1) -> (Rc<ArtifactV1>, Option<CapacityPoint>) {
+    /// An artifact that cannot be written as text (a number JSON cannot hold) is not filed, and
+    /// the error says so.
+    pub fn file(
+        &self,
+        mut artifact: ArtifactV1,
+    ) -> Result<(Rc<ArtifactV1>, Option<CapacityPoint>), RunError> {
         if let Some(client) = artifact.client.as_mut() {
             if scope::service_worker_controlled() {
                 client.isolation_service_worker = Some(true);
@@ -93,20 +101,18 @@ impl RunContext {
         if artifact.slo.is_none() {
             self.hold_to_slo(&mut artifact);
         }
-        let mut point = None;
-        if let Ok(text) = artifact.to_json_text() {
-            let loaded = LoadedArtifact::from_text(&artifact.file_name(), &text);
-            point = capacity_point(&loaded);
-            if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
-                point.slo = judge_loaded(&spec.slo, &loaded).ok();
-            }
-            self.library.add(loaded);
+        let text = artifact
+            .to_json_text()
+            .map_err(|error| RunError::Artifact(error.to_string()))?;
+        let loaded = LoadedArtifact::from_text(&artifact.file_name(), &text);
+        let mut point = capacity_point(&loaded);
+        if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
+            point.slo = judge_loaded(&spec.slo, &loaded).ok();
         }
+        self.library.add(loaded);
         let artifact = Rc::new(artifact);
-        self.state.finished.set(Some(FinishedRun {
-            artifact: artifact.clone(),
-        }));
-        (artifact, point)
+        self.state.show_run(artifact.clone());
+        Ok((artifact, point))
     }
 }
 
@@ -139,23 +145,18 @@ fn poll_live(live: Rc<Measurement>, state: AppState, slo: Option<SloSpec>) {
             live.refresh();
             let finished = live.is_finished();
             let snapshot = live.snapshot();
-            if let Some(spec) = &slo {
+            let judged = slo.as_ref().map(|spec| {
                 let (rows, _) = live.views();
-                state.live_slo.set(Some(judge_rows(
-                    &spec.slo,
-                    &rows,
-                    snapshot.failed,
-                    Some(snapshot.elapsed_ms),
-                )));
-            }
-            state.snapshot.set(snapshot);
+                judge_rows(&spec.slo, &rows, snapshot.failed, Some(snapshot.elapsed_ms))
+            });
             let now_ms = live.now_ms();
-            if state.live_charts.get_untracked()
-                && (finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS)
-            {
-                state.live_rows.set(live.views().into());
-                charts_at = now_ms;
-            }
+            let rows = (state.live_charts().get_untracked()
+                && (finished || now_ms - charts_at >= LIVE_CHART_REFRESH_MS))
+                .then(|| {
+                    charts_at = now_ms;
+                    live.views().into()
+                });
+            state.live_update(snapshot, judged, rows);
             if finished {
                 return;
             }

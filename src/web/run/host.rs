@@ -28,7 +28,7 @@ use crate::web::measure::{prepare, scheduler};
 use crate::web::platform::clock::Clock;
 use crate::web::platform::js_error::js_text;
 use crate::web::platform::timers::sleep_ms;
-use crate::web::run::error::{RunError, USE_MAIN_THREAD};
+use crate::web::state::error::{RunError, USE_MAIN_THREAD};
 
 /// How long a new measurement worker may take to load and say it is ready.
 const WORKER_START_TIMEOUT_MS: f64 = 30_000.0;

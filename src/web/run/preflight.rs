@@ -4,71 +4,30 @@
 use gloo_net::http::Request;
 use serde_json::Value;
 
-use crate::core::config::models::{context_window, list_model_ids, window_probe, ContextWindow};
+use crate::core::config::models::{window_probe, ModelsInfo};
 
-/// What `GET {base}/models` told us (and, for an engine whose answer has no context window,
-/// the engine's own endpoint that has one).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelsInfo {
-    /// The body, kept to resolve a model's context window.
-    pub body: Value,
-    /// Model ids in the server's order.
-    pub ids: Vec<String>,
-    /// The window a [`WindowProbe`] found, with the model it was asked for.
-    pub probed: Option<(String, ContextWindow)>,
-    /// Why a probe found no window, when one was tried.
-    pub probe_note: Option<String>,
-}
-
-impl ModelsInfo {
-    /// The context window the server reports for `model`, by the reference tool's rules.
-    pub fn max_model_len(&self, model: &str) -> Option<u64> {
-        self.context_window(model).map(|window| window.tokens)
+/// For an engine whose `/models` answer has no window (Ollama, TGI, LM Studio), asks its own
+/// endpoint at `url_of(path)` for `model`'s (docs/engines.md) and records what it said in
+/// `models`. A failed probe leaves the window unknown and says why; it never fails the check.
+pub async fn probe_window(
+    models: &mut ModelsInfo,
+    model: &str,
+    url_of: impl Fn(&str) -> String,
+    api_key: Option<&str>,
+) {
+    let Some(probe) = window_probe(&models.body, model) else {
+        return;
+    };
+    let url = url_of(probe.path());
+    let mut builder = Request::get(&url);
+    if let Some(key) = api_key.filter(|key| !key.is_empty()) {
+        builder = builder.header("Authorization", &format!("Bearer {key}"));
     }
-
-    /// [`Self::max_model_len`] with the key it was read from.
-    pub fn context_window(&self, model: &str) -> Option<ContextWindow> {
-        context_window(&self.body, model).or_else(|| {
-            self.probed
-                .as_ref()
-                .filter(|(probed, _)| probed == model)
-                .map(|(_, window)| *window)
-        })
-    }
-
-    /// For an engine whose `/models` answer has no window (Ollama, TGI, LM Studio), asks its
-    /// own endpoint at `url_of(path)` for `model`'s (docs/engines.md). A failed probe leaves
-    /// the window unknown and says why; it never fails the check.
-    pub async fn probe_window(
-        &mut self,
-        model: &str,
-        url_of: impl Fn(&str) -> String,
-        api_key: Option<&str>,
-    ) {
-        let Some(probe) = window_probe(&self.body, model) else {
-            return;
-        };
-        let url = url_of(probe.path());
-        let mut builder = Request::get(&url);
-        if let Some(key) = api_key.filter(|key| !key.is_empty()) {
-            builder = builder.header("Authorization", &format!("Bearer {key}"));
-        }
-        let body = match builder.send().await {
-            Ok(response) if response.ok() => response.json::<Value>().await.ok(),
-            _ => None,
-        };
-        match body.and_then(|body| probe.window(&body, model)) {
-            Some(window) => self.probed = Some((model.to_owned(), window)),
-            None => {
-                self.probe_note = Some(format!(
-                    "This looks like {}, whose /models answer has no context window, and {url} \
-                     did not give one for {model} either (is the model loaded?): prompts are not \
-                     capped. Set Max model len to the server's window.",
-                    probe.engine()
-                ))
-            }
-        }
-    }
+    let body = match builder.send().await {
+        Ok(response) if response.ok() => response.json::<Value>().await.ok(),
+        _ => None,
+    };
+    models.record_probe(probe, &url, model, body.as_ref());
 }
 
 /// How to let a browser page read each engine's answers.
@@ -132,11 +91,5 @@ pub async fn fetch_models(
         ),
         show_cors_help: false,
     })?;
-    let ids = list_model_ids(&body);
-    Ok(ModelsInfo {
-        body,
-        ids,
-        probed: None,
-        probe_note: None,
-    })
+    Ok(ModelsInfo::of_body(body))
 }

@@ -15,10 +15,11 @@ use crate::core::plan::RunPlan;
 use crate::web::platform::clock::Clock;
 use crate::web::run::calibrate::calibrate;
 use crate::web::run::context::RunContext;
-use crate::web::run::preflight::fetch_models;
+use crate::web::run::preflight::{fetch_models, probe_window};
 use crate::web::run::sweep::run_sweep;
-use crate::web::ui::library::Library;
-use crate::web::ui::state::{AppState, RunPhase};
+use crate::web::state::error::RunError;
+use crate::web::state::library::Library;
+use crate::web::state::AppState;
 
 /// The page's Run: an action that checks the endpoint, plans, measures on the chosen thread
 /// and files the result; dispatching it while a run is being started or running does nothing.
@@ -27,51 +28,33 @@ pub fn run_action(state: AppState, library: Library) -> Action<(), ()> {
 }
 
 async fn run(state: AppState, library: Library) {
-    if matches!(
-        state.phase.get_untracked(),
-        RunPhase::Preflight | RunPhase::Running
-    ) {
+    if !state.begin_run() {
         return;
     }
-    state.phase.set(RunPhase::Preflight);
+    match start(state, library).await {
+        Ok(()) => {}
+        Err(error) => state.fail(error),
+    }
+}
+
+/// Checks, plans, calibrates and runs what the form asks for (one run or a sweep); the run's
+/// own end (finished or failed) is set by the run or the sweep.
+async fn start(state: AppState, library: Library) -> Result<(), RunError> {
     let discovered = load_models(state).await;
-    if state.preflight_error.with_untracked(Option::is_some) {
-        state.phase.set(RunPhase::Failed(
-            "the endpoint check failed; see the message above".to_string(),
-        ));
-        return;
+    if state.preflight_error().with_untracked(Option::is_some) {
+        return Err(RunError::EndpointCheck);
     }
-    let read = state
-        .form
-        .with_untracked(|form| Ok::<_, Vec<ConfigError>>((form.to_config()?, form.to_sweep()?)));
     // to_config reports the SLO fields' errors too, so a run never starts with an unread SLO.
-    let (config, sweep) = match read {
-        Ok(read) => read,
-        Err(errors) => {
-            let fields: Vec<&str> = errors.iter().map(|error| error.field).collect();
-            state.phase.set(RunPhase::Failed(format!(
-                "fix these fields first: {}",
-                fields.join(", ")
-            )));
-            return;
-        }
-    };
-    let Some(clock) = Clock::of_this_thread() else {
-        state.phase.set(RunPhase::Failed(
-            "this browser has no performance clock".to_string(),
-        ));
-        return;
-    };
-    let key = state.api_key.get_untracked();
-    let api_key = (!key.is_empty()).then_some(key);
+    let (config, sweep) = state
+        .form()
+        .with_untracked(|form| Ok::<_, Vec<ConfigError>>((form.to_config()?, form.to_sweep()?)))
+        .map_err(|errors| {
+            RunError::InvalidFields(errors.iter().map(|error| error.field).collect())
+        })?;
+    let clock = Clock::of_this_thread().ok_or(RunError::NoClock)?;
+    let api_key = state.api_key_for_requests();
     let calibration = if config.client.context_calibration {
-        match calibrate_context(&clock, &config, discovered, api_key.as_deref()).await {
-            Ok(calibration) => Some(calibration),
-            Err(reason) => {
-                state.phase.set(RunPhase::Failed(reason));
-                return;
-            }
-        }
+        Some(calibrate_context(&clock, &config, discovered, api_key.as_deref()).await?)
     } else {
         None
     };
@@ -81,22 +64,19 @@ async fn run(state: AppState, library: Library) {
         clock,
         discovered_max_model_len: discovered,
         api_key,
-        slo: state.slo.get_untracked().ok().flatten(),
+        slo: state.slo().get_untracked().ok().flatten(),
         calibration,
     };
-    state.finished.set(None);
-    state.sweep.set(None);
-    state.sweep_cancelled.set(false);
+    state.clear_last_run();
     match sweep {
         Some(spec) => run_sweep(&context, spec, config).await,
-        None => match context.measure(config).await {
-            Ok(artifact) => {
-                let _ = context.file(artifact);
-                state.phase.set(RunPhase::Finished);
-            }
-            Err(reason) => state.phase.set(RunPhase::Failed(reason)),
-        },
+        None => {
+            let artifact = context.measure(config).await?;
+            context.file(artifact)?;
+            state.finish_run();
+        }
     }
+    Ok(())
 }
 
 /// Sizes the run's prompts in the server's tokens (docs/metrics.md, *Context calibration*):
@@ -107,11 +87,12 @@ async fn calibrate_context(
     config: &RunConfig,
     discovered: Option<u64>,
     api_key: Option<&str>,
-) -> Result<ContextCalibration, String> {
-    let plan = RunPlan::new(config, discovered).map_err(|error| error.to_string())?;
+) -> Result<ContextCalibration, RunError> {
+    let plan =
+        RunPlan::new(config, discovered).map_err(|error| RunError::Plan(error.to_string()))?;
     calibrate(clock, config, &plan, api_key)
         .await
-        .map_err(|error| error.to_string())
+        .map_err(|error| RunError::Calibration(error.to_string()))
 }
 
 /// Fields the endpoint check fills when they are empty (from `/models`).
@@ -133,47 +114,41 @@ pub fn config_for_preflight(form: &RunForm) -> Result<RunConfig, Vec<ConfigError
     Ok(config)
 }
 
+/// Checks the endpoint the form names: its models (the first fills an empty model field, its
+/// `owned_by` an empty engine), the context window, or why the check failed. Returns the
+/// model's context window, when the server reports one.
 pub async fn load_models(state: AppState) -> Option<u64> {
-    let Ok(config) = state.form.with_untracked(config_for_preflight) else {
-        state.preflight_error.set(Some((
-            "Fix the fields marked in red first.".to_string(),
-            false,
-        )));
+    let Ok(config) = state.form().with_untracked(config_for_preflight) else {
+        state.endpoint_check_failed("Fix the fields marked in red first.".to_string(), false);
         return None;
     };
-    let key = state.api_key.get_untracked();
-    match fetch_models(&config.models_url(), Some(key.as_str())).await {
+    let key = state.api_key_for_requests();
+    match fetch_models(&config.models_url(), key.as_deref()).await {
         Ok(mut models) => {
-            state.preflight_error.set(None);
-            if config.model.is_empty() {
-                if let Some(first) = models.ids.first() {
-                    state.form.update(|form| {
-                        form.set(FieldKey::Model, first.as_str());
-                    });
-                }
-            }
-            let model = state
-                .form
-                .with_untracked(|form| form.get(FieldKey::Model).to_string());
-            if config.engine.is_none() {
-                if let Some(engine) = engine_hint(&models.body, &model) {
-                    state.form.update(|form| {
-                        form.set(FieldKey::Engine, engine);
-                    });
-                }
-            }
-            models
-                .probe_window(&model, |path| config.server_url(path), Some(key.as_str()))
-                .await;
+            let model_fill = config
+                .model
+                .is_empty()
+                .then(|| models.ids.first().cloned())
+                .flatten();
+            let model = model_fill.clone().unwrap_or_else(|| config.model.clone());
+            let engine_fill = config
+                .engine
+                .is_none()
+                .then(|| engine_hint(&models.body, &model))
+                .flatten();
+            probe_window(
+                &mut models,
+                &model,
+                |path| config.server_url(path),
+                key.as_deref(),
+            )
+            .await;
             let max_len = models.max_model_len(&model);
-            state.models.set(Some(models));
+            state.endpoint_checked(models, model_fill, engine_fill);
             max_len
         }
         Err(error) => {
-            state.models.set(None);
-            state
-                .preflight_error
-                .set(Some((error.summary, error.show_cors_help)));
+            state.endpoint_check_failed(error.summary, error.show_cors_help);
             None
         }
     }

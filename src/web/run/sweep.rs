@@ -17,7 +17,8 @@ use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::context::RunContext;
-use crate::web::ui::state::{RunPhase, SweepEnd, SweepProgress, SweepStepRecord};
+use crate::web::state::error::RunError;
+use crate::web::state::{SweepEnd, SweepStepRecord};
 
 /// How often a cool-down looks for a cancel and updates its countdown.
 const COOLDOWN_TICK_MS: f64 = 100.0;
@@ -35,17 +36,11 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
     let step_count = plan.spec().step_count();
     for step in plan.known_steps() {
         if let Err(reason) = plan_of(context, &step) {
-            state.phase.set(RunPhase::Failed(reason));
+            state.fail(RunError::Plan(reason));
             return;
         }
     }
-    state.sweep.set(Some(SweepProgress {
-        spec: spec_text.clone(),
-        step_count,
-        current: None,
-        steps: Vec::new(),
-        ended: None,
-    }));
+    state.begin_sweep(spec_text.clone(), step_count);
     let mut done: Vec<StepResult> = Vec::new();
     let mut sweep_id: Option<String> = None;
     let mut next = plan.next(&done);
@@ -57,14 +52,10 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
                 break SweepEnd::Stopped(reason, reason.describe().to_string())
             }
         };
-        state.sweep.update(|sweep| {
-            if let Some(sweep) = sweep {
-                sweep.current = Some((step.index, step.variable, step.value));
-            }
-        });
+        state.sweep_step_started(step.index, step.variable, step.value);
         let mut artifact = match context.measure(step.config.clone()).await {
             Ok(artifact) => artifact,
-            Err(_) if state.sweep_cancelled.get_untracked() => {
+            Err(_) if state.sweep_cancelled().get_untracked() => {
                 mark_last_step(context, StopReason::Cancelled);
                 break SweepEnd::Stopped(
                     StopReason::Cancelled,
@@ -82,7 +73,7 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
         context.hold_to_slo(&mut artifact);
         done.push(StepResult::of_artifact(step.value, &artifact));
         let mut failed_next = None;
-        next = if state.sweep_cancelled.get_untracked() {
+        next = if state.sweep_cancelled().get_untracked() {
             SweepNext::Done(Some(StopReason::Cancelled))
         } else {
             match plan.next(&done) {
@@ -113,12 +104,16 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
                 SweepNext::Step(_) => None,
             },
         });
-        let (artifact, point) = context.file(artifact);
-        state.sweep.update(|sweep| {
-            if let Some(sweep) = sweep {
-                sweep.steps.push(SweepStepRecord { artifact, point });
+        let (artifact, point) = match context.file(artifact) {
+            Ok(filed) => filed,
+            Err(error) => {
+                break SweepEnd::Stopped(
+                    StopReason::StepFailed,
+                    format!("step {} could not be filed: {error}", step.index + 1),
+                );
             }
-        });
+        };
+        state.sweep_step_filed(SweepStepRecord { artifact, point });
         if let Some(reason) = failed_next {
             break SweepEnd::Stopped(
                 StopReason::StepFailed,
@@ -132,23 +127,15 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
             next = SweepNext::Done(Some(StopReason::Cancelled));
         }
     };
-    let measured_any = state
-        .sweep
-        .with_untracked(|sweep| sweep.as_ref().is_some_and(|sweep| !sweep.steps.is_empty()));
     let failed_reason = match &end {
-        SweepEnd::Stopped(_, reason) if !measured_any => Some(reason.clone()),
-        _ => None,
+        SweepEnd::Stopped(_, reason) => Some(reason.clone()),
+        SweepEnd::Complete => None,
     };
-    state.sweep.update(|sweep| {
-        if let Some(sweep) = sweep {
-            sweep.current = None;
-            sweep.ended = Some(end);
-        }
-    });
-    state.phase.set(match failed_reason {
-        Some(reason) => RunPhase::Failed(reason),
-        None => RunPhase::Finished,
-    });
+    let measured_any = state.end_sweep(end);
+    match failed_reason {
+        Some(reason) if !measured_any => state.fail(RunError::Sweep(reason)),
+        _ => state.finish_run(),
+    }
 }
 
 /// Whether `step` plans for this endpoint; why not otherwise.
@@ -170,16 +157,16 @@ async fn cool_down(context: &RunContext, ms: f64) -> bool {
     let state = context.state;
     let until = context.clock.now_ms() + ms;
     loop {
-        if state.sweep_cancelled.get_untracked() {
-            state.sweep_cooling_s.set(None);
+        if state.sweep_cancelled().get_untracked() {
+            state.cooling(None);
             return false;
         }
         let left = until - context.clock.now_ms();
         if left <= 0.0 {
-            state.sweep_cooling_s.set(None);
+            state.cooling(None);
             return true;
         }
-        state.sweep_cooling_s.set(Some(left / 1000.0));
+        state.cooling(Some(left / 1000.0));
         sleep_ms(left.min(COOLDOWN_TICK_MS)).await;
     }
 }
@@ -189,11 +176,7 @@ async fn cool_down(context: &RunContext, ms: f64) -> bool {
 /// not run, still says why in its files.
 fn mark_last_step(context: &RunContext, reason: StopReason) {
     let state = context.state;
-    let Some(last) = state.sweep.with_untracked(|sweep| {
-        sweep
-            .as_ref()
-            .and_then(|sweep| sweep.steps.last().map(|step| step.artifact.clone()))
-    }) else {
+    let Some(last) = state.last_sweep_step() else {
         return;
     };
     let old_name = last.file_name();
@@ -201,26 +184,14 @@ fn mark_last_step(context: &RunContext, reason: StopReason) {
     if let Some(sweep) = artifact.sweep.as_mut() {
         sweep.stop_reason = Some(reason);
     }
-    if let Ok(text) = artifact.to_json_text() {
-        context
+    match artifact.to_json_text() {
+        Ok(text) => context
             .library
-            .replace_named(&old_name, LoadedArtifact::from_text(&old_name, &text));
+            .replace_named(&old_name, LoadedArtifact::from_text(&old_name, &text)),
+        // The step stays in the library as it was filed; its file just lacks the stop reason.
+        Err(error) => leptos::logging::warn!(
+            "strobe: the sweep's last step could not be rewritten with its stop reason: {error}"
+        ),
     }
-    let artifact = Rc::new(artifact);
-    state.sweep.update(|sweep| {
-        if let Some(step) = sweep.as_mut().and_then(|sweep| sweep.steps.last_mut()) {
-            step.artifact = artifact.clone();
-        }
-    });
-    if state.finished.with_untracked(|finished| {
-        finished
-            .as_ref()
-            .is_some_and(|run| Rc::ptr_eq(&run.artifact, &last))
-    }) {
-        state.finished.update(|finished| {
-            if let Some(run) = finished {
-                run.artifact = artifact;
-            }
-        });
-    }
+    state.replace_last_sweep_step(&last, Rc::new(artifact));
 }

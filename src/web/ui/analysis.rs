@@ -19,16 +19,16 @@ use crate::core::read::loaded::metrics::MetricStat;
 use crate::core::read::loaded::views::{row_notes, RowView};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::judge_loaded;
+use crate::web::state::AppState;
 use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::slo::SloOutcomeLine;
-use crate::web::ui::state::AppState;
 use serde_json::Value;
 
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
+use crate::web::state::library::Library;
 use crate::web::ui::echart::{prefers_dark, EChart};
-use crate::web::ui::library::Library;
 
 fn theme() -> ChartTheme {
     ChartTheme {
@@ -96,7 +96,7 @@ pub fn ChartSections(
             });
             let body = move || {
                 group
-                    .positions_for(state.latency_metric.get())
+                    .positions_for(state.latency_metric().get())
                     .into_iter()
                     .map(chart_view.clone())
                     .collect_view()
@@ -133,7 +133,7 @@ fn MetricSwitch(
     let name = format!("metric-{}", group.section.id());
     let shown = {
         let group = group.clone();
-        Memo::new(move |_| group.shown_metric(state.latency_metric.get()))
+        Memo::new(move |_| group.shown_metric(state.latency_metric().get()))
     };
     view! {
         <fieldset class="metric-switch" data-testid=format!("{}-metric", group.section.id())>
@@ -151,7 +151,7 @@ fn MetricSwitch(
                                 name=name.clone()
                                 value=metric.id()
                                 prop:checked=checked
-                                on:change=move |_| state.latency_metric.set(Some(metric))
+                                on:change=move |_| state.set_latency_metric(metric)
                             />
                             {metric.short_label()}
                         </label>
@@ -201,7 +201,7 @@ pub fn SelectionView() -> impl IntoView {
     let selected = Memo::new(move |_| SelectedRuns(library.selected()));
     // The selected runs on the chosen time basis (docs/accuracy.md, *From the wire*).
     let shown = Memo::new(move |_| {
-        let basis = state.basis.get();
+        let basis = state.basis().get();
         let runs = selected.get().0;
         SelectedRuns(
             runs.into_iter()
@@ -261,7 +261,7 @@ fn SingleRun(
     let export_error = RwSignal::new(None::<String>);
     let run_id = run.identity.run_id.clone();
     let is_finished_run = move || {
-        state.finished.with(|finished| {
+        state.finished().with(|finished| {
             finished.as_ref().is_some_and(|finished| {
                 run_id
                     .as_ref()
@@ -278,7 +278,7 @@ fn SingleRun(
         <section class="analysis" data-testid="single-run">
             <h3>{run.label()}</h3>
             {run.sweep.as_ref().map(|sweep| view! { <p class="sweep-note" data-testid="sweep-note">{sweep.note()}</p> })}
-            {basis_note(state.basis.get_untracked(), &run)
+            {basis_note(state.basis().get_untracked(), &run)
                 .map(|note| view! { <p class="basis-note" data-testid="basis-note">{note}</p> })}
             <SloOutcomeLine outcome=slo_outcome test_id="slo-outcome" />
             <LoadWarnings warnings=run.load.as_ref().map(LoadView::warnings).unwrap_or_default() />

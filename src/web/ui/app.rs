@@ -3,13 +3,12 @@
 use leptos::prelude::*;
 
 use crate::core::config::form::RunForm;
-use crate::core::read::loaded::basis::TimeBasis;
 
 use crate::web::platform::storage;
-use crate::web::ui::library::Library;
+use crate::web::state::library::Library;
+use crate::web::state::AppState;
 use crate::web::ui::results::ResultsView;
 use crate::web::ui::run_view::RunView;
-use crate::web::ui::state::{read_slo, AppState, RunPhase};
 
 /// The whole page.
 #[component]
@@ -17,43 +16,20 @@ pub fn App() -> impl IntoView {
     let query = window().location().search().unwrap_or_default();
     let (form, notices) = RunForm::from_query(&query);
     let remembered_key = storage::load_api_key();
-    let form = RwSignal::new(form);
-    let state = AppState {
-        form,
-        query_notices: RwSignal::new(notices),
-        remember_key: RwSignal::new(remembered_key.is_some()),
-        api_key: RwSignal::new(remembered_key.unwrap_or_default()),
-        models: RwSignal::new(None),
-        preflight_error: RwSignal::new(None),
-        phase: RwSignal::new(RunPhase::Idle),
-        live: StoredValue::new_local(None),
-        snapshot: RwSignal::new(Default::default()),
-        live_rows: RwSignal::new(Default::default()),
-        live_charts: RwSignal::new(false),
-        quiet_run: RwSignal::new(false),
-        finished: RwSignal::new_local(None),
-        sweep: RwSignal::new_local(None),
-        sweep_cancelled: RwSignal::new(false),
-        sweep_cooling_s: RwSignal::new(None),
-        slo: Memo::new(move |_| form.with(read_slo)),
-        slo_note: RwSignal::new(None),
-        live_slo: RwSignal::new(None),
-        basis: RwSignal::new(TimeBasis::Measured),
-        latency_metric: RwSignal::new(None),
-    };
+    let state = AppState::new(form, notices, remembered_key);
     provide_context(state);
     provide_context(Library::new());
 
     // Keep the URL in step with the form, so the address bar is always a link to this setup.
     // The API key is not part of the form, so it can never reach the URL.
     Effect::new(move |_| {
-        let query = state.form.with(RunForm::to_query);
+        let query = state.form().with(RunForm::to_query);
         storage::replace_query(&query);
     });
     // Keep the key in local storage only while the user asks for it.
     Effect::new(move |_| {
-        if state.remember_key.get() {
-            storage::save_api_key(&state.api_key.get());
+        if state.remember_key().get() {
+            storage::save_api_key(&state.api_key().get());
         } else {
             storage::forget_api_key();
         }

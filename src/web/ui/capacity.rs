@@ -20,8 +20,8 @@ use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::clock::measured;
+use crate::web::state::AppState;
 use crate::web::ui::echart::{prefers_dark, EChart};
-use crate::web::ui::state::AppState;
 
 /// The capacity charts of `runs`; nothing when they form no curve of two points.
 #[component]

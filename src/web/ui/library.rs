@@ -4,8 +4,6 @@
 //! Everything read from a file is data: it reaches the page only as text nodes and as ECharts
 //! canvas text, never as HTML.
 
-use std::sync::Arc;
-
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -18,91 +16,12 @@ use crate::core::read::validate::report::Verdict;
 
 use crate::web::platform::clock::measured;
 use crate::web::platform::js_error::js_text;
+use crate::web::state::library::{Library, LibraryEntry};
+use crate::web::state::AppState;
 use crate::web::ui::slo::restore_slo;
-use crate::web::ui::state::AppState;
 
 /// How many problems a card lists before it summarises the rest.
 const PROBLEMS_SHOWN: usize = 50;
-
-/// One loaded file.
-#[derive(Clone)]
-pub struct LibraryEntry {
-    /// Stable id for list keys.
-    pub id: u64,
-    /// What the core read from the file.
-    pub artifact: Arc<LoadedArtifact>,
-    /// Whether the user selected it for charts and comparison.
-    pub selected: RwSignal<bool>,
-}
-
-/// The library's state, provided through context.
-#[derive(Clone, Copy)]
-pub struct Library {
-    /// Loaded files, in load order.
-    pub entries: RwSignal<Vec<LibraryEntry>>,
-    next_id: StoredValue<u64>,
-}
-
-impl Library {
-    /// A new, empty library.
-    pub fn new() -> Self {
-        Self {
-            entries: RwSignal::new(Vec::new()),
-            next_id: StoredValue::new(1),
-        }
-    }
-
-    /// Adds a loaded artifact; valid ones start selected.
-    pub fn add(&self, artifact: LoadedArtifact) {
-        let id = self.next_id.get_value();
-        self.next_id.set_value(id + 1);
-        let selected = RwSignal::new(artifact.verdict() != Verdict::Invalid);
-        self.entries.update(|entries| {
-            entries.push(LibraryEntry {
-                id,
-                artifact: Arc::new(artifact),
-                selected,
-            })
-        });
-    }
-
-    /// Puts `artifact` in the place of the entry named `name` (keeping its selection), or adds
-    /// it when there is none.
-    pub fn replace_named(&self, name: &str, artifact: LoadedArtifact) {
-        let mut artifact = Some(artifact);
-        self.entries.update(|entries| {
-            if let Some(entry) = entries
-                .iter_mut()
-                .rev()
-                .find(|entry| entry.artifact.file_name.text == name)
-            {
-                entry.artifact = Arc::new(artifact.take().expect("taken once"));
-            }
-        });
-        if let Some(artifact) = artifact {
-            self.add(artifact);
-        }
-    }
-
-    /// The selected, readable artifacts, in load order.
-    pub fn selected(&self) -> Vec<Arc<LoadedArtifact>> {
-        self.entries.with(|entries| {
-            entries
-                .iter()
-                .filter(|entry| {
-                    entry.selected.get() && entry.artifact.verdict() != Verdict::Invalid
-                })
-                .map(|entry| entry.artifact.clone())
-                .collect()
-        })
-    }
-}
-
-impl Default for Library {
-    fn default() -> Self {
-        Self::new()
-    }
-}
 
 /// Reads the files picked or dropped together (artifacts, `.zip`s of them, or other tools'
 /// results; an AIPerf run's two exports become one run) and adds what they hold to the library,
@@ -215,7 +134,7 @@ pub fn ArtifactList() -> impl IntoView {
     let library = expect_context::<Library>();
     let sort = RwSignal::new((LibraryColumn::Loaded, true));
     let rows = move || {
-        let entries = library.entries.get();
+        let entries = library.entries().get();
         let table: Vec<LibraryRow> = entries
             .iter()
             .map(|entry| LibraryRow::of(&entry.artifact))
@@ -227,7 +146,7 @@ pub fn ArtifactList() -> impl IntoView {
             .collect::<Vec<_>>()
     };
     view! {
-        <Show when=move || library.entries.with(|entries| !entries.is_empty())>
+        <Show when=move || library.entries().with(|entries| !entries.is_empty())>
             <div class="artifact-table-wrap">
                 <table class="artifact-table" data-testid="artifact-list">
                     <thead>
@@ -359,7 +278,7 @@ fn ArtifactCard(
                 <button
                     type="button"
                     class="small"
-                    on:click=move |_| library.entries.update(|entries| entries.retain(|e| e.id != id))
+                    on:click=move |_| library.remove(id)
                 >
                     "Remove"
                 </button>

@@ -16,11 +16,10 @@ use crate::core::present::charts::timeline;
 use crate::core::present::charts::ChartTheme;
 use crate::core::read::loaded::metrics::MetricKind;
 
+#[allow(unused_imports)] // named by the module's documentation
+use crate::web::run::context::LIVE_CHART_REFRESH_MS;
+use crate::web::state::{AppState, RunPhase};
 use crate::web::ui::echart::{prefers_dark, EChart};
-use crate::web::ui::state::{AppState, RunPhase};
-
-/// How often the live charts are rebuilt.
-pub const LIVE_CHART_REFRESH_MS: f64 = 1_000.0;
 
 /// The live charts; shown only while a run is in progress.
 #[component]
@@ -29,7 +28,7 @@ pub fn LiveCharts() -> impl IntoView {
     let theme = ChartTheme {
         dark: prefers_dark(),
     };
-    let rows = state.live_rows;
+    let rows = state.live_rows();
     let cdf = move |metric: MetricKind| {
         Signal::derive(move || -> Value {
             rows.with(|live| {
@@ -47,14 +46,14 @@ pub fn LiveCharts() -> impl IntoView {
             <input
                 type="checkbox"
                 data-testid="live-charts-toggle"
-                prop:checked=move || state.live_charts.get()
-                on:change=move |ev| state.live_charts.set(event_target_checked(&ev))
+                prop:checked=move || state.live_charts().get()
+                on:change=move |ev| state.set_live_charts(event_target_checked(&ev))
             />
             " Draw charts during the run (each redraw takes main-thread time and can delay the \
              timestamps of reads arriving meanwhile; off gives the truest numbers)"
         </label>
         <Show when=move || {
-            state.phase.get() == RunPhase::Running && state.live_charts.get() && !state.quiet_run.get()
+            state.phase().get() == RunPhase::Running && state.live_charts().get() && !state.quiet_run().get()
         }>
             <div class="chart-grid" data-testid="live-charts">
                 <EChart option=cdf(MetricKind::Ttft) title="TTFT (live)" test_id="live-chart-ttft" height="260px" />

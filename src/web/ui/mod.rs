@@ -1,7 +1,8 @@
 //! The page's components: the application shell, the run form and live numbers, the results
 //! of the last run (and sweep), the artifact library with its charts and comparisons, and the one
 //! `<EChart>` component that owns every ECharts instance. Components only: the work they start
-//! is [`crate::web::run`]'s, and every number they show comes from [`crate::core`].
+//! is [`crate::web::run`]'s, what they change goes through [`crate::web::state`]'s verbs, and
+//! every number they show comes from [`crate::core`].
 
 pub mod analysis;
 pub mod app;
@@ -14,5 +15,4 @@ pub mod notes;
 pub mod results;
 pub mod run_view;
 pub mod slo;
-pub mod state;
 pub mod sweep;

@@ -17,12 +17,12 @@ use crate::core::read::loaded::views::RowView;
 use crate::core::slo::judge_rows;
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
+use crate::web::state::AppState;
 use crate::web::ui::analysis::SelectionView;
 use crate::web::ui::controls::RedactToggle;
 use crate::web::ui::library::{ArtifactDrop, ArtifactList};
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::slo::{SloOutcomeLine, SloPanel};
-use crate::web::ui::state::AppState;
 use crate::web::ui::sweep::SweepSummary;
 
 /// The right column: what the last run measured, and the artifact library with its charts and
@@ -36,7 +36,7 @@ pub fn ResultsView() -> impl IntoView {
             <TimeBasisSwitch />
             <SloPanel />
             <SweepSummary />
-            {move || match state.finished.get() {
+            {move || match state.finished().get() {
                 None => view! {
                     <p class="empty-state" data-testid="results-empty">
                         "No run yet on this page. Finish a run, or load saved artifacts below."
@@ -44,7 +44,7 @@ pub fn ResultsView() -> impl IntoView {
                 }
                 .into_any(),
                 Some(run) => {
-                    view! { <RunSummary artifact=run.artifact.clone() basis=state.basis.get() /> }
+                    view! { <RunSummary artifact=run.artifact.clone() basis=state.basis().get() /> }
                         .into_any()
                 }
             }}
@@ -69,7 +69,7 @@ fn TimeBasisSwitch() -> impl IntoView {
                     data-testid="time-basis"
                     on:change=move |event| {
                         if let Some(basis) = TimeBasis::named(&event_target_value(&event)) {
-                            state.basis.set(basis);
+                            state.set_basis(basis);
                         }
                     }
                 >
@@ -77,7 +77,7 @@ fn TimeBasisSwitch() -> impl IntoView {
                         .into_iter()
                         .map(|basis| {
                             view! {
-                                <option value=basis.id() selected=move || state.basis.get() == basis>
+                                <option value=basis.id() selected=move || state.basis().get() == basis>
                                     {basis.label()}
                                 </option>
                             }

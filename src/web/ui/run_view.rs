@@ -19,9 +19,9 @@ use crate::core::plan::export::plan_document;
 use crate::web::platform::files::download_text;
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};
-use crate::web::ui::library::Library;
+use crate::web::state::library::Library;
+use crate::web::state::{AppState, RunPhase, SweepEnd, SweepProgress};
 use crate::web::ui::live_charts::LiveCharts;
-use crate::web::ui::state::{AppState, RunPhase, SweepEnd, SweepProgress};
 
 /// The file *Export plan* downloads: `strobe-artifact plan`'s `plan.json` under a name of its
 /// own.
@@ -34,7 +34,7 @@ pub fn RunView() -> impl IntoView {
     let library = expect_context::<Library>();
     let start = run_action(state, library);
     let errors = Memo::new(move |_| {
-        state.form.with(|form| match form.to_config() {
+        state.form().with(|form| match form.to_config() {
             Ok(_) => BTreeMap::new(),
             Err(errors) => errors
                 .into_iter()
@@ -53,7 +53,7 @@ pub fn RunView() -> impl IntoView {
                 ),
         })
     });
-    let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
+    let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
     // Why the last *Export plan* made no file, if it did not.
     let plan_error = RwSignal::new(None::<String>);
 
@@ -77,8 +77,8 @@ pub fn RunView() -> impl IntoView {
                             type="password"
                             autocomplete="off"
                             data-testid="api-key"
-                            prop:value=move || state.api_key.get()
-                            on:input=move |ev| state.api_key.set(event_target_value(&ev))
+                            prop:value=move || state.api_key().get()
+                            on:input=move |ev| state.set_api_key(event_target_value(&ev))
                         />
                         <span class="field-help">
                             "Sent only to the endpoint, as a Bearer header. Never written to an artifact, a link or a log."
@@ -88,8 +88,8 @@ pub fn RunView() -> impl IntoView {
                         <input
                             type="checkbox"
                             data-testid="remember-key"
-                            prop:checked=move || state.remember_key.get()
-                            on:change=move |ev| state.remember_key.set(event_target_checked(&ev))
+                            prop:checked=move || state.remember_key().get()
+                            on:change=move |ev| state.set_remember_key(event_target_checked(&ev))
                         />
                         <span>"Remember the key on this device (local storage)"</span>
                     </label>
@@ -135,22 +135,8 @@ pub fn RunView() -> impl IntoView {
                     <button
                         type="button"
                         data-testid="cancel"
-                        disabled=move || state.phase.get() != RunPhase::Running
-                        on:click=move |_| {
-                            // A sweep starts no further step (and leaves its cool-down).
-                            if state.sweep.with_untracked(Option::is_some) {
-                                state.sweep_cancelled.set(true);
-                            }
-                            if let Some(live) = state.live.get_value() {
-                                live.cancel();
-                                // A quiet run draws once here, so the page says it is
-                                // cancelling (a worker's own report of it comes later); its
-                                // counters stay hidden, so nothing else needs copying.
-                                if state.quiet_run.get_untracked() {
-                                    state.snapshot.update(|snapshot| snapshot.cancelled = true);
-                                }
-                            }
-                        }
+                        disabled=move || state.phase().get() != RunPhase::Running
+                        on:click=move |_| state.cancel_run()
                     >
                         "Cancel"
                     </button>
@@ -160,7 +146,7 @@ pub fn RunView() -> impl IntoView {
                         title="The plan these settings make, for Locust's workers or another load engine (docs/locust.md); the same bytes as `strobe-artifact plan --link` with this page's link"
                         on:click=move |_| {
                             let outcome = state
-                                .form
+                                .form()
                                 .with_untracked(plan_document)
                                 .map_err(|error| error.to_string())
                                 .and_then(|text| download_text(PLAN_FILE_NAME, "application/json", &text));
@@ -185,11 +171,11 @@ pub fn RunView() -> impl IntoView {
 fn QueryNotices() -> impl IntoView {
     let state = AppState::expect();
     view! {
-        <Show when=move || state.query_notices.with(|notices| !notices.is_empty())>
+        <Show when=move || state.query_notices().with(|notices| !notices.is_empty())>
             <ul class="notices" data-testid="query-notices">
                 {move || {
                     state
-                        .query_notices
+                        .query_notices()
                         .get()
                         .into_iter()
                         .map(|notice| view! { <li>{notice.message}</li> })
@@ -207,7 +193,7 @@ fn Essentials(
     errors: Memo<BTreeMap<String, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
-    let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
+    let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
     view! {
         <fieldset class="field-group essentials" disabled=busy data-testid="essentials">
             <legend>"Run"</legend>
@@ -230,7 +216,7 @@ fn FieldSet(
     errors: Memo<BTreeMap<String, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
-    let busy = move || matches!(state.phase.get(), RunPhase::Preflight | RunPhase::Running);
+    let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
     let keys: Vec<FieldKey> = FieldKey::ALL
         .iter()
         .copied()
@@ -239,7 +225,7 @@ fn FieldSet(
     let defaults = RunForm::browser_defaults();
     let summary_keys = keys.clone();
     let changed = move || {
-        state.form.with(|form| {
+        state.form().with(|form| {
             summary_keys
                 .iter()
                 .filter(|&&key| form.get(key).trim() != defaults.get(key).trim())
@@ -296,13 +282,13 @@ fn Field(
     let state = AppState::expect();
     let spec = key.spec();
     let name = key.as_str();
-    let value = move || state.form.with(|form| form.get(key).to_string());
-    let set = move |text: String| state.form.update(|form| form.set(key, text));
+    let value = move || state.form().with(|form| form.get(key).to_string());
+    let set = move |text: String| state.edit_field(key, text);
     // Model and engine start empty and the endpoint check fills them: no red before that.
     let error = move || {
         let shown = !FILLED_BY_PREFLIGHT.contains(&key)
-            || state.models.with(Option::is_some)
-            || matches!(state.phase.get(), RunPhase::Failed(_));
+            || state.models().with(Option::is_some)
+            || matches!(state.phase().get(), RunPhase::Failed(_));
         errors
             .with(|errors| errors.get(key.as_str()).cloned())
             .filter(|_| shown)
@@ -394,7 +380,7 @@ fn LoopbackAliases() -> impl IntoView {
     let state = AppState::expect();
     let said = RwSignal::new(None::<Result<String, String>>);
     let fill = move |_| {
-        let (base_url, concurrency) = state.form.with_untracked(|form| {
+        let (base_url, concurrency) = state.form().with_untracked(|form| {
             let concurrency = form
                 .get(FieldKey::Concurrency)
                 .trim()
@@ -404,7 +390,7 @@ fn LoopbackAliases() -> impl IntoView {
         });
         said.set(Some(loopback_alias_pool(&base_url, concurrency).map(|pool| {
             let text = pool.join(" ");
-            state.form.update(|form| form.set(FieldKey::Pool, text.clone()));
+            state.edit_field(FieldKey::Pool, text.clone());
             if pool.is_empty() {
                 format!("Concurrency {concurrency} fits in one origin's six connections: no pool needed.")
             } else {
@@ -437,7 +423,7 @@ fn ModelOptions() -> impl IntoView {
         <datalist id="model-options">
             {move || {
                 state
-                    .models
+                    .models()
                     .get()
                     .map(|models| {
                         models
@@ -457,7 +443,7 @@ fn ModelOptions() -> impl IntoView {
 fn ConnectionLimitWarning() -> impl IntoView {
     let state = AppState::expect();
     let per_origin = move || {
-        state.form.with(|form| {
+        state.form().with(|form| {
             let concurrency = form
                 .get(FieldKey::Concurrency)
                 .trim()
@@ -504,7 +490,7 @@ fn PreflightStatus() -> impl IntoView {
     view! {
         {move || {
             state
-                .preflight_error
+                .preflight_error()
                 .get()
                 .map(|(message, cors)| {
                     view! {
@@ -536,7 +522,7 @@ fn PreflightStatus() -> impl IntoView {
         }}
         {move || {
             state
-                .models
+                .models()
                 .get()
                 .map(|models| {
                     view! {
@@ -548,8 +534,8 @@ fn PreflightStatus() -> impl IntoView {
         }}
         {move || {
             // What the window does to this form's prompts, recomputed as the form changes.
-            let models = state.models.get()?;
-            let config = state.form.with(config_for_preflight).ok()?;
+            let models = state.models().get()?;
+            let config = state.form().with(config_for_preflight).ok()?;
             let window = models.context_window(&config.model)?;
             Some(view! {
                 <p class="context-window" data-testid="context-window">
@@ -558,8 +544,8 @@ fn PreflightStatus() -> impl IntoView {
             })
         }}
         {move || {
-            let models = state.models.get()?;
-            let engine = state.form.with(|form| form.get(FieldKey::Engine).to_owned());
+            let models = state.models().get()?;
+            let engine = state.form().with(|form| form.get(FieldKey::Engine).to_owned());
             let notes: Vec<String> = models
                 .probe_note
                 .clone()
@@ -580,23 +566,23 @@ fn PreflightStatus() -> impl IntoView {
 #[component]
 fn LivePanel() -> impl IntoView {
     let state = AppState::expect();
-    let snapshot = state.snapshot;
+    let snapshot = state.snapshot();
     let ms = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.1} ms"));
     let rate = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.1} tok/s"));
     view! {
-        <div class="live" data-testid="status" data-state=move || state.phase.get().as_str()>
+        <div class="live" data-testid="status" data-state=move || state.phase().get().as_str()>
             {move || {
                 state
-                    .sweep
-                    .with(|sweep| sweep.as_ref().map(|sweep| sweep_text(sweep, state.sweep_cooling_s.get(), state.sweep_cancelled.get())))
+                    .sweep()
+                    .with(|sweep| sweep.as_ref().map(|sweep| sweep_text(sweep, state.sweep_cooling_s().get(), state.sweep_cancelled().get())))
                     .map(|text| view! { <p class="sweep-line" data-testid="sweep-status">{text}</p> })
             }}
             <p class="status-line">
-                {move || status_text(&state.phase.get(), &snapshot.get(), state.quiet_run.get())}
+                {move || status_text(&state.phase().get(), &snapshot.get(), state.quiet_run().get())}
             </p>
             <Show when=move || {
                 snapshot.with(|s| s.requests > 0)
-                    && !(state.quiet_run.get() && state.phase.get() == RunPhase::Running)
+                    && !(state.quiet_run().get() && state.phase().get() == RunPhase::Running)
             }>
                 <progress
                     max=move || snapshot.with(|s| s.requests as f64)
@@ -627,9 +613,9 @@ fn LivePanel() -> impl IntoView {
                 }}
                 {move || {
                     state
-                        .live_slo
+                        .live_slo()
                         .get()
-                        .filter(|_| state.phase.get() == RunPhase::Running)
+                        .filter(|_| state.phase().get() == RunPhase::Running)
                         .map(|outcome| view! {
                             <p class="slo-outcome" data-testid="live-slo">
                                 {format!("SLO so far: {}", outcome.summary())}

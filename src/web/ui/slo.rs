@@ -8,7 +8,7 @@ use crate::core::config::fields::FieldKey;
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::SloOutcome;
 
-use crate::web::ui::state::AppState;
+use crate::web::state::AppState;
 
 /// How an SLO judges requests, for the help text under its box.
 pub const SLO_RULES: &str = "A request meets the SLO when it succeeded and every bound holds \
@@ -22,11 +22,8 @@ pub const SLO_RULES: &str = "A request meets the SLO when it succeeded and every
 #[component]
 pub fn SloPanel() -> impl IntoView {
     let state = AppState::expect();
-    let field = move |key: FieldKey| state.form.with(|form| form.get(key).to_owned());
-    let set = move |key: FieldKey, text: String| {
-        state.slo_note.set(None);
-        state.form.update(|form| form.set(key, text));
-    };
+    let field = move |key: FieldKey| state.form().with(|form| form.get(key).to_owned());
+    let set = move |key: FieldKey, text: String| state.edit_field(key, text);
     view! {
         <div class="slo-panel" data-testid="slo-panel">
             <label class="field">
@@ -52,12 +49,12 @@ pub fn SloPanel() -> impl IntoView {
             </label>
             {move || {
                 state
-                    .slo
+                    .slo()
                     .get()
                     .err()
                     .map(|error| view! { <p class="field-error" data-testid="slo-error">{error}</p> })
             }}
-            {move || state.slo_note.get().map(|note| view! { <p class="slo-note" data-testid="slo-note">{note}</p> })}
+            {move || state.slo_note().get().map(|note| view! { <p class="slo-note" data-testid="slo-note">{note}</p> })}
             <p class="field-help">{SLO_RULES}</p>
         </div>
     }
@@ -108,25 +105,20 @@ pub fn restore_slo(state: AppState, loaded: &LoadedArtifact) {
     };
     match &view.slo {
         Some(slo) => {
-            let target = view.target;
-            state.form.update(|form| {
-                form.set(FieldKey::Slo, slo.to_string());
-                if let Some(target) = target {
-                    // Rounded so 0.9 shows as 90, not 90.00000000000001.
-                    let percent = (target * 100.0 * 1e6).round() / 1e6;
-                    form.set(FieldKey::SloTarget, percent.to_string());
-                }
-            });
-            state.slo_note.set(Some(format!(
-                "SLO {slo} restored from {}.",
-                loaded.file_name
-            )));
+            let mut fields = vec![(FieldKey::Slo, slo.to_string())];
+            if let Some(target) = view.target {
+                // Rounded so 0.9 shows as 90, not 90.00000000000001.
+                let percent = (target * 100.0 * 1e6).round() / 1e6;
+                fields.push((FieldKey::SloTarget, percent.to_string()));
+            }
+            state.restore_slo(
+                fields,
+                format!("SLO {slo} restored from {}.", loaded.file_name),
+            );
         }
         None => {
             if let Some(problem) = &view.problem {
-                state
-                    .slo_note
-                    .set(Some(format!("{}: {problem}.", loaded.file_name)));
+                state.restore_slo(Vec::new(), format!("{}: {problem}.", loaded.file_name));
             }
         }
     }

@@ -10,8 +10,8 @@ use crate::core::present::capacity::CapacityPoint;
 use crate::core::present::export::artifacts_zip;
 
 use crate::web::platform::files::download_bytes;
+use crate::web::state::{AppState, SweepEnd};
 use crate::web::ui::controls::RedactToggle;
-use crate::web::ui::state::{AppState, SweepEnd};
 
 /// The steps of the sweep in progress or last run, and its download.
 #[component]
@@ -20,7 +20,7 @@ pub fn SweepSummary() -> impl IntoView {
     let redact = RwSignal::new(false);
     let download_error = RwSignal::new(None::<String>);
     let on_download = move |_| {
-        let Some((id, steps)) = state.sweep.with_untracked(|sweep| {
+        let Some((id, steps)) = state.sweep().with_untracked(|sweep| {
             sweep.as_ref().map(|sweep| {
                 let id = sweep
                     .steps
@@ -45,7 +45,7 @@ pub fn SweepSummary() -> impl IntoView {
     };
     view! {
         {move || {
-            state.sweep.with(|sweep| sweep.as_ref().map(|sweep| {
+            state.sweep().with(|sweep| sweep.as_ref().map(|sweep| {
                 let points: Vec<(usize, Option<CapacityPoint>, Option<String>)> = sweep
                     .steps
                     .iter()

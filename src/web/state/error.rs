@@ -1,6 +1,6 @@
-//! Why a run ended without an artifact ([`RunError`]), each reason with what to do next, in one
-//! place: the page shows its text in the status line, and a worker sends its reasons to the page
-//! as text inside [`FromMeasurement::Failed`](crate::core::live::FromMeasurement).
+//! Why a run ended without an artifact, or could not start ([`RunError`]), each reason with what
+//! to do next, in one place: the page shows its text in the status line, and a worker sends its
+//! reasons to the page as text inside [`FromMeasurement::Failed`](crate::core::live::FromMeasurement).
 
 use thiserror::Error;
 
@@ -11,6 +11,24 @@ pub const USE_MAIN_THREAD: &str =
 /// Why a run has no artifact.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum RunError {
+    /// The endpoint check failed; the page shows why above the form.
+    #[error("the endpoint check failed; see the message above")]
+    EndpointCheck,
+    /// Fields of the form do not parse or break a rule; each is marked in the form.
+    #[error("fix these fields first: {}", .0.join(", "))]
+    InvalidFields(Vec<&'static str>),
+    /// The settings make no plan (the plan's own words say what to change).
+    #[error("{0}")]
+    Plan(String),
+    /// Context calibration could not size the prompts (its words say what to do).
+    #[error("{0}")]
+    Calibration(String),
+    /// The run finished but its artifact could not be built or written.
+    #[error("the run finished but its artifact could not be built: {0}")]
+    Artifact(String),
+    /// A sweep stopped before any of its steps was measured.
+    #[error("{0}")]
+    Sweep(String),
     /// The measuring thread said why: the warm-up failed, the plan was refused, the artifact
     /// could not be built (its own words, which say what to do).
     #[error("{0}")]

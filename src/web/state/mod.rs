@@ -1,0 +1,539 @@
+//! The page's state, below both the components (`ui`) and the page's side of a run (`run`):
+//! [`AppState`], one value provided through context whose fields are private, read through
+//! read-only signals and changed only through its verbs, so a run's phase changes in one place;
+//! the [`library`] of loaded files; and [`error::RunError`], why a run has no artifact.
+//!
+//! It imports neither `ui` nor `run`: what it knows of a run in progress is a way to cancel it,
+//! which `run` hands it.
+
+pub mod error;
+pub mod library;
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use crate::core::artifact::schema::sweep::{StopReason, SweepVariable};
+use crate::core::artifact::schema::ArtifactV1;
+use crate::core::config::fields::FieldKey;
+use crate::core::config::form::RunForm;
+use crate::core::config::link::QueryNotice;
+use crate::core::config::models::ModelsInfo;
+use crate::core::config::slo::SloSpec;
+use crate::core::live::{LiveRows, LiveSnapshot};
+use crate::core::present::capacity::CapacityPoint;
+use crate::core::read::loaded::basis::TimeBasis;
+use crate::core::read::loaded::metrics::MetricKind;
+use crate::core::slo::SloOutcome;
+
+use crate::web::state::error::RunError;
+
+/// Where the run view is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunPhase {
+    /// Nothing running; the form is editable.
+    Idle,
+    /// Checking the endpoint (and calibrating) before the run.
+    Preflight,
+    /// Requests are in flight.
+    Running,
+    /// The run ended (completed or cancelled) and its artifact is ready.
+    Finished,
+    /// The run could not start, or ended without an artifact; the error says why.
+    Failed(RunError),
+}
+
+impl RunPhase {
+    /// The `data-state` value tests and scripts read.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RunPhase::Idle => "idle",
+            RunPhase::Preflight => "preflight",
+            RunPhase::Running => "running",
+            RunPhase::Finished => "finished",
+            RunPhase::Failed(_) => "error",
+        }
+    }
+
+    /// Whether a run is being started or is running (the form's Run does nothing then).
+    pub fn is_busy(&self) -> bool {
+        matches!(self, RunPhase::Preflight | RunPhase::Running)
+    }
+}
+
+/// A finished run kept on the page until the next one starts.
+#[derive(Clone, Debug)]
+pub struct FinishedRun {
+    /// The artifact as built by the core.
+    pub artifact: Rc<ArtifactV1>,
+}
+
+/// Where a sweep is (docs/load.md).
+#[derive(Clone, Debug)]
+pub struct SweepProgress {
+    /// The `sweep` setting it runs.
+    pub spec: String,
+    /// The steps it plans.
+    pub step_count: usize,
+    /// The step running or about to (from 0), its variable and value.
+    pub current: Option<(usize, SweepVariable, f64)>,
+    /// The finished steps, in order.
+    pub steps: Vec<SweepStepRecord>,
+    /// The sweep ended: every step ran, or why it stopped.
+    pub ended: Option<SweepEnd>,
+}
+
+/// A finished step of a sweep: its artifact, and its point of the capacity curve (read once,
+/// when it is filed).
+#[derive(Clone, Debug)]
+pub struct SweepStepRecord {
+    /// The step's artifact, with its `sweep` block.
+    pub artifact: Rc<ArtifactV1>,
+    /// What it carried and its latencies; `None` without a wall time.
+    pub point: Option<CapacityPoint>,
+}
+
+/// How a sweep ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SweepEnd {
+    /// Every planned step ran.
+    Complete,
+    /// A stop rule, a cancel or a step that could not run ended it; the text says more.
+    Stopped(StopReason, String),
+}
+
+/// What Cancel does to the run in progress: `run` hands one over when a measurement starts.
+pub type Canceller = Rc<dyn Fn()>;
+
+/// The page's shared state. Components read it through the read-only signals of its getters
+/// and change it through its verbs; the page's side of a run does the same.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    form: RwSignal<RunForm>,
+    query_notices: RwSignal<Vec<QueryNotice>>,
+    api_key: RwSignal<String>,
+    remember_key: RwSignal<bool>,
+    models: RwSignal<Option<ModelsInfo>>,
+    preflight_error: RwSignal<Option<(String, bool)>>,
+    phase: RwSignal<RunPhase>,
+    canceller: StoredValue<Option<Canceller>, LocalStorage>,
+    snapshot: RwSignal<LiveSnapshot>,
+    live_charts: RwSignal<bool>,
+    quiet_run: RwSignal<bool>,
+    live_rows: RwSignal<LiveRows>,
+    finished: RwSignal<Option<FinishedRun>, LocalStorage>,
+    sweep: RwSignal<Option<SweepProgress>, LocalStorage>,
+    sweep_cancelled: RwSignal<bool>,
+    sweep_cooling_s: RwSignal<Option<f64>>,
+    slo: Memo<Result<Option<SloSpec>, String>>,
+    slo_note: RwSignal<Option<String>>,
+    live_slo: RwSignal<Option<SloOutcome>>,
+    basis: RwSignal<TimeBasis>,
+    latency_metric: RwSignal<Option<MetricKind>>,
+}
+
+impl AppState {
+    /// The page's state on its first render: the form and notices its link gave, and the key
+    /// this browser remembers, if the user asked it to.
+    pub fn new(form: RunForm, notices: Vec<QueryNotice>, remembered_key: Option<String>) -> Self {
+        let form = RwSignal::new(form);
+        Self {
+            form,
+            query_notices: RwSignal::new(notices),
+            remember_key: RwSignal::new(remembered_key.is_some()),
+            api_key: RwSignal::new(remembered_key.unwrap_or_default()),
+            models: RwSignal::new(None),
+            preflight_error: RwSignal::new(None),
+            phase: RwSignal::new(RunPhase::Idle),
+            canceller: StoredValue::new_local(None),
+            snapshot: RwSignal::new(LiveSnapshot::default()),
+            live_rows: RwSignal::new(LiveRows::default()),
+            live_charts: RwSignal::new(false),
+            quiet_run: RwSignal::new(false),
+            finished: RwSignal::new_local(None),
+            sweep: RwSignal::new_local(None),
+            sweep_cancelled: RwSignal::new(false),
+            sweep_cooling_s: RwSignal::new(None),
+            slo: Memo::new(move |_| form.with(read_slo)),
+            slo_note: RwSignal::new(None),
+            live_slo: RwSignal::new(None),
+            basis: RwSignal::new(TimeBasis::Measured),
+            latency_metric: RwSignal::new(None),
+        }
+    }
+
+    /// The state provided to the page's components.
+    pub fn expect() -> Self {
+        expect_context::<AppState>()
+    }
+}
+
+/// What the page shows: read-only signals, one per part of the state.
+impl AppState {
+    /// The form's raw field text (mirrored into the URL query).
+    pub fn form(&self) -> ReadSignal<RunForm> {
+        self.form.read_only()
+    }
+
+    /// Notices from reading the page's URL query.
+    pub fn query_notices(&self) -> ReadSignal<Vec<QueryNotice>> {
+        self.query_notices.read_only()
+    }
+
+    /// The API key: in memory only, unless [`Self::remember_key`] is on.
+    pub fn api_key(&self) -> ReadSignal<String> {
+        self.api_key.read_only()
+    }
+
+    /// The key as a request sends it: `None` when the field is empty.
+    pub fn api_key_for_requests(&self) -> Option<String> {
+        let key = self.api_key.get_untracked();
+        (!key.is_empty()).then_some(key)
+    }
+
+    /// Whether the key is kept in this browser's local storage.
+    pub fn remember_key(&self) -> ReadSignal<bool> {
+        self.remember_key.read_only()
+    }
+
+    /// What the endpoint's `/models` said, when asked.
+    pub fn models(&self) -> ReadSignal<Option<ModelsInfo>> {
+        self.models.read_only()
+    }
+
+    /// The last endpoint-check problem, if any, and whether CORS help applies.
+    pub fn preflight_error(&self) -> ReadSignal<Option<(String, bool)>> {
+        self.preflight_error.read_only()
+    }
+
+    /// Where the run view is.
+    pub fn phase(&self) -> ReadSignal<RunPhase> {
+        self.phase.read_only()
+    }
+
+    /// The latest numbers of the run in progress.
+    pub fn snapshot(&self) -> ReadSignal<LiveSnapshot> {
+        self.snapshot.read_only()
+    }
+
+    /// Whether charts are drawn while a run goes on (off by default: every redraw is
+    /// main-thread time that can delay the timestamp of a read arriving meanwhile).
+    pub fn live_charts(&self) -> ReadSignal<bool> {
+        self.live_charts.read_only()
+    }
+
+    /// Whether the run in progress shows nothing until it ends (its `live_view` is `end`).
+    pub fn quiet_run(&self) -> ReadSignal<bool> {
+        self.quiet_run.read_only()
+    }
+
+    /// The finished requests of the run in progress, for the live charts.
+    pub fn live_rows(&self) -> ReadSignal<LiveRows> {
+        self.live_rows.read_only()
+    }
+
+    /// The last finished run.
+    pub fn finished(&self) -> ReadSignal<Option<FinishedRun>, LocalStorage> {
+        self.finished.read_only()
+    }
+
+    /// The sweep in progress or last run: where it is, and its finished steps.
+    pub fn sweep(&self) -> ReadSignal<Option<SweepProgress>, LocalStorage> {
+        self.sweep.read_only()
+    }
+
+    /// Whether Cancel was pressed during the sweep in progress: no further step starts.
+    pub fn sweep_cancelled(&self) -> ReadSignal<bool> {
+        self.sweep_cancelled.read_only()
+    }
+
+    /// Seconds of cool-down left before a sweep's next step, while it cools down.
+    pub fn sweep_cooling_s(&self) -> ReadSignal<Option<f64>> {
+        self.sweep_cooling_s.read_only()
+    }
+
+    /// The SLO the form asks for (its `slo`, `slo_target` and `sweep_min_attainment` fields),
+    /// or why it cannot be read; `Ok(None)` without one. Every view that judges reads this.
+    pub fn slo(&self) -> Memo<Result<Option<SloSpec>, String>> {
+        self.slo
+    }
+
+    /// The SLO in force, if the form names a readable one.
+    pub fn current_slo(&self) -> Option<SloSpec> {
+        self.slo.get().ok().flatten()
+    }
+
+    /// Where the SLO shown came from, when a dropped file restored it (or why it could not).
+    pub fn slo_note(&self) -> ReadSignal<Option<String>> {
+        self.slo_note.read_only()
+    }
+
+    /// What the SLO says of the run in progress so far.
+    pub fn live_slo(&self) -> ReadSignal<Option<SloOutcome>> {
+        self.live_slo.read_only()
+    }
+
+    /// The basis the results show times on: as measured (the default) or from the wire.
+    pub fn basis(&self) -> ReadSignal<TimeBasis> {
+        self.basis.read_only()
+    }
+
+    /// The metric the charts' latency section shows (`None`: its default, TTFT).
+    pub fn latency_metric(&self) -> ReadSignal<Option<MetricKind>> {
+        self.latency_metric.read_only()
+    }
+}
+
+/// What the user changes in the form and the results.
+impl AppState {
+    /// Field `key` now reads `text`. Editing an SLO field drops the note of where a restored
+    /// SLO came from: it no longer describes the fields.
+    pub fn edit_field(&self, key: FieldKey, text: impl Into<String>) {
+        if matches!(
+            key,
+            FieldKey::Slo | FieldKey::SloTarget | FieldKey::SweepMinAttainment
+        ) {
+            self.slo_note.set(None);
+        }
+        let text = text.into();
+        self.form.update(|form| form.set(key, text));
+    }
+
+    /// A dropped file's SLO fills the SLO fields, with a note of where it came from (or why it
+    /// could not).
+    pub fn restore_slo(&self, fields: Vec<(FieldKey, String)>, note: String) {
+        if !fields.is_empty() {
+            self.form.update(|form| {
+                for (key, text) in fields {
+                    form.set(key, text);
+                }
+            });
+        }
+        self.slo_note.set(Some(note));
+    }
+
+    /// The key field now reads `key`.
+    pub fn set_api_key(&self, key: String) {
+        self.api_key.set(key);
+    }
+
+    /// Whether this browser keeps the key.
+    pub fn set_remember_key(&self, remember: bool) {
+        self.remember_key.set(remember);
+    }
+
+    /// Draw charts during runs, or not.
+    pub fn set_live_charts(&self, on: bool) {
+        self.live_charts.set(on);
+    }
+
+    /// Show times on `basis`.
+    pub fn set_basis(&self, basis: TimeBasis) {
+        self.basis.set(basis);
+    }
+
+    /// Chart `metric` in the latency section.
+    pub fn set_latency_metric(&self, metric: MetricKind) {
+        self.latency_metric.set(Some(metric));
+    }
+}
+
+/// The endpoint check.
+impl AppState {
+    /// The check answered: its models, and the model and engine it filled into empty fields.
+    pub fn endpoint_checked(
+        &self,
+        models: ModelsInfo,
+        model: Option<String>,
+        engine: Option<String>,
+    ) {
+        self.preflight_error.set(None);
+        if model.is_some() || engine.is_some() {
+            self.form.update(|form| {
+                if let Some(model) = model {
+                    form.set(FieldKey::Model, model);
+                }
+                if let Some(engine) = engine {
+                    form.set(FieldKey::Engine, engine);
+                }
+            });
+        }
+        self.models.set(Some(models));
+    }
+
+    /// The check could not be made or failed: `summary` says why, `cors_help` whether the CORS
+    /// recipes apply.
+    pub fn endpoint_check_failed(&self, summary: String, cors_help: bool) {
+        self.models.set(None);
+        self.preflight_error.set(Some((summary, cors_help)));
+    }
+}
+
+/// A run's phases, changed here and nowhere else.
+impl AppState {
+    /// Run was pressed: the check and the plan start. False (and nothing changes) while a run
+    /// is being started or running.
+    pub fn begin_run(&self) -> bool {
+        if self.phase.get_untracked().is_busy() {
+            return false;
+        }
+        self.phase.set(RunPhase::Preflight);
+        true
+    }
+
+    /// The run is about to measure: what the last run (or sweep) left in the results goes.
+    /// Until then a run that cannot start leaves the last results shown.
+    pub fn clear_last_run(&self) {
+        self.finished.set(None);
+        self.sweep.set(None);
+        self.sweep_cancelled.set(false);
+        self.sweep_cooling_s.set(None);
+    }
+
+    /// A measurement started: Cancel now calls `cancel`; the live numbers start from
+    /// `snapshot`, and a `quiet` run (`live_view: end`) shows none until it ends.
+    pub fn measuring(&self, cancel: Canceller, snapshot: LiveSnapshot, quiet: bool) {
+        self.canceller.set_value(Some(cancel));
+        self.snapshot.set(snapshot);
+        self.quiet_run.set(quiet);
+        self.live_slo.set(None);
+        self.phase.set(RunPhase::Running);
+    }
+
+    /// The run in progress reports: its numbers, what the SLO says so far, and (when the live
+    /// charts are due) its finished rows.
+    pub fn live_update(
+        &self,
+        snapshot: LiveSnapshot,
+        slo: Option<SloOutcome>,
+        rows: Option<LiveRows>,
+    ) {
+        if slo.is_some() {
+            self.live_slo.set(slo);
+        }
+        self.snapshot.set(snapshot);
+        if let Some(rows) = rows {
+            self.live_rows.set(rows);
+        }
+    }
+
+    /// Cancel was pressed: a sweep starts no further step, the measurement in flight stops
+    /// sending, and a quiet run says it is cancelling (its worker's report comes later).
+    pub fn cancel_run(&self) {
+        if self.sweep.with_untracked(Option::is_some) {
+            self.sweep_cancelled.set(true);
+        }
+        if let Some(cancel) = self.canceller.get_value() {
+            cancel();
+            if self.quiet_run.get_untracked() {
+                self.snapshot.update(|snapshot| snapshot.cancelled = true);
+            }
+        }
+    }
+
+    /// A run's artifact is ready: it is the one the results show.
+    pub fn show_run(&self, artifact: Rc<ArtifactV1>) {
+        self.finished.set(Some(FinishedRun { artifact }));
+    }
+
+    /// The run (or the sweep) ended with its artifacts filed.
+    pub fn finish_run(&self) {
+        self.canceller.set_value(None);
+        self.phase.set(RunPhase::Finished);
+    }
+
+    /// The run ended without an artifact, or could not start: `error` says why.
+    pub fn fail(&self, error: RunError) {
+        self.canceller.set_value(None);
+        self.phase.set(RunPhase::Failed(error));
+    }
+}
+
+/// A sweep's progress.
+impl AppState {
+    /// A sweep of `step_count` steps over `spec` begins.
+    pub fn begin_sweep(&self, spec: String, step_count: usize) {
+        self.sweep.set(Some(SweepProgress {
+            spec,
+            step_count,
+            current: None,
+            steps: Vec::new(),
+            ended: None,
+        }));
+    }
+
+    /// Step `index` (of `variable` at `value`) is running.
+    pub fn sweep_step_started(&self, index: usize, variable: SweepVariable, value: f64) {
+        self.sweep.update(|sweep| {
+            if let Some(sweep) = sweep {
+                sweep.current = Some((index, variable, value));
+            }
+        });
+    }
+
+    /// A step finished and is filed.
+    pub fn sweep_step_filed(&self, step: SweepStepRecord) {
+        self.sweep.update(|sweep| {
+            if let Some(sweep) = sweep {
+                sweep.steps.push(step);
+            }
+        });
+    }
+
+    /// The last finished step's artifact, if any.
+    pub fn last_sweep_step(&self) -> Option<Rc<ArtifactV1>> {
+        self.sweep.with_untracked(|sweep| {
+            sweep
+                .as_ref()
+                .and_then(|sweep| sweep.steps.last().map(|step| step.artifact.clone()))
+        })
+    }
+
+    /// The last step's artifact is now `artifact` (it records why the sweep stopped after it),
+    /// in the sweep and, when it is the run shown, in the results.
+    pub fn replace_last_sweep_step(&self, old: &Rc<ArtifactV1>, artifact: Rc<ArtifactV1>) {
+        self.sweep.update(|sweep| {
+            if let Some(step) = sweep.as_mut().and_then(|sweep| sweep.steps.last_mut()) {
+                step.artifact = artifact.clone();
+            }
+        });
+        let shown = self.finished.with_untracked(|finished| {
+            finished
+                .as_ref()
+                .is_some_and(|run| Rc::ptr_eq(&run.artifact, old))
+        });
+        if shown {
+            self.finished.set(Some(FinishedRun { artifact }));
+        }
+    }
+
+    /// Seconds of cool-down left before the next step, or `None` when it is over.
+    pub fn cooling(&self, left_s: Option<f64>) {
+        self.sweep_cooling_s.set(left_s);
+    }
+
+    /// The sweep ended as `end`; it measured at least one step when it has any filed.
+    pub fn end_sweep(&self, end: SweepEnd) -> bool {
+        let mut measured_any = false;
+        self.sweep.update(|sweep| {
+            if let Some(sweep) = sweep {
+                sweep.current = None;
+                sweep.ended = Some(end);
+                measured_any = !sweep.steps.is_empty();
+            }
+        });
+        self.sweep_cooling_s.set(None);
+        measured_any
+    }
+}
+
+/// The form's SLO fields read as an SLO, their errors joined into one message.
+pub fn read_slo(form: &RunForm) -> Result<Option<SloSpec>, String> {
+    form.to_slo().map_err(|errors| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
