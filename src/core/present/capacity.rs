@@ -1,12 +1,13 @@
 //! The capacity view's data (docs/load.md): each run as one point of a throughput–latency curve,
 //! grouped into curves — the steps of one sweep (by its id), or, for runs without a sweep
-//! block, the selected runs of one load mode — and ordered by the variable they step through
+//! block, the selected runs of one load mode and one setup — and ordered by the variable they step through
 //! (concurrency or rate).
 
 use std::collections::BTreeMap;
 
 use crate::core::config::slo::Slo;
 use crate::core::load::sweep::SATURATION_SHARE;
+use crate::core::present::compare::setup_key;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::{
@@ -34,7 +35,7 @@ pub struct CapacityPoint {
     pub slo: Option<SloOutcome>,
 }
 
-/// One curve: the points of one sweep, or of the selected runs of one load mode.
+/// One curve: the points of one sweep, or of the selected runs of one load mode and setup.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CapacitySeries {
     /// The legend: the sweep's id, or what the runs have in common.
@@ -82,8 +83,10 @@ impl CapacitySeries {
     }
 }
 
-/// The curves of `runs`: one per sweep id, and one per load mode for runs outside a sweep, each
-/// with at least two points (one run is no curve). Curves keep the order their first run had.
+/// The curves of `runs`: one per sweep id, and for runs outside a sweep one per load mode and
+/// setup ([`setup_key`]: the same model, engine, GPU, prompts and workload), each with at least
+/// two points (one run is no curve); runs of different servers or workloads are never joined.
+/// Curves keep the order their first run had.
 pub fn capacity_series(runs: &[&LoadedArtifact]) -> Vec<CapacitySeries> {
     capacity_series_with_slo(runs, None)
 }
@@ -93,7 +96,8 @@ pub fn capacity_series_with_slo(
     runs: &[&LoadedArtifact],
     slo: Option<&Slo>,
 ) -> Vec<CapacitySeries> {
-    let mut groups: BTreeMap<String, (usize, Vec<CapacityPoint>)> = BTreeMap::new();
+    // Key → (name, first run's position, points).
+    let mut groups: BTreeMap<String, (String, usize, Vec<CapacityPoint>)> = BTreeMap::new();
     for (position, run) in runs.iter().enumerate() {
         let rate = run.load.as_ref().and_then(|load| load.rate);
         let variable = if rate.is_some() {
@@ -101,21 +105,24 @@ pub fn capacity_series_with_slo(
         } else {
             "concurrency"
         };
-        let key = match run.sweep.as_ref().and_then(|sweep| sweep.id.as_ref()) {
-            Some(id) => id.to_string(),
-            None => format!("selected runs ({variable})"),
+        let (key, name) = match run.sweep.as_ref().and_then(|sweep| sweep.id.as_ref()) {
+            Some(id) => (format!("sweep {}", id.text), id.to_string()),
+            None => (
+                format!("{variable}\u{1e}{}", setup_key(run)),
+                format!("selected runs of {} ({variable})", run_setup_label(run)),
+            ),
         };
         let Some(mut point) = capacity_point(run) else {
             continue;
         };
         point.slo = slo.and_then(|slo| judge_loaded(slo, run).ok());
-        let group = groups.entry(key).or_insert((position, Vec::new()));
-        group.1.push(point);
+        let group = groups.entry(key).or_insert((name, position, Vec::new()));
+        group.2.push(point);
     }
     let mut series: Vec<(usize, CapacitySeries)> = groups
-        .into_iter()
-        .filter(|(_, (_, points))| points.len() >= 2)
-        .map(|(name, (first, mut points))| {
+        .into_values()
+        .filter(|(_, _, points)| points.len() >= 2)
+        .map(|(name, first, mut points)| {
             let rates = points.iter().filter(|p| p.offered_rate.is_some()).count();
             let variable = match rates {
                 0 => "concurrency",
@@ -141,6 +148,19 @@ pub fn capacity_series_with_slo(
         .collect();
     series.sort_by_key(|(first, _)| *first);
     series.into_iter().map(|(_, series)| series).collect()
+}
+
+/// How a curve of selected runs names what they share: the model, and the engine when known.
+fn run_setup_label(run: &LoadedArtifact) -> String {
+    let model = run
+        .identity
+        .model
+        .as_ref()
+        .map_or("an unnamed model", |model| model.text.as_str());
+    match run.identity.engine.as_ref() {
+        Some(engine) => format!("{model} on {}", engine.text),
+        None => model.to_owned(),
+    }
 }
 
 /// The `variable` of a curve whose steps are both closed-loop and open-loop (`auto`).
@@ -302,6 +322,45 @@ mod tests {
             series[0].points[1].saturated,
             "12 completed a second of 20 offered"
         );
+    }
+
+    #[test]
+    fn runs_of_other_servers_or_workloads_are_never_one_curve() {
+        let closed_of = |concurrency: u64, model: &str, context: u64| {
+            run(&format!(
+                r#"{{"concurrency": {concurrency}, "completed": 10, "wall_clock_ms": 2000,
+                    "model": "{model}", "engine": "vllm", "context_tokens": {context},
+                    "metrics": {{"output_tokens": 1000}}}}"#
+            ))
+        };
+        // A c=1 run of one model beside a c=4 run of another: two lone runs, no curve.
+        let unrelated = [closed_of(1, "m-a", 1024), closed_of(4, "m-b", 1024)];
+        let refs: Vec<&LoadedArtifact> = unrelated.iter().collect();
+        assert!(capacity_series(&refs).is_empty());
+        // Another prompt length is another workload too.
+        let contexts = [closed_of(1, "m-a", 1024), closed_of(4, "m-a", 8192)];
+        let refs: Vec<&LoadedArtifact> = contexts.iter().collect();
+        assert!(capacity_series(&refs).is_empty());
+        // Runs of one setup at two loads are one curve, named by what they share; runs above six
+        // in flight (a suspected connection limit) still belong to it.
+        let same = [
+            closed_of(1, "m-a", 1024),
+            closed_of(8, "m-a", 1024),
+            closed_of(4, "m-b", 1024),
+            closed_of(2, "m-b", 1024),
+        ];
+        let refs: Vec<&LoadedArtifact> = same.iter().collect();
+        let series = capacity_series(&refs);
+        let names: Vec<&str> = series.iter().map(|series| series.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "selected runs of m-a on vllm (concurrency)",
+                "selected runs of m-b on vllm (concurrency)"
+            ]
+        );
+        let labels: Vec<&str> = series[1].points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["c=2", "c=4"]);
     }
 
     #[test]

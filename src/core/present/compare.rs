@@ -451,6 +451,34 @@ fn format_number_exact(value: f64) -> String {
     format!("{value}")
 }
 
+/// The compared fields that are a run's load level or a consequence of it (a suspected
+/// connection limit comes with concurrency above six), not its setup: the points of one
+/// capacity curve differ in these.
+const LOAD_LEVEL_FIELDS: [&str; 5] = [
+    "concurrency",
+    "load.mode",
+    "load.rate",
+    "load.arrivals",
+    "client.transport.connection_limit_suspected",
+];
+
+/// What a run measured apart from the load it carried: its model and every compared field of
+/// its setup (engine, GPU, prompts, output contract, sampling, workload…) but the load level.
+/// Runs with the same key are points of one curve; runs of other servers or workloads are not.
+pub fn setup_key(run: &LoadedArtifact) -> String {
+    let model = run.identity.model.as_ref().map(|model| model.text.clone());
+    std::iter::once(("model", model))
+        .chain(
+            WORKLOAD_FIELDS
+                .iter()
+                .filter(|field| !LOAD_LEVEL_FIELDS.contains(&field.field))
+                .map(|field| (field.field, (field.read)(run))),
+        )
+        .map(|(name, value)| format!("{name}={}", value.unwrap_or_else(|| ABSENT.to_owned())))
+        .collect::<Vec<_>>()
+        .join("\u{1f}")
+}
+
 fn workload_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
     if runs.len() < 2 {
         return Vec::new();

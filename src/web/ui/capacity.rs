@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use serde_json::Value;
 
+use crate::core::format::counted;
 use crate::core::present::capacity::{
     capacity_series, capacity_series_with_slo, CAPACITY_LATENCIES,
 };
@@ -96,7 +97,7 @@ pub fn CapacityView(
         <section class="capacity" data-testid="capacity-view">
             <h3>"Capacity"</h3>
             <p class="capacity-help">
-                {format!("{} curve(s): {}. ", series.len(), names.join(", "))}
+                {format!("{}: {}. ", counted(series.len() as u64, "curve", "curves"), names.join(", "))}
                 "Each point is one run. Read off the highest throughput whose latency stays within your target."
             </p>
             <div class="capacity-controls">

@@ -98,9 +98,9 @@ pub fn ArtifactDrop() -> impl IntoView {
                 load_file_list(library, state, ev.data_transfer().and_then(|transfer| transfer.files()));
             }
         >
-            <p>
-                "Drop saved artifacts here (one or many, or a sweep's .zip), or results of vLLM, \
-                 GuideLLM or AIPerf, or "
+            <p data-testid="drop-zone-text">
+                "Drop saved artifacts here: one or many, a sweep's .zip, or the results of vLLM, \
+                 GuideLLM or AIPerf. Or choose the files:"
             </p>
             <label class="file-pick">
                 <input
