@@ -8,6 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use strobe::core::format::counted;
 use strobe::core::read::bundle::{looks_like_zip, read_bundle};
 use strobe::core::read::foreign::read_text as read_foreign;
 use strobe::core::read::locust::records::{looks_like_records, WORKER_KIND};
@@ -38,8 +39,8 @@ pub enum ReadError {
     #[error(
         "{name}: is a zip archive of {} ({}), e.g. a sweep's download; `{PROGRAM} validate {name}` \
          checks every one; to {command} one, unzip it (`unzip {name}`) and pass its file",
-        counted(members.len(), "artifact", "artifacts"),
-        listed(members)
+        counted(members.len() as u64, "artifact", "artifacts"),
+        listed(members, 3)
     )]
     Zip {
         /// The path as given.
@@ -113,22 +114,16 @@ impl ReadError {
     }
 }
 
-/// "1 artifact", "3 artifacts".
-fn counted(count: usize, one: &str, many: &str) -> String {
-    format!("{count} {}", if count == 1 { one } else { many })
-}
-
-/// The first names of a list, then how many more.
-fn listed(names: &[String]) -> String {
-    const SHOWN: usize = 3;
+/// The first `shown` names of a list, joined, then how many more: "a, b and 3 more".
+pub fn listed<T: AsRef<str>>(names: &[T], shown: usize) -> String {
     let mut text = names
         .iter()
-        .take(SHOWN)
-        .cloned()
+        .take(shown)
+        .map(AsRef::as_ref)
         .collect::<Vec<_>>()
         .join(", ");
-    if names.len() > SHOWN {
-        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    if names.len() > shown {
+        text.push_str(&format!(" and {} more", names.len() - shown));
     }
     text
 }
@@ -149,7 +144,7 @@ fn folder_hint(name: &str, command: &str, inside: &[String]) -> String {
         Some(first) => format!(
             "{command} reads one file: pass one of the {} in it, e.g. `{PROGRAM} {command} {}`, \
              or check them all with `{PROGRAM} validate {name}`{aiperf}",
-            counted(inside.len(), "file", "files"),
+            counted(inside.len() as u64, "file", "files"),
             Path::new(name).join(first).display()
         ),
     }
@@ -320,6 +315,11 @@ fn read_aiperf_folder(path: &Path) -> Result<Option<Results>, ReadError> {
 
 /// The `.json` and `.zip` files directly in a folder, sorted.
 fn artifact_files(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
+    files_in(folder, &["json", "zip"])
+}
+
+/// The files directly in `folder` whose extension is one of `extensions` (any case), sorted.
+fn files_in(folder: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, ReadError> {
     let entries = std::fs::read_dir(folder).map_err(|source| ReadError::Io {
         name: name_of(folder),
         source,
@@ -329,7 +329,9 @@ fn artifact_files(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
         .filter(|file| {
             file.is_file()
                 && file.extension().is_some_and(|ext| {
-                    ext.eq_ignore_ascii_case("json") || ext.eq_ignore_ascii_case("zip")
+                    extensions
+                        .iter()
+                        .any(|wanted| ext.eq_ignore_ascii_case(wanted))
                 })
         })
         .collect();
@@ -357,16 +359,7 @@ pub fn read_records(paths: &[PathBuf]) -> Result<Vec<(String, String)>, ReadErro
             files.push((name_of(path), text));
             continue;
         }
-        let entries = std::fs::read_dir(path).map_err(|source| ReadError::Io {
-            name: name_of(path),
-            source,
-        })?;
-        let mut inside: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|file| file.is_file() && file.extension().is_some_and(|ext| ext == "jsonl"))
-            .collect();
-        inside.sort();
-        for file in inside {
+        for file in files_in(path, &["jsonl"])? {
             let text = read_text(&file)?;
             if looks_like_records(&text) {
                 files.push((name_of(&file), text));

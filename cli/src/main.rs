@@ -64,7 +64,7 @@ fn run(
     err: &mut dyn Write,
 ) -> Outcome {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let parsed = Cli::command()
+    let parsed = command_line()
         .try_get_matches_from(&args)
         .and_then(|matches| Cli::from_arg_matches(&matches));
     let result = match parsed {
@@ -81,10 +81,17 @@ fn run(
     result.unwrap_or(Outcome::Unusable)
 }
 
+/// The command line clap parses: [`Cli`], every command's help laid out alike (usage first,
+/// exit codes last) and printed whole by `-h` as by `--help` ([`HelpFlag`]).
+fn command_line() -> clap::Command {
+    Cli::command()
+        .mut_subcommands(|command| command.help_template(HELP_TEMPLATE).disable_help_flag(true))
+}
+
 /// The long options of `command` (of the program itself for `None`), e.g. `--json`, without
 /// the help flag every one has.
 fn long_options(command: Option<&str>) -> Vec<String> {
-    let root = Cli::command();
+    let root = command_line();
     let command = match command {
         Some(name) => root.find_subcommand(name).cloned(),
         None => Some(root),
@@ -115,7 +122,7 @@ mod tests {
 
     #[test]
     fn clap_accepts_the_command_definitions() {
-        Cli::command().debug_assert();
+        command_line().debug_assert();
     }
 
     #[test]

@@ -9,8 +9,8 @@ use strobe::core::read::foreign::convert::to_artifact;
 use strobe::core::read::foreign::{read_aiperf_pair, read_text, ForeignRun};
 use strobe::core::read::validate::validate_artifact_text;
 
-use super::{fail, Files, HelpFlag, Outcome, HELP_TEMPLATE};
-use crate::input::{identify, read_one, FileKind};
+use super::{fail, Files, HelpFlag, Outcome};
+use crate::input::{identify, FileKind};
 use crate::PROGRAM;
 
 /// The whole help's description of `convert`.
@@ -31,8 +31,6 @@ token counts are not the server's), each with why and the tool's own figure for 
     about = "Write a vLLM, GuideLLM or AIPerf run as a v1 artifact to standard output",
     long_about = LONG_ABOUT,
     override_usage = "strobe-artifact convert [--benchmark N] FILE",
-    disable_help_flag = true,
-    help_template = HELP_TEMPLATE,
     after_help = "\
 Exit codes:
   0  wrote the artifact
@@ -62,13 +60,12 @@ fn benchmark_number(text: &str) -> Result<usize, String> {
 
 /// Runs `convert`.
 pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
-    let file = match args.files.one("convert", "convert one run at a time") {
-        Ok(file) => file,
-        Err(message) => return fail(err, "convert", message, Outcome::Unusable),
-    };
-    let read = match read_one(file, "convert") {
+    let read = match args
+        .files
+        .read_the_one("convert", "convert one run at a time")
+    {
         Ok(read) => read,
-        Err(error) => return fail(err, "convert", error, Outcome::Unusable),
+        Err(message) => return fail(err, "convert", message, Outcome::Unusable),
     };
     let name = read.name;
     let runs: Vec<ForeignRun> = match (&read.aiperf_summary, read_text(&read.text)) {

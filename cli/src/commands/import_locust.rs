@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use strobe::core::read::locust::import::import_records;
 
-use super::{fail, HelpFlag, Outcome, HELP_TEMPLATE};
+use super::{fail, HelpFlag, Outcome};
 use crate::input::read_records;
 
 /// The whole help's description of `import-locust`.
@@ -26,8 +26,6 @@ request of the plan once.";
     about = "Turn the records of a plan run on Locust's workers into one artifact",
     long_about = LONG_ABOUT,
     override_usage = "strobe-artifact import-locust RECORDS...",
-    disable_help_flag = true,
-    help_template = HELP_TEMPLATE,
     after_help = "\
 Exit codes:
   0  wrote the artifact

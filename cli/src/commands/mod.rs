@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use clap::{ArgAction, Subcommand};
 use serde_json::Value;
 
+use crate::input::{read_one, Results};
 use crate::PROGRAM;
 
 /// How every command's help reads: usage first, then what it does, its options and its exit
@@ -132,6 +133,15 @@ impl Files {
                 files.len()
             )),
         }
+    }
+}
+
+impl Files {
+    /// The text of the one file a one-file command reads ([`Files::one`], [`read_one`]), or the
+    /// message that says why not (each is bad usage or an unreadable file: exit 2).
+    pub fn read_the_one(&self, command: &'static str, instead: &str) -> Result<Results, String> {
+        let file = self.one(command, instead)?;
+        read_one(file, command).map_err(|error| error.to_string())
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use strobe::core::plan::export::{plan_of_link, PlanExportError};
 
-use super::{fail, HelpFlag, Outcome, HELP_TEMPLATE};
+use super::{fail, HelpFlag, Outcome};
 
 /// The project's locustfile, shipped with each plan (one file for every plan: it reads the plan
 /// from `STROBE_PLAN`).
@@ -33,8 +33,6 @@ noted on standard error.";
     about = "Write the plan of a page link's settings, and the locustfile, to DIR",
     long_about = LONG_ABOUT,
     override_usage = "strobe-artifact plan --link LINK --out DIR",
-    disable_help_flag = true,
-    help_template = HELP_TEMPLATE,
     after_help = "\
 Exit codes:
   0  wrote DIR/plan.json and DIR/locustfile.py

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use strobe::core::artifact::recompute::{recompute_from_rows, Recomputation};
 use strobe::core::python::json::dumps_sorted;
 
-use super::{fail, Files, HelpFlag, JsonOutput, Outcome, HELP_TEMPLATE};
-use crate::input::{identify, read_one, FileKind};
+use super::{fail, Files, HelpFlag, JsonOutput, Outcome};
+use crate::input::{identify, listed, FileKind};
 use crate::PROGRAM;
 
 /// The whole help's description of `recompute`.
@@ -32,8 +32,6 @@ recomputed) and skipped_fields (path, reason).";
     about = "Recompute derived fields and metrics from the rows, bit for bit",
     long_about = LONG_ABOUT,
     override_usage = "strobe-artifact recompute [--json] FILE",
-    disable_help_flag = true,
-    help_template = HELP_TEMPLATE,
     after_help = "\
 Exit codes:
   0  every recomputed field matches
@@ -52,16 +50,12 @@ pub struct Args {
 
 /// Runs `recompute`.
 pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
-    let file = match args
+    let read = match args
         .files
-        .one("recompute", "recompute one artifact at a time")
+        .read_the_one("recompute", "recompute one artifact at a time")
     {
-        Ok(file) => file,
-        Err(message) => return fail(err, "recompute", message, Outcome::Unusable),
-    };
-    let read = match read_one(file, "recompute") {
         Ok(read) => read,
-        Err(error) => return fail(err, "recompute", error, Outcome::Unusable),
+        Err(message) => return fail(err, "recompute", message, Outcome::Unusable),
     };
     let name = read.name;
     let kind = identify(&read.text);
@@ -155,16 +149,7 @@ fn write_human(file: &str, report: &Recomputation, out: &mut dyn Write) -> io::R
     if !by_reason.is_empty() {
         writeln!(out, "  not recomputed:")?;
         for (reason, paths) in by_reason {
-            const SHOWN_PATHS: usize = 4;
-            let mut listed = paths
-                .iter()
-                .take(SHOWN_PATHS)
-                .copied()
-                .collect::<Vec<_>>()
-                .join(", ");
-            if paths.len() > SHOWN_PATHS {
-                listed.push_str(&format!(" and {} more", paths.len() - SHOWN_PATHS));
-            }
+            let listed = listed(&paths, 4);
             writeln!(out, "    {listed}: {reason}")?;
         }
     }

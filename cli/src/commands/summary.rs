@@ -11,8 +11,8 @@ use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact};
 use strobe::core::read::validate::report::{Report, Verdict};
 use strobe::core::read::validate::validate_artifact_text;
 
-use super::{fail, Files, HelpFlag, Outcome, HELP_TEMPLATE};
-use crate::input::{identify, read_one, FileKind};
+use super::{fail, Files, HelpFlag, Outcome};
+use crate::input::{identify, FileKind};
 use crate::PROGRAM;
 
 /// The whole help's description of `summary`.
@@ -39,8 +39,6 @@ once.";
     about = "Print an artifact's identity, plan and key metrics as a table",
     long_about = LONG_ABOUT,
     override_usage = "strobe-artifact summary FILE",
-    disable_help_flag = true,
-    help_template = HELP_TEMPLATE,
     after_help = "\
 Exit codes:
   0  summarized a valid (or valid legacy) artifact, or another tool's file
@@ -63,16 +61,12 @@ const TOOL_FIGURE_MARK: &str = "*";
 
 /// Runs `summary`.
 pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
-    let file = match args.files.one(
+    let read = match args.files.read_the_one(
         "summary",
         &format!("summarize one artifact at a time (`{PROGRAM} validate` checks several at once)"),
     ) {
-        Ok(file) => file,
-        Err(message) => return fail(err, "summary", message, Outcome::Unusable),
-    };
-    let read = match read_one(file, "summary") {
         Ok(read) => read,
-        Err(error) => return fail(err, "summary", error, Outcome::Unusable),
+        Err(message) => return fail(err, "summary", message, Outcome::Unusable),
     };
     let text = read.text;
     let shown_name = read.name;
@@ -362,7 +356,7 @@ fn unavailable_note(tool: &str, unavailable: &Unavailable) -> String {
     format!(
         "{} is not in the converted file: {}. {figures}.",
         capitalized(name),
-        safe_sentence(&unavailable.reason)
+        capped_line(&unavailable.reason, 600)
     )
 }
 
@@ -374,16 +368,6 @@ fn capitalized(text: &str) -> String {
     })
 }
 
-/// A sentence from the file: no control characters, at most 600 characters.
-fn safe_sentence(text: &str) -> String {
-    let clean = without_controls(text);
-    if clean.chars().count() > 600 {
-        format!("{}…", clean.chars().take(600).collect::<String>())
-    } else {
-        clean
-    }
-}
-
 /// Text as one line without control characters (a hostile name must not drive the terminal).
 fn without_controls(text: &str) -> String {
     text.chars()
@@ -393,9 +377,14 @@ fn without_controls(text: &str) -> String {
 
 /// A string from the file as one safe line: no control characters, at most 80 characters.
 fn safe_field(text: &str) -> String {
+    capped_line(text, 80)
+}
+
+/// A text from the file as one line: no control characters, at most `max_chars` characters.
+fn capped_line(text: &str, max_chars: usize) -> String {
     let clean = without_controls(text);
-    if clean.chars().count() > 80 {
-        format!("{}…", clean.chars().take(80).collect::<String>())
+    if clean.chars().count() > max_chars {
+        format!("{}…", clean.chars().take(max_chars).collect::<String>())
     } else {
         clean
     }

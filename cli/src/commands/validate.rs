@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use strobe::core::read::validate::report::Report;
 use strobe::core::read::validate::validate_artifact_text;
 
-use super::{fail, Files, HelpFlag, JsonOutput, Outcome, HELP_TEMPLATE};
+use super::{fail, Files, HelpFlag, JsonOutput, Outcome};
 use crate::input::{identify, read_each, FileKind, Results};
 use crate::PROGRAM;
 
@@ -31,8 +31,6 @@ as what it is, with the command that reads it.";
     about = "Check artifacts against every reading rule (ARTIFACT.md §9)",
     long_about = LONG_ABOUT,
     override_usage = "strobe-artifact validate [--json] FILE...",
-    disable_help_flag = true,
-    help_template = HELP_TEMPLATE,
     after_help = "\
 Exit codes:
   0  every file is valid (or valid legacy)
