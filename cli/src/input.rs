@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use strobe::core::format::counted;
 use strobe::core::read::bundle::{looks_like_zip, read_bundle};
-use strobe::core::read::foreign::read_text as read_foreign;
+use strobe::core::read::foreign::{read_json_lines, read_parsed};
 use strobe::core::read::locust::records::{looks_like_records, WORKER_KIND};
 
 use crate::PROGRAM;
@@ -429,7 +429,17 @@ pub fn identify(text: &str) -> FileKind {
     if looks_like_records(text) {
         return FileKind::LocustRecords;
     }
-    match read_foreign(text) {
+    // One parse serves both questions: whose results, and whether an artifact.
+    let (foreign, is_artifact) = match serde_json::from_str::<Value>(text) {
+        Ok(value) => (
+            read_parsed(&value, text),
+            value
+                .as_object()
+                .is_some_and(|object| object.contains_key("schema")),
+        ),
+        Err(_) => (read_json_lines(text), false),
+    };
+    match foreign {
         Some(Ok(runs)) => match runs.as_slice() {
             [] => FileKind::Other,
             [first, ..] => FileKind::Foreign {
@@ -452,10 +462,8 @@ pub fn identify(text: &str) -> FileKind {
             tool: error.tool.id(),
             error: error.to_string(),
         },
-        None => match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(object)) if object.contains_key("schema") => FileKind::Artifact,
-            _ => FileKind::Other,
-        },
+        None if is_artifact => FileKind::Artifact,
+        None => FileKind::Other,
     }
 }
 
