@@ -1,96 +1,108 @@
-//! `strobe-artifact`: validate, summarize and (later) recompute `anvil-serving.benchmark/v1`
-//! artifacts on the command line with strobe's core.
+//! `strobe-artifact`: validate, summarize, recompute and convert `anvil-serving.benchmark/v1`
+//! artifacts, and plan and import runs on Locust's workers, on the command line with strobe's
+//! core.
 //!
-//! This file owns argument dispatch and the top-level help; each subcommand lives in
-//! [`commands`] and is found through its registry, so adding one is one entry there.
+//! This file owns the entry point: clap parses the arguments ([`Cli`]), [`usage`] words a
+//! mistake, and [`commands`] runs the command; its [`commands::Outcome`] is the exit code.
 
 mod commands;
 mod input;
+mod usage;
 
+use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use commands::{Command, Outcome, COMMANDS};
+use clap::{CommandFactory, FromArgMatches, Parser};
 
-const PROGRAM: &str = "strobe-artifact";
+use commands::{Command, HelpFlag, Outcome, COMMAND_NAMES, HELP_TEMPLATE};
+
+/// The program's name, at the start of every message.
+pub const PROGRAM: &str = "strobe-artifact";
+
+/// The top-level help's closing lines.
+const EXIT_CODES: &str = "\
+Run `strobe-artifact <command> --help` (or `strobe-artifact help <command>`) for a command's
+options and exit codes.
+
+Exit codes: 0 success, 1 an artifact is invalid (or a file is not what the command reads),
+2 a file is unreadable or the usage is wrong.";
+
+/// `strobe-artifact`: read anvil-serving.benchmark/v1 capacity artifacts (all four
+/// generations), and plan and import runs on Locust's workers.
+#[derive(Debug, Parser)]
+#[command(
+    name = PROGRAM,
+    version,
+    about = "Read anvil-serving.benchmark/v1 capacity artifacts (all four generations), and plan\n\
+             and import runs on Locust's workers",
+    subcommand_value_name = "command",
+    subcommand_help_heading = "Commands",
+    arg_required_else_help = true,
+    disable_help_flag = true,
+    help_template = HELP_TEMPLATE,
+    after_help = EXIT_CODES
+)]
+struct Cli {
+    #[command(flatten)]
+    help: HelpFlag,
+    #[command(subcommand)]
+    command: Command,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let stdout = io::stdout();
     let stderr = io::stderr();
-    let outcome = run(&args, &mut stdout.lock(), &mut stderr.lock());
+    let outcome = run(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
     ExitCode::from(outcome.code())
 }
 
-/// Dispatches `args` (without the program name) to a subcommand.
-fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
-    let result = match args.first().map(String::as_str) {
-        None => {
-            let _ = write_usage(err);
-            return Outcome::Unusable;
+/// Parses `args` (the program's name first) and runs the command they name.
+fn run(
+    args: impl IntoIterator<Item = impl Into<OsString>>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Outcome {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let parsed = command_line()
+        .try_get_matches_from(&args)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let result = match parsed {
+        Ok(cli) => commands::run(&cli.command, out, err),
+        Err(error) => {
+            let command = args
+                .get(1)
+                .and_then(|word| word.to_str())
+                .filter(|word| COMMAND_NAMES.contains(word));
+            usage::report(&error, command, &long_options(command), out, err)
         }
-        Some("-h" | "--help") => write_usage(out).map(|()| Outcome::Success),
-        Some("-V" | "--version") => {
-            writeln!(out, "{PROGRAM} {}", env!("CARGO_PKG_VERSION")).map(|()| Outcome::Success)
-        }
-        Some("help") => help_for(args.get(1).map(String::as_str), out, err),
-        Some(name) => match find_command(name) {
-            Some(command) => (command.run)(&args[1..], out, err),
-            None => writeln!(
-                err,
-                "{PROGRAM}: unknown command {name:?}; the commands are {}. Run `{PROGRAM} --help`.",
-                command_names()
-            )
-            .map(|()| Outcome::Unusable),
-        },
     };
     // A closed pipe (e.g. `| head`) is not the artifact's fault; report nothing more.
     result.unwrap_or(Outcome::Unusable)
 }
 
-fn find_command(name: &str) -> Option<&'static Command> {
-    COMMANDS.iter().find(|command| command.name == name)
+/// The command line clap parses: [`Cli`], every command's help laid out alike (usage first,
+/// exit codes last) and printed whole by `-h` as by `--help` ([`HelpFlag`]).
+fn command_line() -> clap::Command {
+    Cli::command()
+        .mut_subcommands(|command| command.help_template(HELP_TEMPLATE).disable_help_flag(true))
 }
 
-fn command_names() -> String {
-    COMMANDS
+/// The long options of `command` (of the program itself for `None`), e.g. `--json`, without
+/// the help flag every one has.
+fn long_options(command: Option<&str>) -> Vec<String> {
+    let root = command_line();
+    let command = match command {
+        Some(name) => root.find_subcommand(name).cloned(),
+        None => Some(root),
+    };
+    command
         .iter()
-        .map(|command| command.name)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn help_for(name: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
-    match name {
-        None => write_usage(out).map(|()| Outcome::Success),
-        Some(name) => match find_command(name) {
-            Some(command) => write!(out, "{}", command.help).map(|()| Outcome::Success),
-            None => writeln!(
-                err,
-                "{PROGRAM}: no help for unknown command {name:?}; the commands are {}.",
-                command_names()
-            )
-            .map(|()| Outcome::Unusable),
-        },
-    }
-}
-
-fn write_usage(out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "{PROGRAM} {}: read anvil-serving.benchmark/v1 capacity artifacts (all four generations)\n",
-        env!("CARGO_PKG_VERSION")
-    )?;
-    writeln!(out, "Usage: {PROGRAM} <command> [options] FILE...\n")?;
-    writeln!(out, "Commands:")?;
-    for command in COMMANDS {
-        writeln!(out, "  {:<10} {}", command.name, command.summary)?;
-    }
-    writeln!(
-        out,
-        "\nRun `{PROGRAM} <command> --help` for a command's options.\n\
-         Exit codes: 0 success, 1 an artifact is invalid, 2 a file is unreadable or the usage is wrong."
-    )
+        .flat_map(|command| command.get_arguments())
+        .filter_map(|argument| argument.get_long())
+        .filter(|long| *long != "help")
+        .map(|long| format!("--{long}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -98,9 +110,9 @@ mod tests {
     use super::*;
 
     fn run_to_strings(args: &[&str]) -> (Outcome, String, String) {
-        let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
+        let args = std::iter::once(PROGRAM).chain(args.iter().copied());
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let outcome = run(&args, &mut out, &mut err);
+        let outcome = run(args, &mut out, &mut err);
         (
             outcome,
             String::from_utf8(out).expect("utf-8"),
@@ -109,12 +121,17 @@ mod tests {
     }
 
     #[test]
+    fn clap_accepts_the_command_definitions() {
+        command_line().debug_assert();
+    }
+
+    #[test]
     fn no_arguments_is_a_usage_error_that_lists_the_commands() {
         let (outcome, out, err) = run_to_strings(&[]);
         assert_eq!(outcome, Outcome::Unusable);
         assert!(out.is_empty());
-        for command in COMMANDS {
-            assert!(err.contains(command.name), "{err}");
+        for command in COMMAND_NAMES {
+            assert!(err.contains(&format!("  {command} ")), "{err}");
         }
     }
 
@@ -122,14 +139,26 @@ mod tests {
     fn unknown_commands_name_the_known_ones() {
         let (outcome, _, err) = run_to_strings(&["check", "x.json"]);
         assert_eq!(outcome, Outcome::Unusable);
-        assert!(err.contains("validate, summary, recompute"), "{err}");
+        assert!(
+            err.contains("validate, summary, recompute, convert, plan, import-locust"),
+            "{err}"
+        );
     }
 
     #[test]
-    fn help_subcommand_and_flag_print_the_same_text() {
+    fn help_subcommand_and_flags_print_the_same_text() {
         let (outcome, via_help, _) = run_to_strings(&["help", "summary"]);
         assert_eq!(outcome, Outcome::Success);
-        let (_, via_flag, _) = run_to_strings(&["summary", "--help"]);
-        assert_eq!(via_help, via_flag);
+        let (_, via_long, _) = run_to_strings(&["summary", "--help"]);
+        let (_, via_short, _) = run_to_strings(&["summary", "-h"]);
+        assert_eq!(via_help, via_long);
+        assert_eq!(via_short, via_long);
+    }
+
+    #[test]
+    fn every_command_lists_its_own_options() {
+        assert_eq!(long_options(Some("validate")), ["--json"]);
+        assert_eq!(long_options(Some("plan")), ["--link", "--out"]);
+        assert!(long_options(Some("summary")).is_empty());
     }
 }

@@ -1,39 +1,20 @@
 //! Runs `strobe-artifact recompute` on the golden artifact, on a tampered copy and on a legacy
 //! file, and checks exit codes and the lines that name what differs.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
+mod support;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
+use support::{assert_exit, run};
 
 /// A fixture's path.
 fn fixture(relative: &str) -> PathBuf {
-    common::fixture_path(relative)
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strobe-artifact"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    support::common::fixture_path(relative)
 }
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
-}
-
-#[track_caller]
-fn assert_exit(output: &Output, code: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
 }
 
 /// A copy of the reference artifact with `change` applied, in a file only this test uses.

@@ -1,7 +1,7 @@
 //! The simulator's configuration: the [`SimConfig`] a caller builds in code, and the
 //! command-line flags ([`Args`]) that fill it, with the checks that keep it sane.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
@@ -107,6 +107,46 @@ pub enum ConfigError {
     /// An unknown fault name in `--fault-kinds`.
     #[error("--fault-kinds: {0}")]
     UnknownFault(#[from] UnknownFault),
+    /// A `--host` that is no IP address and no name this machine resolves.
+    #[error(
+        "--host `{host}` does not resolve to an address ({reason}); give an IP address \
+         (127.0.0.1, or 0.0.0.0 to listen everywhere) or a name this machine resolves, such as \
+         localhost"
+    )]
+    UnknownHost {
+        /// The host as given.
+        host: String,
+        /// The resolver's reason.
+        reason: String,
+    },
+}
+
+/// The address `host` names: an IP address as written (`[::1]` too), else the name resolved,
+/// its first IPv4 address preferred (strobe's default endpoint is 127.0.0.1, and `localhost`
+/// resolves to both families).
+pub fn resolve_host(host: &str) -> Result<IpAddr, ConfigError> {
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|rest| rest.strip_suffix(']'))
+        .unwrap_or(host);
+    if let Ok(address) = bare.parse::<IpAddr>() {
+        return Ok(address);
+    }
+    let unknown = |reason: String| ConfigError::UnknownHost {
+        host: host.to_owned(),
+        reason,
+    };
+    let addresses: Vec<IpAddr> = (bare, 0)
+        .to_socket_addrs()
+        .map_err(|error| unknown(error.to_string()))?
+        .map(|address| address.ip())
+        .collect();
+    addresses
+        .iter()
+        .find(|address| address.is_ipv4())
+        .or(addresses.first())
+        .copied()
+        .ok_or_else(|| unknown("no address".to_owned()))
 }
 
 impl SimConfig {
@@ -201,13 +241,24 @@ pub enum Thinking {
     Off,
 }
 
+/// What `strobe-sim --help` says after its flags: what a first request streams by default.
+const AFTER_HELP: &str = "\
+By default the model thinks: every answer starts with 8 reasoning tokens
+(delta.reasoning_content) before any content, so a request with max_tokens 8 or less streams no
+content at all. For content first, start it with --reasoning-tokens 0 or --thinking-default off,
+or send \"chat_template_kwargs\": {\"enable_thinking\": false} in the request.
+
+Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 the server could not start (e.g. the port is
+taken), 2 an invalid flag.";
+
 /// `strobe-sim`: an OpenAI-compatible streaming endpoint with a known latency model and a truth log.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "strobe-sim", version, about, long_about = None)]
+#[command(name = "strobe-sim", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Args {
-    /// Address to listen on. Loopback by default; say 0.0.0.0 explicitly to listen everywhere.
+    /// Address or host name to listen on (a name resolves, IPv4 first: localhost is 127.0.0.1).
+    /// Loopback by default; say 0.0.0.0 explicitly to listen everywhere.
     #[arg(long, default_value = "127.0.0.1")]
-    pub host: IpAddr,
+    pub host: String,
     /// Port to listen on; repeat for several listeners sharing one server (0 picks a free port).
     #[arg(long = "port", default_values_t = [DEFAULT_PORT])]
     pub ports: Vec<u16>,
@@ -247,7 +298,8 @@ pub struct Args {
     /// Prefix-cache capacity in blocks, least recently used evicted (0 disables the cache).
     #[arg(long, default_value_t = 65_536)]
     pub prefix_cache_blocks: usize,
-    /// Reasoning tokens per answer while thinking (0 disables reasoning).
+    /// Reasoning tokens each answer starts with while thinking, before any content: a request
+    /// with max_tokens at most this streams no content (0 disables reasoning).
     #[arg(long, default_value_t = 8)]
     pub reasoning_tokens: u32,
     /// Whether the model thinks when the request does not set chat_template_kwargs.enable_thinking.
@@ -289,7 +341,7 @@ impl Args {
             None => defaults.fault_kinds,
         };
         let config = SimConfig {
-            host: self.host,
+            host: resolve_host(&self.host)?,
             ports: self.ports,
             models: self.models,
             max_model_len: self.max_model_len,
@@ -355,6 +407,29 @@ mod tests {
                 defaults.answer_words
             )
         );
+    }
+
+    #[test]
+    fn hosts_are_addresses_or_names_that_resolve() {
+        assert_eq!(
+            parse(&["--host", "localhost"]).map(|config| config.host),
+            Ok(IpAddr::V4(Ipv4Addr::LOCALHOST))
+        );
+        assert_eq!(
+            resolve_host("[::1]"),
+            Ok(IpAddr::V6(std::net::Ipv6Addr::LOCALHOST))
+        );
+        assert_eq!(
+            resolve_host("0.0.0.0"),
+            Ok(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
+        );
+        let error = parse(&["--host", "no-such-host.invalid"]).expect_err("no such host");
+        let message = error.to_string();
+        assert!(
+            message.starts_with("--host `no-such-host.invalid` does not resolve"),
+            "{message}"
+        );
+        assert!(message.contains("give an IP address"), "{message}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The `strobe-sim` command: parses flags, starts the simulator, and runs until Ctrl-C/SIGTERM.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -33,13 +34,19 @@ fn main() -> ExitCode {
             }
         };
         for addr in &running.addrs {
-            println!("strobe-sim listening on http://{addr}/v1 (models: {models}; truth at http://{addr}/sim/truth)");
+            say(&format!("strobe-sim listening on http://{addr}/v1 (models: {models}; truth at http://{addr}/sim/truth)"));
         }
         wait_for_stop_signal().await;
-        println!("strobe-sim: shutting down");
+        say("strobe-sim: shutting down");
         running.shutdown().await;
         ExitCode::SUCCESS
     })
+}
+
+/// Prints a line on standard output. A reader that went away (a closed pipe, `| head`) is no
+/// reason to stop serving, so a failed write is ignored where `println!` would panic.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
 
 /// Resolves on Ctrl-C, or SIGTERM on Unix (what `kill` and process managers send).

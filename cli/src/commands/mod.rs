@@ -1,14 +1,63 @@
-//! The subcommand registry: each command is a name, help text and a run function. To add one,
-//! write a module with a `COMMAND` constant and list it in [`COMMANDS`].
+//! The subcommands and what they share: the [`Command`] list clap parses, the exit codes
+//! ([`Outcome`]), and the argument groups every command takes alike ([`Files`], [`JsonOutput`],
+//! [`HelpFlag`]). A new command is a module with an `Args` type and a `run` function, listed
+//! in [`Command`] and [`run`]; it reads files through [`crate::input`].
 
-mod convert;
-mod import_locust;
-mod plan;
-mod recompute;
-mod summary;
-mod validate;
+pub mod convert;
+pub mod import_locust;
+pub mod plan;
+pub mod recompute;
+pub mod summary;
+pub mod validate;
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{ArgAction, Subcommand};
+use serde_json::Value;
+
+use crate::input::{read_one, Results};
+use crate::PROGRAM;
+
+/// How every command's help reads: usage first, then what it does, its options and its exit
+/// codes (each command's `after_help`).
+pub const HELP_TEMPLATE: &str =
+    "{usage-heading} {usage}\n\n{about-with-newline}\n{all-args}{after-help}";
+
+/// Every subcommand, in help order.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    // Each command's help (its `about`, the line listed here, included) is on its `Args`.
+    Validate(validate::Args),
+    Summary(summary::Args),
+    Recompute(recompute::Args),
+    Convert(convert::Args),
+    Plan(plan::Args),
+    #[command(name = "import-locust")]
+    ImportLocust(import_locust::Args),
+}
+
+/// The names typed after `strobe-artifact`, in help order.
+pub const COMMAND_NAMES: [&str; 6] = [
+    "validate",
+    "summary",
+    "recompute",
+    "convert",
+    "plan",
+    "import-locust",
+];
+
+/// Runs `command`, writing its output to `out` and its messages to `err`.
+pub fn run(command: &Command, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
+    match command {
+        Command::Validate(args) => validate::run(args, out, err),
+        Command::Summary(args) => summary::run(args, out, err),
+        Command::Recompute(args) => recompute::run(args, out, err),
+        Command::Convert(args) => convert::run(args, out, err),
+        Command::Plan(args) => plan::run(args, out, err),
+        Command::ImportLocust(args) => import_locust::run(args, out, err),
+    }
+}
 
 /// How a command ended; the process exit code follows from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,113 +90,104 @@ impl Outcome {
     }
 }
 
-/// A command's entry point: arguments after the command name, stdout, stderr.
-pub type RunFn = fn(&[String], &mut dyn Write, &mut dyn Write) -> io::Result<Outcome>;
-
-/// One subcommand.
-pub struct Command {
-    /// The word typed after `strobe-artifact`.
-    pub name: &'static str,
-    /// One line for the top-level help.
-    pub summary: &'static str,
-    /// The full `--help` text.
-    pub help: &'static str,
-    /// The entry point.
-    pub run: RunFn,
-}
-
-/// Every subcommand, in help order.
-pub const COMMANDS: &[Command] = &[
-    validate::COMMAND,
-    summary::COMMAND,
-    recompute::COMMAND,
-    convert::COMMAND,
-    plan::COMMAND,
-    import_locust::COMMAND,
-];
-
-/// Options shared by the file-taking commands: flags (all known to the caller) and files.
-#[derive(Debug)]
-pub struct ParsedArgs {
-    /// Flags that were given, e.g. `--json`.
-    pub flags: Vec<&'static str>,
-    /// Everything that is not a flag; after `--`, everything.
-    pub files: Vec<String>,
-    /// `-h`/`--help` was given.
-    pub help: bool,
-}
-
-/// Splits arguments into known flags and files. An unknown option is an error message naming
-/// the command's help.
-pub fn parse_args(
+/// Writes `strobe-artifact COMMAND: MESSAGE` to `err` and gives `outcome`: every command's
+/// messages start so, for scripts and for the reader of a CI log.
+pub fn fail(
+    err: &mut dyn Write,
     command: &str,
-    args: &[String],
-    known_flags: &[&'static str],
-) -> Result<ParsedArgs, String> {
-    let mut parsed = ParsedArgs {
-        flags: Vec::new(),
-        files: Vec::new(),
-        help: false,
-    };
-    let mut options_done = false;
-    for arg in args {
-        if options_done || arg == "-" || !arg.starts_with('-') {
-            parsed.files.push(arg.clone());
-        } else if arg == "--" {
-            options_done = true;
-        } else if arg == "-h" || arg == "--help" {
-            parsed.help = true;
-        } else if let Some(flag) = known_flags.iter().find(|flag| **flag == arg) {
-            parsed.flags.push(flag);
-        } else {
-            let known = if known_flags.is_empty() {
-                "it takes no options".to_string()
-            } else {
-                format!("its options are {}", known_flags.join(", "))
-            };
-            return Err(format!(
-                "strobe-artifact {command}: unknown option {arg:?}; {known}. Run `strobe-artifact {command} --help`. \
-                 (To pass a file whose name starts with '-', put it after `--`.)"
-            ));
+    message: impl std::fmt::Display,
+    outcome: Outcome,
+) -> io::Result<Outcome> {
+    writeln!(err, "{PROGRAM} {command}: {message}")?;
+    Ok(outcome)
+}
+
+/// `-h`/`--help`, both printing the whole help (clap's `-h` would print a shorter one).
+#[derive(Debug, clap::Args)]
+pub struct HelpFlag {
+    /// Print this help.
+    #[arg(short = 'h', long = "help", action = ArgAction::HelpLong)]
+    help: Option<bool>,
+}
+
+/// The files a command reads, as given (a command that reads one says so when given more).
+#[derive(Debug, clap::Args)]
+pub struct Files {
+    /// What to read (a file whose name starts with `-` goes after `--`).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+impl Files {
+    /// The one file of a command that reads exactly one; else why not: with none, an example
+    /// of `command`'s use; with several, `instead` (what works).
+    pub fn one(&self, command: &str, instead: &str) -> Result<&Path, String> {
+        match self.files.as_slice() {
+            [file] => Ok(file),
+            [] => Err(format!(
+                "expected exactly one FILE, got 0; pass one, e.g. `{PROGRAM} {command} run.json`. \
+                 Run `{PROGRAM} {command} --help`."
+            )),
+            files => Err(format!(
+                "expected exactly one FILE, got {}; {instead}. Run `{PROGRAM} {command} --help`.",
+                files.len()
+            )),
         }
     }
-    Ok(parsed)
+}
+
+impl Files {
+    /// The text of the one file a one-file command reads ([`Files::one`], [`read_one`]), or the
+    /// message that says why not (each is bad usage or an unreadable file: exit 2).
+    pub fn read_the_one(&self, command: &'static str, instead: &str) -> Result<Results, String> {
+        let file = self.one(command, instead)?;
+        read_one(file, command).map_err(|error| error.to_string())
+    }
+}
+
+/// `--json`: a machine-readable report on standard output instead of text.
+#[derive(Debug, clap::Args)]
+pub struct JsonOutput {
+    /// Print JSON instead of text (keys sorted, two-space indent).
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl JsonOutput {
+    /// Writes `value` as the command's JSON report.
+    pub fn write(value: &Value, out: &mut dyn Write) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+        writeln!(out, "{text}")
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn strings(args: &[&str]) -> Vec<String> {
-        args.iter().map(|arg| arg.to_string()).collect()
-    }
-
-    #[test]
-    fn flags_files_and_the_double_dash() {
-        let parsed = parse_args(
-            "validate",
-            &strings(&["a.json", "--json", "--", "--odd.json"]),
-            &["--json"],
-        )
-        .expect("parses");
-        assert_eq!(parsed.flags, vec!["--json"]);
-        assert_eq!(parsed.files, strings(&["a.json", "--odd.json"]));
-        assert!(!parsed.help);
-    }
-
-    #[test]
-    fn unknown_options_name_the_known_ones() {
-        let error =
-            parse_args("validate", &strings(&["--jsno"]), &["--json"]).expect_err("unknown");
-        assert!(
-            error.contains("\"--jsno\"") && error.contains("--json"),
-            "{error}"
-        );
-    }
-
     #[test]
     fn worst_outcome_wins() {
         assert_eq!(Outcome::Success.worst(Outcome::Invalid), Outcome::Invalid);
         assert_eq!(Outcome::Unusable.worst(Outcome::Invalid), Outcome::Unusable);
+        assert_eq!(Outcome::Success.worst(Outcome::Success), Outcome::Success);
+    }
+
+    #[test]
+    fn one_file_commands_say_how_many_they_got_and_what_works() {
+        let files = Files {
+            files: vec!["a.json".into(), "b.json".into()],
+        };
+        let error = files
+            .one("summary", "summarize one at a time")
+            .expect_err("two files");
+        assert!(
+            error.starts_with("expected exactly one FILE, got 2; summarize one at a time."),
+            "{error}"
+        );
+        assert!(error.contains("strobe-artifact summary --help"), "{error}");
+        let one = Files {
+            files: vec!["a.json".into()],
+        };
+        assert_eq!(one.one("summary", "-"), Ok(Path::new("a.json")));
     }
 }

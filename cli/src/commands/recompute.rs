@@ -3,97 +3,107 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::Path;
 
 use serde_json::{json, Value};
 use strobe::core::artifact::recompute::{recompute_from_rows, Recomputation};
 use strobe::core::python::json::dumps_sorted;
 
-use super::{parse_args, Command, Outcome};
-use crate::input::read_text;
+use super::{fail, Files, HelpFlag, JsonOutput, Outcome};
+use crate::input::{identify, listed, FileKind};
+use crate::PROGRAM;
 
-/// The `recompute` entry in the registry.
-pub const COMMAND: Command = Command {
-    name: "recompute",
-    summary: "recompute derived fields and metrics from the rows, bit for bit",
-    help: "\
-Usage: strobe-artifact recompute [--json] FILE
-
+/// The whole help's description of `recompute`.
+const LONG_ABOUT: &str = "\
 Recomputes every field of FILE that its request_timings rows determine and compares each with
 the stored value bit for bit (an int where a float belongs counts as a difference): the derived
 fields of each row, the 11 distribution families and the scalar metrics (throughput from
 wall_clock_ms), performance_eligible, responses_received, measurement_protocol,
 metric_population, run_id and the ISO labels. prefix_cache_hit_avg is recomputed only when the
 rows carry cached_tokens (strobe's rows do; the reference producer's do not). Works on modern
-and G3 artifacts; G1 and G2 keep no rows.
+and G3 artifacts; G1 and G2 keep no rows, and a file `strobe-artifact convert` wrote holds
+strobe's own metrics of another tool's rows, so there is nothing of a producer's to check.
 
-Options:
-  --json      print one JSON object {file, generation, exact, mismatch, skipped, diffs,
-              skipped_fields} instead of text
-  -h, --help  print this help
+--json prints one object: file, generation, exact, mismatch, skipped, diffs (path, stored,
+recomputed) and skipped_fields (path, reason).";
 
+/// `recompute [--json] FILE`
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Recompute derived fields and metrics from the rows, bit for bit",
+    long_about = LONG_ABOUT,
+    override_usage = "strobe-artifact recompute [--json] FILE",
+    after_help = "\
 Exit codes:
   0  every recomputed field matches
   1  at least one field differs (each is listed with its JSON path)
-  2  the file could not be read, is not JSON, cannot be recomputed (G1/G2, malformed rows),
-     or bad usage
-",
-    run,
-};
+  2  the file could not be read, is not JSON, cannot be recomputed (G1/G2, a converted file,
+     another tool's results, malformed rows), or bad usage"
+)]
+pub struct Args {
+    #[command(flatten)]
+    files: Files,
+    #[command(flatten)]
+    json: JsonOutput,
+    #[command(flatten)]
+    help: HelpFlag,
+}
 
-fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
-    let parsed = match parse_args("recompute", args, &["--json"]) {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            writeln!(err, "{message}")?;
-            return Ok(Outcome::Unusable);
-        }
+/// Runs `recompute`.
+pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
+    let read = match args
+        .files
+        .read_the_one("recompute", "recompute one artifact at a time")
+    {
+        Ok(read) => read,
+        Err(message) => return fail(err, "recompute", message, Outcome::Unusable),
     };
-    if parsed.help {
-        write!(out, "{}", COMMAND.help)?;
-        return Ok(Outcome::Success);
-    }
-    let [file] = parsed.files.as_slice() else {
-        writeln!(
-            err,
-            "strobe-artifact recompute: expected exactly one FILE, got {}; e.g. \
-             `strobe-artifact recompute run.json`. Run `strobe-artifact recompute --help`.",
-            parsed.files.len()
-        )?;
-        return Ok(Outcome::Unusable);
-    };
-    let text = match read_text(Path::new(file)) {
-        Ok(text) => text,
-        Err(error) => {
-            writeln!(err, "strobe-artifact recompute: {error}")?;
-            return Ok(Outcome::Unusable);
-        }
-    };
-    let value: Value = match serde_json::from_str(&text) {
+    let name = read.name;
+    let kind = identify(&read.text);
+    let value: Value = match serde_json::from_str(&read.text) {
         Ok(value) => value,
         Err(error) => {
-            writeln!(
+            let reason = match kind {
+                FileKind::Empty => "the file is empty".to_owned(),
+                FileKind::Foreign { what, .. } => format!("{what}, not an artifact"),
+                kind @ FileKind::LocustRecords => kind.described(),
+                _ => format!("not JSON ({error})"),
+            };
+            return fail(
                 err,
-                "strobe-artifact recompute: {file}: not JSON ({error}); run \
-                 `strobe-artifact validate {file}` for details"
-            )?;
-            return Ok(Outcome::Unusable);
+                "recompute",
+                format!("{name}: {reason}; run `{PROGRAM} validate {name}` for details"),
+                Outcome::Unusable,
+            );
         }
     };
+    if let FileKind::Foreign { what, .. } = kind {
+        return fail(
+            err,
+            "recompute",
+            format!(
+                "{name}: {what}, not an artifact: nothing of a producer's to recompute; \
+                 `{PROGRAM} summary {name}` shows its numbers"
+            ),
+            Outcome::Unusable,
+        );
+    }
     let report = match recompute_from_rows(&value) {
         Ok(report) => report,
         Err(error) => {
-            writeln!(err, "strobe-artifact recompute: {file}: {error}")?;
-            return Ok(Outcome::Unusable);
+            return fail(
+                err,
+                "recompute",
+                format!("{name}: {error}"),
+                Outcome::Unusable,
+            )
         }
     };
-    if parsed.flags.contains(&"--json") {
+    if args.json.json {
         let mut object = report.to_json();
-        object["file"] = json!(file);
-        let text = serde_json::to_string_pretty(&object).map_err(io::Error::other)?;
-        writeln!(out, "{text}")?;
+        object["file"] = json!(name);
+        JsonOutput::write(&object, out)?;
     } else {
-        write_human(file, &report, out)?;
+        write_human(&name, &report, out)?;
     }
     Ok(if report.is_exact() {
         Outcome::Success
@@ -139,16 +149,7 @@ fn write_human(file: &str, report: &Recomputation, out: &mut dyn Write) -> io::R
     if !by_reason.is_empty() {
         writeln!(out, "  not recomputed:")?;
         for (reason, paths) in by_reason {
-            const SHOWN_PATHS: usize = 4;
-            let mut listed = paths
-                .iter()
-                .take(SHOWN_PATHS)
-                .copied()
-                .collect::<Vec<_>>()
-                .join(", ");
-            if paths.len() > SHOWN_PATHS {
-                listed.push_str(&format!(" and {} more", paths.len() - SHOWN_PATHS));
-            }
+            let listed = listed(&paths, 4);
             writeln!(out, "    {listed}: {reason}")?;
         }
     }

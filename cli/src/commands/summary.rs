@@ -2,87 +2,84 @@
 //! text table, for any generation (legacy artifacts have only p50/p95).
 
 use std::io::{self, Write};
-use std::path::Path;
 
 use serde_json::{Map, Value};
 use strobe::core::read::foreign::read_aiperf_pair;
+use strobe::core::read::foreign::unavailable::{Headline, Unavailable};
 use strobe::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
 use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact};
 use strobe::core::read::validate::report::{Report, Verdict};
 use strobe::core::read::validate::validate_artifact_text;
 
-use super::{parse_args, Command, Outcome};
-use crate::input::read_results;
+use super::{fail, Files, HelpFlag, Outcome};
+use crate::input::{identify, FileKind};
+use crate::PROGRAM;
 
-/// The `summary` entry in the registry.
-pub const COMMAND: Command = Command {
-    name: "summary",
-    summary: "print an artifact's identity, plan and key metrics as a table",
-    help: "\
-Usage: strobe-artifact summary FILE
-
+/// The whole help's description of `summary`.
+const LONG_ABOUT: &str = "\
 Prints the model, engine, gpu, measurement protocol, request counts, concurrency, context and
-max_tokens of FILE, then p50/p95/mean of time to first output, TTFT, E2E, TPOT and decode
-rate (legacy artifacts record only p50/p95), throughput and the prefix-cache hit average.
-A '-' marks a value the artifact does not record. The verdict line says whether the artifact
-passed `strobe-artifact validate`.
+max_tokens of FILE, throughput and the prefix-cache hit average, then p50/p95/mean of time to
+first output, TTFT, E2E, TPOT, decode rate and effective prefill rate (legacy artifacts record
+only p50/p95). A '-' marks a value the artifact does not record. The verdict line says whether
+the artifact passes `strobe-artifact validate` (its spelling).
 
 FILE may also be another tool's results: `vllm bench serve` JSON, a GuideLLM JSON report (one
 block per benchmark) or AIPerf's profile_export.jsonl or profile_export_aiperf.json (or the
 AIPerf run's folder). The summary names the tool, gives strobe's metrics from the file's rows
-(nearest rank) and lists where the tool's definitions differ from strobe's.
+(nearest rank) and lists where the tool's definitions differ from strobe's. Of a file
+`strobe-artifact convert` wrote, a value marked '*' is the tool's own figure, by the tool's
+definition, for a number the converted rows cannot give; the lines below the table say why.
 
-Options:
-  -h, --help  print this help
+One file at a time: `strobe-artifact validate` checks several, a folder or a zip archive at
+once.";
 
+/// `summary FILE`
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Print an artifact's identity, plan and key metrics as a table",
+    long_about = LONG_ABOUT,
+    override_usage = "strobe-artifact summary FILE",
+    after_help = "\
 Exit codes:
   0  summarized a valid (or valid legacy) artifact, or another tool's file
   1  summarized what could be read of an invalid artifact, or the file is not a JSON object,
      or another tool's file is broken (the message names the field)
-  2  the file could not be read (missing, a directory, not UTF-8), or bad usage
-",
-    run,
-};
+  2  the file could not be read (missing, a folder, a zip archive, not UTF-8), or bad usage"
+)]
+pub struct Args {
+    #[command(flatten)]
+    files: Files,
+    #[command(flatten)]
+    help: HelpFlag,
+}
 
 /// The statistics of each metric row, in column order.
 const STATISTICS: [MetricStat; 3] = [MetricStat::P50, MetricStat::P95, MetricStat::Mean];
 
-fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
-    let parsed = match parse_args("summary", args, &[]) {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            writeln!(err, "{message}")?;
-            return Ok(Outcome::Unusable);
-        }
-    };
-    if parsed.help {
-        write!(out, "{}", COMMAND.help)?;
-        return Ok(Outcome::Success);
-    }
-    let [file] = parsed.files.as_slice() else {
-        writeln!(
-            err,
-            "strobe-artifact summary: expected exactly one FILE, got {}; summarize one artifact \
-             at a time. Run `strobe-artifact summary --help`.",
-            parsed.files.len()
-        )?;
-        return Ok(Outcome::Unusable);
-    };
-    let read = match read_results(Path::new(file)) {
+/// Marks a tool's own figure standing in for a number strobe cannot give.
+const TOOL_FIGURE_MARK: &str = "*";
+
+/// Runs `summary`.
+pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
+    let read = match args.files.read_the_one(
+        "summary",
+        &format!("summarize one artifact at a time (`{PROGRAM} validate` checks several at once)"),
+    ) {
         Ok(read) => read,
-        Err(error) => {
-            writeln!(err, "strobe-artifact summary: {error}")?;
-            return Ok(Outcome::Unusable);
-        }
+        Err(message) => return fail(err, "summary", message, Outcome::Unusable),
     };
     let text = read.text;
-    let shown_name = read.path.display().to_string();
+    let shown_name = read.name;
     let loaded = match &read.aiperf_summary {
         Some(summary) => match read_aiperf_pair(&text, summary) {
             Ok(run) => vec![LoadedArtifact::from_foreign(&shown_name, text.len(), run)],
             Err(error) => {
-                writeln!(err, "strobe-artifact summary: {shown_name}: {error}")?;
-                return Ok(Outcome::Invalid);
+                return fail(
+                    err,
+                    "summary",
+                    format!("{shown_name}: {error}"),
+                    Outcome::Invalid,
+                )
             }
         },
         None => LoadedArtifact::all_from_text(&shown_name, &text),
@@ -94,26 +91,36 @@ fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
     if let Some(LoadRefusal::BrokenForeign(error)) =
         loaded.first().and_then(|run| run.refusal.as_ref())
     {
-        writeln!(err, "strobe-artifact summary: {shown_name}: {error}")?;
-        return Ok(Outcome::Invalid);
+        return fail(
+            err,
+            "summary",
+            format!("{shown_name}: {error}"),
+            Outcome::Invalid,
+        );
     }
     let report = validate_artifact_text(&text);
     let artifact = match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(artifact)) => artifact,
         _ => {
-            let reason = report
-                .violations
-                .first()
-                .map_or_else(|| "not a JSON object".to_string(), |v| v.message.clone());
-            writeln!(
+            let reason = match identify(&text) {
+                FileKind::LocustRecords => FileKind::LocustRecords.described(),
+                _ => report
+                    .violations
+                    .first()
+                    .map_or_else(|| "not a JSON object".to_string(), |v| v.message.clone()),
+            };
+            return fail(
                 err,
-                "strobe-artifact summary: {file} cannot be summarized: {reason}. \
-                 Run `strobe-artifact validate {file}` for every problem."
-            )?;
-            return Ok(Outcome::Invalid);
+                "summary",
+                format!(
+                    "{shown_name} cannot be summarized: {reason}. Run `{PROGRAM} validate \
+                     {shown_name}` for every problem."
+                ),
+                Outcome::Invalid,
+            );
         }
     };
-    write!(out, "{}", render_summary(file, &artifact, &report))?;
+    write!(out, "{}", render_summary(&shown_name, &artifact, &report))?;
     Ok(if report.is_acceptable() {
         Outcome::Success
     } else {
@@ -123,15 +130,21 @@ fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
 
 /// The whole summary text (pure, so it is tested without files).
 fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) -> String {
+    // `validate`'s own spelling of the verdict, so the two commands read alike.
     let verdict = match report.verdict {
-        Verdict::Valid => "valid (modern)".to_string(),
-        Verdict::ValidLegacy(generation) => format!("valid legacy: {generation}"),
+        Verdict::Valid => format!("{} (modern)", report.verdict),
         Verdict::Invalid => format!(
-            "invalid ({} violations; run `strobe-artifact validate {file}` for details)",
-            report.violations.len()
+            "invalid ({} {}; run `{PROGRAM} validate {file}` for details)",
+            report.violations.len(),
+            if report.violations.len() == 1 {
+                "violation"
+            } else {
+                "violations"
+            }
         ),
-        // The artifact validator never gives it; other tools' files are read elsewhere.
-        Verdict::Foreign => "another tool's file".to_string(),
+        // A legacy verdict; and the artifact validator never gives `Foreign` (other tools'
+        // files are read elsewhere).
+        Verdict::ValidLegacy(_) | Verdict::Foreign => report.verdict.to_string(),
     };
     let context = match (artifact.get("context_tokens"), artifact.get("context_seed")) {
         (Some(Value::Number(tokens)), _) => format!("{tokens} tokens"),
@@ -172,7 +185,7 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
     ];
     let mut text = facts_text(&facts);
     text.push('\n');
-    text.push_str(&metrics_table(&key_metrics));
+    text.push_str(&metrics_table(&key_metrics, &[]));
     text
 }
 
@@ -190,8 +203,9 @@ fn facts_text(facts: &[(&str, String)]) -> String {
     text
 }
 
-/// The p50/p95/mean table of every metric.
-fn metrics_table(key_metrics: &KeyMetrics) -> String {
+/// The p50/p95/mean table of every metric; a cell the metrics lack shows the tool's own figure
+/// from `stand_ins`, marked, when there is one.
+fn metrics_table(key_metrics: &KeyMetrics, stand_ins: &[Unavailable]) -> String {
     let mut table: Vec<[String; 4]> = vec![[
         "metric".to_string(),
         STATISTICS[0].id().to_string(),
@@ -200,10 +214,17 @@ fn metrics_table(key_metrics: &KeyMetrics) -> String {
     ]];
     for kind in MetricKind::ALL {
         let summary = key_metrics.get(kind);
-        let cell = |stat: MetricStat| {
-            summary
-                .stat(stat)
-                .map_or_else(|| "-".to_string(), |value| format!("{value:.2}"))
+        let stand_in = stand_ins
+            .iter()
+            .find(|unavailable| unavailable.headline == Headline::Metric(kind));
+        let cell = |stat: MetricStat| match summary.stat(stat) {
+            Some(value) => format!("{value:.2}"),
+            None => stand_in
+                .and_then(|unavailable| unavailable.figure(Some(stat)))
+                .map_or_else(
+                    || "-".to_string(),
+                    |figure| format!("{:.2}{TOOL_FIGURE_MARK}", figure.value),
+                ),
         };
         table.push([
             format!("{} ({})", kind.id(), kind.unit()),
@@ -255,10 +276,21 @@ fn render_foreign_summary(runs: &[LoadedArtifact]) -> String {
             .as_ref()
             .and_then(|load| load.rate)
             .map_or_else(|| "-".to_string(), |rate| format!("{rate} req/s"));
-        let throughput = run
-            .metrics
-            .throughput_tok_s
-            .map_or_else(|| "-".to_string(), |rate| format!("{rate:.2} tok/s"));
+        let throughput_stand_in = source
+            .unavailable
+            .iter()
+            .find(|unavailable| unavailable.headline == Headline::Throughput)
+            .and_then(|unavailable| unavailable.figure(None));
+        let throughput = match (run.metrics.throughput_tok_s, throughput_stand_in) {
+            (Some(rate), _) => format!("{rate:.2} tok/s"),
+            (None, Some(figure)) => format!(
+                "{:.2} tok/s{TOOL_FIGURE_MARK} ({}'s {})",
+                figure.value,
+                source.tool.name(),
+                safe_field(&figure.name)
+            ),
+            (None, None) => "-".to_string(),
+        };
         let facts: Vec<(&str, String)> = vec![
             ("file", without_controls(&run.label())),
             (
@@ -291,13 +323,49 @@ fn render_foreign_summary(runs: &[LoadedArtifact]) -> String {
         ];
         text.push_str(&facts_text(&facts));
         text.push('\n');
-        text.push_str(&metrics_table(&run.metrics));
+        text.push_str(&metrics_table(&run.metrics, &source.unavailable));
         text.push('\n');
-        for note in source.notes() {
+        for note in source.notes().into_iter().chain(
+            source
+                .unavailable
+                .iter()
+                .map(|unavailable| unavailable_note(source.tool.name(), unavailable)),
+        ) {
             text.push_str(&format!("- {}\n", without_controls(&note)));
         }
     }
     text
+}
+
+/// Why a converted file lacks a number, and which of the tool's own figures stand in for it.
+fn unavailable_note(tool: &str, unavailable: &Unavailable) -> String {
+    let name = unavailable.headline.name();
+    let figures = if unavailable.tool_figures.is_empty() {
+        format!("{tool} records no figure of its own for it")
+    } else {
+        let names: Vec<String> = unavailable
+            .tool_figures
+            .iter()
+            .map(|figure| format!("`{}`", safe_field(&figure.name)))
+            .collect();
+        format!(
+            "{TOOL_FIGURE_MARK} marks {tool}'s own figure ({}), by {tool}'s definition",
+            names.join(", ")
+        )
+    };
+    format!(
+        "{} is not in the converted file: {}. {figures}.",
+        capitalized(name),
+        capped_line(&unavailable.reason, 600)
+    )
+}
+
+/// `text` with its first letter upper-case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// Text as one line without control characters (a hostile name must not drive the terminal).
@@ -309,9 +377,14 @@ fn without_controls(text: &str) -> String {
 
 /// A string from the file as one safe line: no control characters, at most 80 characters.
 fn safe_field(text: &str) -> String {
+    capped_line(text, 80)
+}
+
+/// A text from the file as one line: no control characters, at most `max_chars` characters.
+fn capped_line(text: &str, max_chars: usize) -> String {
     let clean = without_controls(text);
-    if clean.chars().count() > 80 {
-        format!("{}…", clean.chars().take(80).collect::<String>())
+    if clean.chars().count() > max_chars {
+        format!("{}…", clean.chars().take(max_chars).collect::<String>())
     } else {
         clean
     }
@@ -334,6 +407,15 @@ mod tests {
     use super::*;
     use serde_json::json;
     use strobe::core::read::validate::validate_artifact;
+
+    #[test]
+    fn one_violation_is_one_violation() {
+        let artifact = json!({"schema": "anvil-serving.benchmark/v1", "metrics": {}, "serve_flags": {}, "requests": 1, "completed": 1, "concurrency": 0});
+        let report = validate_artifact(&artifact);
+        assert_eq!(report.violations.len(), 1, "{:?}", report.violations);
+        let text = render_summary("x.json", artifact.as_object().expect("object"), &report);
+        assert!(text.contains("invalid (1 violation; run"), "{text}");
+    }
 
     #[test]
     fn legacy_tpot_falls_back_to_the_mean_inter_token_latency_key() {

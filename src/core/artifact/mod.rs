@@ -194,7 +194,7 @@ pub enum ArtifactError {
         reason: String,
     },
     /// The file is of a generation whose metrics cannot be recomputed.
-    #[error("cannot recompute a {generation} artifact: {reason}")]
+    #[error("cannot recompute {}: {reason}", recomputed_subject(*.generation))]
     NotRecomputable {
         /// The generation read (§10).
         generation: Generation,
@@ -212,6 +212,15 @@ pub enum ArtifactError {
         /// What is wrong with it.
         reason: String,
     },
+}
+
+/// What a recomputation refused: "a G2 (…) artifact", or "this file" when no generation could be
+/// read (it is not a JSON object).
+fn recomputed_subject(generation: Generation) -> String {
+    match generation {
+        Generation::Unknown => "this file".to_owned(),
+        known => format!("a {known} artifact"),
+    }
 }
 
 #[cfg(test)]

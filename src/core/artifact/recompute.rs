@@ -173,7 +173,8 @@ pub fn recompute_from_rows(value: &Value) -> Result<Recomputation, ArtifactError
             generation,
             reason: "it was converted from another tool's results (its `source` block): its rows \
                      lack the plan and chunk fields the producer's rules recompute from, and its \
-                     metrics are strobe's, computed from those rows when it was converted"
+                     metrics are strobe's, computed from those rows when it was converted; \
+                     `strobe-artifact validate` and `strobe-artifact summary` read it"
                 .to_owned(),
         });
     }

@@ -641,6 +641,16 @@ fn legacy_generations_without_rows_are_not_recomputable() {
             ..
         })
     ));
+    let error = recompute_from_rows(&json!([1, 2]))
+        .err()
+        .map(|error| error.to_string());
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "cannot recompute this file: the top level is not a JSON object, so it is not an \
+             artifact"
+        )
+    );
     let bad_row = json!({"schema": SCHEMA, "request_canaries": true, "request_timings": [{"ttft_ms": "fast"}]});
     assert!(matches!(
         recompute_from_rows(&bad_row),

@@ -4,10 +4,14 @@
 //! It is made from the page's settings alone (a link's query), never from an endpoint check,
 //! so the page and `strobe-artifact plan` write the same bytes for the same settings.
 
+use std::collections::BTreeSet;
+
 use serde_json::{json, Value};
 use thiserror::Error;
 
+use crate::core::config::error::ConfigError;
 use crate::core::config::form::RunForm;
+use crate::core::config::link::{LinkReading, QueryNotice};
 use crate::core::config::settings::RunConfig;
 use crate::core::plan::{PlanError, RunPlan};
 use crate::core::prompt::{request_body, PromptError, PromptSpec};
@@ -51,16 +55,95 @@ pub fn settings_plan(form: &RunForm) -> Result<(RunConfig, RunPlan), PlanExportE
     Ok((config, plan))
 }
 
+/// The plan a link makes ([`plan_of_link`]): the text of `plan.json`, and what reading the link
+/// ignored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkPlan {
+    /// The text of `plan.json`, as [`plan_document`] writes it.
+    pub document: String,
+    /// What reading the link ignored or overrode, to show the user.
+    pub notices: Vec<QueryNotice>,
+}
+
+/// The plan of a link's settings, as `strobe-artifact plan --link` writes it: `link` is the
+/// page's query or its whole address ([`RunForm::read_link`]). The same settings give the same
+/// bytes as the page's *Export plan*. Unlike the page, whose form always shows the base URL it
+/// will use, a link must name its server: a link without `base_url` is
+/// refused with the key to add, never planned against the simulator's default. A setting the
+/// link leaves out is named with the key to add.
+pub fn plan_of_link(link: &str) -> Result<LinkPlan, PlanExportError> {
+    let LinkReading { form, notices, set } = RunForm::read_link(link);
+    let mut problems = Vec::new();
+    if !set.contains("base_url") {
+        let default = RunForm::browser_defaults();
+        let default = default.get_named("base_url").unwrap_or_default();
+        problems.push(format!(
+            "base_url: the link sets no base_url, so the plan would have no server to measure; \
+             add `base_url=` with the server's OpenAI-compatible address, e.g. \
+             `base_url=http://127.0.0.1:8000/v1` (the page leaves base_url out of its address \
+             while it is the simulator's {default}: add `base_url={default}` to plan against \
+             strobe-sim)"
+        ));
+    }
+    let config = form.to_config().map_err(|errors| {
+        errors
+            .iter()
+            .filter(|error| set.contains("base_url") || error.field != "base_url")
+            .map(|error| link_problem(error, &set))
+            .collect::<Vec<_>>()
+    });
+    match config {
+        Ok(config) if problems.is_empty() => {
+            let plan = RunPlan::new(&config, None)?;
+            let document = document_of(&form, &config, &plan)?;
+            Ok(LinkPlan { document, notices })
+        }
+        Ok(_) => Err(PlanExportError::Settings(problems)),
+        Err(more) => {
+            problems.extend(more);
+            Err(PlanExportError::Settings(problems))
+        }
+    }
+}
+
+/// An invalid setting of a link, with the key to add when the link leaves it out.
+fn link_problem(error: &ConfigError, set: &BTreeSet<&'static str>) -> String {
+    let field = error.field;
+    if set.contains(field) {
+        format!("{field}: {}", error.message)
+    } else if field == "engine" {
+        // The form's own message points to the page's Check endpoint button, which a link has not.
+        "engine: the link sets no engine; add `engine=` naming the serving engine, e.g. \
+         `engine=vllm` (or sglang, llama.cpp, tgi, ollama): artifacts without one cannot be \
+         compared or combined"
+            .to_owned()
+    } else {
+        format!(
+            "{field}: {} (the link sets no {field}; add `{field}=` to it)",
+            error.message
+        )
+    }
+}
+
 /// The plan of `form`'s settings as the text of `plan.json` (sorted keys, two-space indent, a
 /// trailing newline).
 pub fn plan_document(form: &RunForm) -> Result<String, PlanExportError> {
     let (config, plan) = settings_plan(form)?;
-    let prompts = PromptSpec::for_plan(&plan);
+    document_of(form, &config, &plan)
+}
+
+/// The text of `plan.json` for `form`, its settings and their plan.
+fn document_of(
+    form: &RunForm,
+    config: &RunConfig,
+    plan: &RunPlan,
+) -> Result<String, PlanExportError> {
+    let prompts = PromptSpec::for_plan(plan);
     let planned = plan.planned_context_tokens();
     let mut requests = Vec::with_capacity(planned.len());
     for (index, planned_context_tokens) in planned.iter().enumerate() {
         let prompt = prompts.build(index, plan.prompt_budget_tokens(index))?;
-        let body = request_body(&config, &prompt);
+        let body = request_body(config, &prompt);
         requests.push(json!({
             "index": index,
             "planned_context_tokens": planned_context_tokens,
@@ -142,6 +225,72 @@ mod tests {
             plan["requests"].as_array().map_or(0, Vec::len)
         );
         assert!(!plan.to_string().contains("sk-secret"));
+    }
+
+    #[test]
+    fn a_whole_page_address_plans_like_its_query() {
+        let query = "base_url=http://127.0.0.1:9/v1&model=m&engine=vllm&requests=4";
+        let from_query = plan_of_link(query).expect("plans");
+        for link in [
+            format!("http://127.0.0.1:8080/?{query}"),
+            format!("https://strobe.example/app/?{query}#results"),
+            format!("http://127.0.0.1:8080/#{query}"),
+        ] {
+            let from_address = plan_of_link(&link).expect("plans");
+            assert_eq!(from_address, from_query, "{link}");
+        }
+        assert!(from_query.notices.is_empty(), "{:?}", from_query.notices);
+        let (form, _) = RunForm::from_query(query);
+        assert_eq!(
+            from_query.document,
+            plan_document(&form).expect("plans"),
+            "the page's Export plan writes the same bytes"
+        );
+    }
+
+    #[test]
+    fn a_link_without_a_base_url_is_refused_not_planned_against_the_simulator() {
+        for link in [
+            "model=m&engine=vllm&requests=4",
+            "http://127.0.0.1:8080/?model=m&engine=vllm",
+            "http://127.0.0.1:8080/",
+            // A value over the limit is ignored, so the link sets no base URL after all.
+            &format!(
+                "base_url=http://{}/v1&model=m&engine=vllm",
+                "h".repeat(3_000)
+            ),
+        ] {
+            let error = plan_of_link(link).expect_err("no base URL");
+            let PlanExportError::Settings(problems) = &error else {
+                panic!("{link}: {error}");
+            };
+            assert!(problems[0].starts_with("base_url: "), "{problems:?}");
+            let message = error.to_string();
+            assert!(message.contains("add `base_url=`"), "{message}");
+            assert!(
+                message.contains("base_url=http://127.0.0.1:8011/v1"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_link_without_engine_or_model_names_the_key_to_add() {
+        let error = plan_of_link("base_url=http://127.0.0.1:9/v1").expect_err("unplannable");
+        let PlanExportError::Settings(problems) = &error else {
+            panic!("{error}");
+        };
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].starts_with("model: "), "{problems:?}");
+        assert!(problems[0].contains("add `model=` to it"), "{problems:?}");
+        assert!(problems[1].starts_with("engine: "), "{problems:?}");
+        assert!(problems[1].contains("add `engine=`"), "{problems:?}");
+        assert!(!error.to_string().contains("Check endpoint"), "{error}");
+        // A value the link gave keeps the form's own message.
+        let error = plan_of_link("base_url=http://127.0.0.1:9/v1&model=m&engine=vllm&requests=0")
+            .expect_err("unplannable");
+        assert!(!error.to_string().contains("add `requests=`"), "{error}");
+        assert!(error.to_string().contains("requests: "), "{error}");
     }
 
     #[test]

@@ -5,11 +5,13 @@
 use serde_json::{Map, Value};
 
 use super::fields::{count, must_be, non_negative, Fields};
+use super::unavailable::{Headline, OwnFigure};
 use super::{
     failure_view, metrics_of_rows, CappedText, Definition, ForeignError, ForeignRun, ForeignSource,
     KeyMetrics, LoadView, MetricSummary, Quantity, RunIdentity, Tool, ToolAggregate, ToolRow,
     WorkloadView,
 };
+use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 
 /// Whether `object` is a `profile_export_aiperf.json`.
 pub(crate) fn looks_like_summary(object: &Map<String, Value>) -> bool {
@@ -81,6 +83,37 @@ pub(crate) fn definitions() -> Vec<Definition> {
         },
     ]
 }
+
+/// AIPerf's own aggregates for the numbers a conversion cannot give (its rows usually carry the
+/// server's usage, so nothing is lost): its inter-token latency, which is its TPOT, and its
+/// output token throughput (by its tokenizer).
+pub(crate) const OWN_FIGURES: &[OwnFigure] = &[
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P50),
+        name: "inter_token_latency.p50",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P95),
+        name: "inter_token_latency.p95",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P99),
+        name: "inter_token_latency.p99",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::Mean),
+        name: "inter_token_latency.avg",
+    },
+    OwnFigure {
+        headline: Headline::Throughput,
+        stat: None,
+        name: "output_token_throughput.avg",
+    },
+];
 
 /// How AIPerf computes its percentiles.
 pub(crate) const PERCENTILE_METHOD: &str = "AIPerf: numpy's linear interpolation";
@@ -280,6 +313,7 @@ pub(crate) fn read_records(text: &str) -> Result<ForeignRun, ForeignError> {
             percentile_method: PERCENTILE_METHOD,
             definitions: definitions(),
             aggregates: Vec::new(),
+            unavailable: Vec::new(),
         },
         identity: RunIdentity::default(),
         workload,
@@ -376,6 +410,7 @@ pub(crate) fn read_summary(object: &Map<String, Value>) -> Result<ForeignRun, Fo
             percentile_method: PERCENTILE_METHOD,
             definitions: definitions(),
             aggregates,
+            unavailable: Vec::new(),
         },
         identity: RunIdentity {
             model,

@@ -3,7 +3,8 @@
 //! field the file cannot know `null`, and a `source` block naming the tool, its version and how
 //! each quantity maps (docs/spec/converted.md). Counts strobe would not call exact
 //! (a client tokenizer's) are kept beside the row as `tool_prompt_tokens` and
-//! `tool_output_tokens`, so nothing the file held is lost.
+//! `tool_output_tokens`, so nothing the file held is lost; the numbers that then cannot be
+//! computed are listed in `source.unavailable` with why and the tool's own figure.
 
 use serde_json::{json, Map, Value};
 
@@ -11,8 +12,10 @@ use crate::core::artifact::metrics::{write_distribution_family, DISTRIBUTION_FAM
 use crate::core::artifact::schema::MetricPopulation;
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
 use crate::core::python::stats::exact_mean;
+use crate::core::read::loaded::metrics::KeyMetrics;
 use crate::core::read::validate::report::SCHEMA;
 
+use super::unavailable::{self, unavailable};
 use super::{ForeignRun, Quantity};
 
 /// Why a run cannot be converted.
@@ -220,6 +223,8 @@ pub fn to_artifact(run: &ForeignRun) -> Result<Value, ConvertError> {
     let performance_eligible = failed == 0;
     let wall_seconds = run.workload.wall_clock_ms.map(|ms| ms / 1000.0);
     let metrics = metrics(&rows, performance_eligible, wall_seconds);
+    // What the tool's file gives but these rows cannot, said in the file itself.
+    let unavailable = unavailable(run, &KeyMetrics::from_metrics(&metrics));
     let population = MetricPopulation::from_metrics(requests, completed, failed, &metrics);
     let text = |text: &Option<crate::core::read::loaded::text::CappedText>| {
         text.as_ref().map(|text| text.as_str().to_owned())
@@ -299,6 +304,7 @@ pub fn to_artifact(run: &ForeignRun) -> Result<Value, ConvertError> {
             "started_at_label": text(&run.identity.started_at),
             "mapping": mapping(run),
             "aggregates": aggregates,
+            "unavailable": unavailable::to_json(&unavailable),
         }),
     );
     if let Some(load) = load {

@@ -6,10 +6,12 @@
 use serde_json::{Map, Value};
 
 use super::fields::Fields;
+use super::unavailable::{Headline, OwnFigure};
 use super::{
     failure_view, metrics_of_rows, CappedText, Definition, ForeignError, ForeignRun, ForeignSource,
     LoadView, Quantity, RunIdentity, SweepView, Tool, ToolAggregate, ToolRow, WorkloadView,
 };
+use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 
 /// Whether `object` is a GuideLLM report.
 pub(crate) fn looks_like(object: &Map<String, Value>) -> bool {
@@ -74,6 +76,36 @@ pub(crate) fn definitions() -> Vec<Definition> {
 
 /// The summary statistics kept per metric, under GuideLLM's names.
 const KEPT_STATISTICS: [&str; 4] = ["median", "mean", "p95", "p99"];
+
+/// GuideLLM's own aggregates for the numbers a conversion cannot give: its time per output
+/// token and the mean of its output tokens per second over the benchmark.
+pub(crate) const OWN_FIGURES: &[OwnFigure] = &[
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P50),
+        name: "time_per_output_token_ms.median",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P95),
+        name: "time_per_output_token_ms.p95",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P99),
+        name: "time_per_output_token_ms.p99",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::Mean),
+        name: "time_per_output_token_ms.mean",
+    },
+    OwnFigure {
+        headline: Headline::Throughput,
+        stat: None,
+        name: "output_tokens_per_second.mean",
+    },
+];
 
 /// How GuideLLM computes its percentiles.
 pub(crate) const PERCENTILE_METHOD: &str =
@@ -250,6 +282,7 @@ fn read_benchmark(
             percentile_method: PERCENTILE_METHOD,
             definitions: definitions(),
             aggregates,
+            unavailable: Vec::new(),
         },
         identity,
         workload,

@@ -14,6 +14,7 @@ pub mod aiperf;
 pub mod convert;
 mod fields;
 pub mod guidellm;
+pub mod unavailable;
 pub mod vllm;
 
 use std::fmt;
@@ -25,6 +26,8 @@ use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::{FailureView, RowView, RunIdentity, WorkloadView};
+
+use unavailable::{OwnFigure, Unavailable};
 
 /// What strobe reads besides its own artifacts, for the message of a file it cannot read.
 pub const KNOWN_FORMATS: &str = "strobe and anvil artifacts (anvil-serving.benchmark/v1 and its \
@@ -67,6 +70,16 @@ impl Tool {
             Tool::Vllm => vllm::definitions(),
             Tool::GuideLlm => guidellm::definitions(),
             Tool::AiPerf => aiperf::definitions(),
+        }
+    }
+
+    /// Which of the tool's aggregates stand for strobe's numbers a conversion cannot give
+    /// ([`unavailable`]).
+    pub(crate) fn own_figures(self) -> &'static [OwnFigure] {
+        match self {
+            Tool::Vllm => vllm::OWN_FIGURES,
+            Tool::GuideLlm => guidellm::OWN_FIGURES,
+            Tool::AiPerf => aiperf::OWN_FIGURES,
         }
     }
 
@@ -217,6 +230,9 @@ pub struct ForeignSource {
     pub definitions: Vec<Definition>,
     /// The tool's own summary numbers (finite ones), in file order.
     pub aggregates: Vec<ToolAggregate>,
+    /// Of a file `strobe-artifact convert` wrote, the numbers the tool's file gives but the
+    /// conversion cannot, with why ([`unavailable`]); empty for the tool's own file.
+    pub unavailable: Vec<Unavailable>,
 }
 
 impl ForeignSource {
@@ -415,6 +431,7 @@ pub fn source_of_artifact(value: &Value) -> Option<ForeignSource> {
         percentile_method: tool.percentile_method(),
         definitions: tool.definitions(),
         aggregates,
+        unavailable: unavailable::from_json(source.get("unavailable")),
     })
 }
 

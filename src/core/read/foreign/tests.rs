@@ -508,3 +508,126 @@ fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_fil
     let error = read_aiperf_pair(&fewer, &other_summary).expect_err("different runs");
     assert!(error.reason.contains("different runs"), "{error}");
 }
+
+#[test]
+fn a_conversion_says_which_numbers_it_cannot_give_and_carries_the_tools_own() {
+    use crate::core::read::foreign::unavailable::Headline;
+    use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+    use crate::core::read::loaded::LoadedArtifact;
+    let lost = [
+        Headline::Metric(MetricKind::Tpot),
+        Headline::Metric(MetricKind::Decode),
+        Headline::Metric(MetricKind::Prefill),
+        Headline::Throughput,
+    ];
+    let vllm_file = fixture("vllm/vllm-0.33.0-c4.json");
+    let guidellm_file = fixture("guidellm/guidellm-0.8.1-c1.json");
+    let guidellm_tpot =
+        &guidellm_file["benchmarks"][0]["metrics"]["time_per_output_token_ms"]["successful"];
+    for (run, tpot_p50, tpot_mean, throughput, count_term) in [
+        (
+            read_one(&vllm_file),
+            ("median_tpot_ms", &vllm_file["median_tpot_ms"]),
+            ("mean_tpot_ms", &vllm_file["mean_tpot_ms"]),
+            ("output_throughput", &vllm_file["output_throughput"]),
+            "`output_lens`",
+        ),
+        (
+            read_json(&guidellm_file)
+                .expect("GuideLLM")
+                .expect("readable")[0]
+                .clone(),
+            ("time_per_output_token_ms.median", &guidellm_tpot["median"]),
+            ("time_per_output_token_ms.mean", &guidellm_tpot["mean"]),
+            (
+                "output_tokens_per_second.mean",
+                &guidellm_file["benchmarks"][0]["metrics"]["output_tokens_per_second"]
+                    ["successful"]["mean"],
+            ),
+            "`output_tokens`",
+        ),
+    ] {
+        let tool = run.source.tool;
+        // The tool's own file gives every one of them (from its counts) ...
+        assert!(run.metrics.tpot.p50.is_some() && run.metrics.throughput_tok_s.is_some());
+        let artifact = convert::to_artifact(&run).expect("converts");
+        let listed = &artifact["source"]["unavailable"];
+        let metrics: Vec<&str> = listed
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|entry| entry["metric"].as_str())
+            .collect();
+        // ... the conversion none, and says so.
+        assert_eq!(
+            metrics,
+            ["tpot", "decode", "prefill", "throughput_tok_s"],
+            "{tool:?}"
+        );
+        assert_eq!(listed[0]["tool_figures"]["p50"]["name"], tpot_p50.0);
+        assert_eq!(&listed[0]["tool_figures"]["p50"]["value"], tpot_p50.1);
+        assert_eq!(&listed[0]["tool_figures"]["mean"]["value"], tpot_mean.1);
+        assert_eq!(listed[1]["tool_figures"], json!({}), "no decode figure");
+        assert_eq!(listed[3]["tool_figures"]["value"]["name"], throughput.0);
+        assert_eq!(&listed[3]["tool_figures"]["value"]["value"], throughput.1);
+        let reason = listed[0]["reason"].as_str().expect("a reason");
+        assert!(
+            reason.contains(count_term) && reason.contains("`tool_output_tokens`"),
+            "{reason}"
+        );
+        let prefill = listed[2]["reason"].as_str().expect("a reason");
+        assert!(prefill.contains("`tool_prompt_tokens`"), "{prefill}");
+
+        // Read back, the list is the one written.
+        let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
+        let loaded = LoadedArtifact::from_text("converted.json", &text);
+        let source = loaded.foreign.expect("a converted file");
+        let headlines: Vec<Headline> = source.unavailable.iter().map(|u| u.headline).collect();
+        assert_eq!(headlines, lost);
+        let tpot = &source.unavailable[0];
+        assert_eq!(
+            tpot.figure(Some(MetricStat::P50))
+                .map(|figure| figure.value),
+            tpot_p50.1.as_f64()
+        );
+        assert_eq!(tpot.reason, reason);
+        assert!(source.unavailable[3].figure(None).is_some());
+    }
+    // AIPerf's rows carry the server's usage: nothing is lost.
+    let aiperf = read_aiperf_pair(
+        &fixture_text("aiperf/aiperf-0.13.0-c4/profile_export.jsonl"),
+        &fixture_text("aiperf/aiperf-0.13.0-c4/profile_export_aiperf.json"),
+    )
+    .expect("AIPerf pair");
+    let artifact = convert::to_artifact(&aiperf).expect("converts");
+    assert_eq!(artifact["source"]["unavailable"], json!([]));
+}
+
+#[test]
+fn a_hostile_unavailable_list_is_read_as_data() {
+    use crate::core::read::foreign::unavailable::{from_json, Headline};
+    let list = json!([
+        {"metric": "tpot", "reason": "x".repeat(100_000), "tool_figures": {
+            "p50": {"name": "a", "value": 1.5},
+            "p95": {"name": "b", "value": "NaN"},
+            "mean": {"name": 3, "value": 2.0},
+        }},
+        {"metric": "tpot", "reason": "again"},
+        {"metric": "nonsense"},
+        "not an object",
+        {"metric": "throughput_tok_s", "tool_figures": {"value": {"name": "t", "value": 9.0}}},
+    ]);
+    let read = from_json(Some(&list));
+    assert_eq!(read.len(), 2);
+    assert_eq!(
+        read[0].headline,
+        Headline::Metric(crate::core::read::loaded::metrics::MetricKind::Tpot)
+    );
+    assert!(read[0].reason.chars().count() < 100_000);
+    assert_eq!(read[0].tool_figures.len(), 1, "{:?}", read[0].tool_figures);
+    assert_eq!(read[1].headline, Headline::Throughput);
+    assert_eq!(read[1].reason, "");
+    assert_eq!(read[1].figure(None).map(|figure| figure.value), Some(9.0));
+    assert!(from_json(Some(&json!({"metric": "tpot"}))).is_empty());
+    assert!(from_json(None).is_empty());
+}

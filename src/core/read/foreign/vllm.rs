@@ -5,11 +5,13 @@
 use serde_json::{Map, Value};
 
 use super::fields::{count, must_be, non_negative, Fields};
+use super::unavailable::{Headline, OwnFigure};
 use super::{
     failure_view, metrics_of_rows, CappedText, Definition, FailureView, ForeignError, ForeignRun,
     ForeignSource, KeyMetrics, LoadView, MetricSummary, Quantity, RowView, RunIdentity, Tool,
     ToolAggregate, ToolRow, WorkloadView,
 };
+use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 
 /// The per-request arrays `--save-detailed` writes, which must all be as long as `ttfts`.
 const PARALLEL_ARRAYS: [&str; 6] = [
@@ -77,6 +79,36 @@ pub(crate) fn definitions() -> Vec<Definition> {
         },
     ]
 }
+
+/// vLLM's own aggregates for the numbers a conversion cannot give: its TPOT statistics and its
+/// output throughput (by its tokenizer's counts when the server streamed no usage).
+pub(crate) const OWN_FIGURES: &[OwnFigure] = &[
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P50),
+        name: "median_tpot_ms",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P95),
+        name: "p95_tpot_ms",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::P99),
+        name: "p99_tpot_ms",
+    },
+    OwnFigure {
+        headline: Headline::Metric(MetricKind::Tpot),
+        stat: Some(MetricStat::Mean),
+        name: "mean_tpot_ms",
+    },
+    OwnFigure {
+        headline: Headline::Throughput,
+        stat: None,
+        name: "output_throughput",
+    },
+];
 
 /// How vLLM computes its percentiles.
 pub(crate) const PERCENTILE_METHOD: &str =
@@ -160,6 +192,7 @@ pub(crate) fn read(object: &Map<String, Value>) -> Result<ForeignRun, ForeignErr
             percentile_method: PERCENTILE_METHOD,
             definitions: definitions(),
             aggregates,
+            unavailable: Vec::new(),
         },
         identity,
         workload,

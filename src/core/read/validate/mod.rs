@@ -51,6 +51,23 @@ pub fn validate_artifact_text(text: &str) -> Report {
         }
         None => text,
     };
+    if text.trim().is_empty() {
+        // serde's "EOF while parsing" would read as a file cut short; it holds nothing at all.
+        text_violations.push(Violation {
+            path: "$".to_string(),
+            rule: RuleId::InvalidJson,
+            message: format!(
+                "the file is empty{}: an artifact is one JSON object; check that the run that \
+                 wrote it finished, or pick the artifact file itself",
+                if text.is_empty() {
+                    ""
+                } else {
+                    " (only whitespace)"
+                }
+            ),
+        });
+        return Report::from_violations(Generation::Unknown, text_violations);
+    }
     let tokens = find_non_finite_tokens(text);
     let parse_text = if tokens.is_empty() {
         None
@@ -187,5 +204,31 @@ mod tests {
             let report = validate_artifact_text(text);
             assert_eq!(report.verdict, Verdict::Invalid, "{text:?}");
         }
+    }
+
+    #[test]
+    fn an_empty_file_is_called_empty_not_truncated() {
+        for (text, expected) in [
+            ("", "the file is empty: "),
+            (" \n\t", "the file is empty (only whitespace): "),
+            ("\u{feff}", "the file is empty: "),
+        ] {
+            let report = validate_artifact_text(text);
+            let last = report.violations.last().expect("a violation");
+            assert_eq!(last.rule, RuleId::InvalidJson);
+            assert!(
+                last.message.starts_with(expected),
+                "{text:?}: {}",
+                last.message
+            );
+            assert!(!last.message.contains("truncated"), "{}", last.message);
+        }
+        // A file cut short is still told apart.
+        let cut = validate_artifact_text("{\"schema\": ");
+        assert!(
+            cut.violations[0].message.contains("truncated"),
+            "{:?}",
+            cut.violations
+        );
     }
 }
