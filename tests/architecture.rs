@@ -287,7 +287,7 @@ fn the_core_reads_top_to_bottom() {
         module.len() >= prefix.len() && module.iter().zip(prefix).all(|(a, b)| a == b)
     };
     // Stages and the stages they must never import (later ones, or the browser layer).
-    let rules: [(&[&str], &[&[&str]]); 7] = [
+    let rules: [(&[&str], &[&[&str]]); 8] = [
         (&["core"], &[&["web"]]),
         (
             &["core", "read"],
@@ -314,6 +314,21 @@ fn the_core_reads_top_to_bottom() {
                 &["core", "read"],
                 &["core", "present"],
                 &["core", "live"],
+            ],
+        ),
+        (
+            &["core", "workload"],
+            &[
+                &["core", "load"],
+                &["core", "plan"],
+                &["core", "prompt"],
+                &["core", "stream"],
+                &["core", "observe"],
+                &["core", "artifact"],
+                &["core", "read"],
+                &["core", "slo"],
+                &["core", "live"],
+                &["core", "present"],
             ],
         ),
         (

@@ -7,6 +7,7 @@
 //! - [`format`](mod@format): leaf text helpers (numbers, counts, previews, file stems);
 //! - [`python`]: bit-exact ports of the reference producer's Python (random, stats, JSON, time);
 //! - [`config`]: the settings, their bounds, the form's fields, the form, the link, `/models`;
+//! - [`workload`]: a user's own traffic read from a file (prompts, conversations, traces);
 //! - [`load`]: open-loop load: the arrival schedule and the dispatcher that keeps it;
 //! - [`plan`]: everything fixed before the first request; [`prompt`]: the prompts and bodies;
 //! - [`stream`]: bytes to SSE events to the chunk fields the measurement reads;
@@ -22,6 +23,7 @@ pub mod format;
 pub mod python;
 
 pub mod config;
+pub mod workload;
 pub mod load;
 pub mod plan;
 pub mod prompt;

@@ -1,0 +1,233 @@
+//! A user's own traffic, read from a file: the requests to send, as the file gives them.
+//!
+//! A workload file is recognised by its content, never by its name (ShareGPT, OpenAI chat,
+//! prompt columns as vLLM's custom JSONL and GuideLLM name them, CSV with a header, plain text,
+//! AIPerf's `single_turn` and `multi_turn`, Mooncake and BurstGPT traces). Reading turns it into
+//! [`Workload`]: sessions of turns, each turn the text or messages to send, how many tokens to
+//! ask for, and when to send it. What could not be used is counted by reason, never dropped
+//! silently, so the page can say what it found before anything is sent.
+//!
+//! The prompts stay the user's: a [`Workload`] is never serialised whole. The artifact records
+//! only [`WorkloadSummary`] (format, counts, the file's SHA-256), never a prompt.
+//!
+//! Submodules: `read` (bytes → format → records), `sha256`, and the per-format readers.
+
+use std::fmt;
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// One file's traffic: sessions in file order, with what reading it found.
+#[derive(Clone, PartialEq)]
+pub struct Workload {
+    /// What the file is and what of it is usable.
+    pub summary: WorkloadSummary,
+    /// Every usable session, in the file's order. A single-turn file has one turn a session.
+    pub sessions: Vec<Session>,
+}
+
+/// A workload's `Debug` names its shape only: its prompts are the user's and stay out of logs.
+impl fmt::Debug for Workload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Workload")
+            .field("summary", &self.summary)
+            .field("sessions", &self.sessions.len())
+            .finish()
+    }
+}
+
+/// What a workload file is, as the page shows it and the artifact records it. No prompt text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WorkloadSummary {
+    /// The format recognised from the content.
+    pub format: WorkloadFormat,
+    /// The file's name as the user gave it (a file input's name, a URL's last segment), if any.
+    pub name: Option<String>,
+    /// Bytes read.
+    pub bytes: u64,
+    /// `sha256:<64 lowercase hex>` of the bytes read: the same file gives the same hash.
+    pub sha256: String,
+    /// Records in the file (entries, lines, rows), usable or not.
+    pub records: u64,
+    /// Sessions usable (single-turn: requests).
+    pub sessions: u64,
+    /// Turns (requests) over all usable sessions.
+    pub turns: u64,
+    /// Records left out, by reason, in the order first met. Counts are never zero.
+    pub skipped: Vec<Skipped>,
+    /// Whether the sessions carry arrival times (a trace): then they are sent when the file
+    /// says, scaled by the run's trace speed, rather than as fast as the load allows.
+    pub timed: bool,
+}
+
+/// Records left out for one reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Why.
+    pub reason: SkipReason,
+    /// How many records.
+    pub count: u64,
+    /// The 1-based record number (entry, line or row) of the first one, to find it in the file.
+    pub first: u64,
+}
+
+/// Why a record of a workload file is not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// A conversation with fewer than two turns where a prompt and a reply are needed.
+    NoReply,
+    /// No prompt text (empty, or no recognised prompt field).
+    NoPrompt,
+    /// The record does not parse (bad JSON line, CSV row of the wrong width).
+    Unparsable,
+    /// A field has the wrong type or an impossible value (negative length, bad timestamp).
+    BadField,
+}
+
+impl SkipReason {
+    /// The words the page and the CLI use, e.g. "have no reply".
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::NoReply => "have no reply",
+            Self::NoPrompt => "have no prompt",
+            Self::Unparsable => "do not parse",
+            Self::BadField => "have a field of the wrong type",
+        }
+    }
+}
+
+/// The formats strobe recognises, named as their tools name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadFormat {
+    /// `[{"id", "conversations": [{"from", "value"}…]}]` (`conversation` too).
+    Sharegpt,
+    /// `{"messages": [{"role", "content"}…], "max_tokens"?}` as JSON list or JSONL.
+    OpenaiChat,
+    /// One prompt a record under a known column name (vLLM custom JSONL, GuideLLM), JSON or JSONL.
+    PromptColumns,
+    /// CSV with a header naming a prompt column.
+    Csv,
+    /// Plain text, one prompt a line.
+    Text,
+    /// AIPerf `single_turn`: `{"text"|"texts", "output_length"?, "timestamp"|"delay"?}`.
+    AiperfSingleTurn,
+    /// AIPerf `multi_turn`: `{"session_id", "turns": [{"text", "delay"?}…]}`.
+    AiperfMultiTurn,
+    /// Mooncake trace: `{"timestamp", "input_length", "output_length", "hash_ids"}` a line.
+    MooncakeTrace,
+    /// BurstGPT CSV: `Timestamp,Model,Request tokens,Response tokens,…`.
+    Burstgpt,
+}
+
+impl WorkloadFormat {
+    /// The spelling the artifact records (`workload.format`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sharegpt => "sharegpt",
+            Self::OpenaiChat => "openai_chat",
+            Self::PromptColumns => "prompt_columns",
+            Self::Csv => "csv",
+            Self::Text => "text",
+            Self::AiperfSingleTurn => "aiperf_single_turn",
+            Self::AiperfMultiTurn => "aiperf_multi_turn",
+            Self::MooncakeTrace => "mooncake_trace",
+            Self::Burstgpt => "burstgpt",
+        }
+    }
+
+    /// The name the page shows, e.g. "ShareGPT".
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Sharegpt => "ShareGPT",
+            Self::OpenaiChat => "OpenAI chat messages",
+            Self::PromptColumns => "prompts (JSON)",
+            Self::Csv => "CSV",
+            Self::Text => "plain text",
+            Self::AiperfSingleTurn => "AIPerf single_turn",
+            Self::AiperfMultiTurn => "AIPerf multi_turn",
+            Self::MooncakeTrace => "Mooncake trace",
+            Self::Burstgpt => "BurstGPT trace",
+        }
+    }
+}
+
+/// One conversation (or, single-turn, one request).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    /// The file's id for it (`id`, `session_id`), if it has one.
+    pub id: Option<String>,
+    /// When the session's first turn is due, in ms from the start of the run (traces), if given.
+    pub arrival_ms: Option<f64>,
+    /// The turns in order; never empty.
+    pub turns: Vec<Turn>,
+}
+
+/// One request of a session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    /// What this turn sends, beyond the history of earlier turns.
+    pub input: TurnInput,
+    /// Output tokens the file asks for (`max_tokens`, `output_tokens`, `output_length`, the
+    /// recorded reply's length at 3 characters a token), if it says.
+    pub output_tokens: Option<u64>,
+    /// Input tokens the file states (`prompt_tokens_count`, `input_length`), if it says.
+    pub input_tokens: Option<u64>,
+    /// Wait after the previous turn's answer before sending this one (ms), if the file says.
+    pub delay_ms: Option<f64>,
+    /// The reply the file recorded for this turn (ShareGPT's gpt turn), used as the history
+    /// when replies are not kept live.
+    pub recorded_reply: Option<String>,
+}
+
+/// What one turn sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TurnInput {
+    /// A user message's text (chat) or the prompt (completions).
+    Text(String),
+    /// Chat messages as the file gives them (OpenAI chat), each a JSON object sent as is.
+    Messages(Vec<serde_json::Value>),
+    /// A prompt the file describes by size only (traces): `tokens` long, made of one block per
+    /// hash id so that equal ids give equal text (a shared prefix block); `hash_ids` empty
+    /// means no block structure is given.
+    Synthetic {
+        /// Input tokens.
+        tokens: u64,
+        /// Mooncake's block ids, 512 tokens a block.
+        hash_ids: Vec<u64>,
+    },
+}
+
+/// Why a workload file cannot be used at all. Each message says what to do.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum WorkloadError {
+    /// Nothing in the file.
+    #[error("the workload file is empty: choose a file with one prompt a line, JSONL or JSON")]
+    Empty,
+    /// Not UTF-8 text.
+    #[error("the workload file is not UTF-8 text (byte {offset} is not): save it as UTF-8")]
+    NotText {
+        /// Offset of the first invalid byte.
+        offset: u64,
+    },
+    /// The content matches no known format.
+    #[error("{0}")]
+    Unrecognised(String),
+    /// Recognised, but no record is usable.
+    #[error("no usable request in this {format} file: {reasons}")]
+    NothingUsable {
+        /// The format's label.
+        format: &'static str,
+        /// The skip counts in words, e.g. "3 have no reply".
+        reasons: String,
+    },
+    /// Larger than strobe reads.
+    #[error("the workload file is {bytes} bytes; strobe reads at most {limit} bytes: split it")]
+    TooLarge {
+        /// The file's size.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
