@@ -5,6 +5,7 @@
 //! records (ARTIFACT.md §1.2, §3).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use thiserror::Error;
@@ -23,8 +24,10 @@ use crate::core::python::random::PyRandom;
 
 pub mod calibration;
 pub mod export;
+pub mod workload;
 
 use calibration::ContextCalibration;
+use workload::{WorkloadPlanError, WorkloadRequests};
 
 /// Characters per estimated token, the rule that turns token budgets into prompt lengths.
 /// Budgets are integers far below 2^51, so `int(tokens × 3.0)` is exactly `tokens × 3`.
@@ -64,6 +67,9 @@ pub enum PlanError {
         /// Their product.
         total_tokens: u64,
     },
+    /// The workload cannot be sent with these settings.
+    #[error(transparent)]
+    Workload(#[from] WorkloadPlanError),
     /// A draw outside `0..=1` was given to [`sample_ctx`].
     #[error("a context sample needs a draw between 0 and 1 (got {0})")]
     DrawOutOfRange(f64),
@@ -108,6 +114,8 @@ pub struct RunPlan {
     arrival_times_ms: Option<Vec<f64>>,
     /// What the server's own token counts said, when the run calibrates its context.
     calibration: Option<ContextCalibration>,
+    /// A workload file's requests, when the run sends them instead of synthetic prompts.
+    workload: Option<Arc<WorkloadRequests>>,
 }
 
 impl RunPlan {
@@ -200,7 +208,87 @@ impl RunPlan {
             planned_context_tokens,
             arrival_times_ms,
             calibration: None,
+            workload: None,
         })
+    }
+
+    /// The plan of a run that sends `workload`'s requests, or synthetic prompts without one.
+    ///
+    /// With a workload, the requests are its planned turns, their planned contexts their
+    /// inputs' estimated sizes (never cut: a file's prompt is sent as given), and a trace's
+    /// requests are due at its timestamps divided by `trace_speed`; an untimed workload at
+    /// `load=rate` is scheduled like synthetic prompts. The synthetic prompt's settings do not
+    /// apply and are recorded as such: unique prompts, no shared prefix, no fixed context, no
+    /// word contract.
+    pub fn for_run(
+        config: &RunConfig,
+        discovered_max_model_len: Option<u64>,
+        workload: Option<Arc<WorkloadRequests>>,
+    ) -> Result<Self, PlanError> {
+        let Some(workload) = workload else {
+            return Self::new(config, discovered_max_model_len);
+        };
+        config.validate().map_err(PlanError::InvalidConfig)?;
+        let mut config = config.clone();
+        config.requests = workload.requests();
+        config.burst = 0;
+        config.prompt_cache_mode = PromptCacheMode::Unique;
+        config.shared_prefix_tokens = 0;
+        config.context_tokens = 0;
+        config.response_words = 0;
+        let requests = workload.requests();
+
+        let arrival_times_ms = match workload.arrival_times_ms(config.workload.trace_speed) {
+            Some(times) => Some(times),
+            None => config.load.is_open_loop().then(|| {
+                arrival_times_ms(
+                    &config.load,
+                    config.load.seed(config.context_seed),
+                    requests,
+                )
+            }),
+        };
+        let max_model_len = if config.max_model_len != 0 {
+            Some(config.max_model_len)
+        } else {
+            discovered_max_model_len.filter(|&tokens| tokens > 0)
+        };
+        let reserved = workload.largest_max_tokens().saturating_add(config.margin);
+        let prompt_budget_cap = max_model_len
+            .filter(|&len| len > reserved)
+            .map(|len| len - reserved);
+        let planned_context_tokens = (0..requests)
+            .map(|index| workload.turn(index).map_or(0, |turn| turn.input_tokens))
+            .collect();
+        let mut plan = Self {
+            requests,
+            concurrency: config.concurrency,
+            max_model_len,
+            prompt_budget_cap,
+            planned_context_tokens,
+            arrival_times_ms,
+            calibration: None,
+            workload: Some(workload),
+            config,
+        };
+        if let Some(times) = &plan.arrival_times_ms {
+            // A duration cuts an open-loop schedule: the requests due before it ends.
+            plan.requests = plan.requests.min(times.len() as u64);
+        }
+        Ok(plan)
+    }
+
+    /// The workload's requests, when the run sends a workload file.
+    pub fn workload(&self) -> Option<&Arc<WorkloadRequests>> {
+        self.workload.as_ref()
+    }
+
+    /// `max_tokens` of request `index`: its workload turn's, else the setting.
+    pub fn max_tokens_of(&self, index: u64) -> u64 {
+        self.workload
+            .as_ref()
+            .and_then(|workload| workload.turn(index))
+            .map_or(self.config.max_tokens, |turn| turn.max_tokens)
     }
 
     /// This plan with its prompts sized in the server's tokens by `calibration`

@@ -15,11 +15,13 @@ use std::sync::Arc;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::core::config::choices::{PromptCacheMode, ReasoningEffort, ThinkingMode};
+use crate::core::config::choices::{ApiEndpoint, PromptCacheMode, ReasoningEffort, ThinkingMode};
 use crate::core::config::settings::RunConfig;
 use crate::core::plan::{canary_marker, RunPlan};
 
 pub use crate::core::plan::CHARS_PER_TOKEN;
+
+pub mod workload;
 
 /// Prompt length in characters for `tokens` estimated tokens (`int(tokens × 3.0)`).
 fn chars_for_tokens(tokens: u64) -> usize {
@@ -277,9 +279,9 @@ pub fn build_prompt(
 
 /// One chat message of the request body.
 #[derive(Serialize)]
-struct ChatMessage<'a> {
-    role: &'static str,
-    content: &'a str,
+pub(crate) struct ChatMessage<'a> {
+    pub(crate) role: &'static str,
+    pub(crate) content: &'a str,
 }
 
 /// `stream_options` of the request body.
@@ -296,9 +298,9 @@ struct ChatTemplateKwargs {
 
 /// The request body; field order is the documented key order (serde keeps declaration order).
 #[derive(Serialize)]
-struct ChatCompletionBody<'a> {
+struct ChatCompletionBody<'a, M: Serialize> {
     model: &'a str,
-    messages: [ChatMessage<'a>; 1],
+    messages: M,
     max_tokens: u64,
     temperature: f64,
     stream: bool,
@@ -307,6 +309,20 @@ struct ChatCompletionBody<'a> {
     chat_template_kwargs: Option<ChatTemplateKwargs>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<ReasoningEffort>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+}
+
+/// A completions request's body (`endpoint=completions`): the chat body's keys with `prompt`
+/// for `messages`, and no chat template controls (the completions API has no template).
+#[derive(Serialize)]
+struct CompletionBody<'a> {
+    model: &'a str,
+    prompt: &'a str,
+    max_tokens: u64,
+    temperature: f64,
+    stream: bool,
+    stream_options: StreamOptions,
     #[serde(skip_serializing_if = "Option::is_none")]
     top_p: Option<f64>,
 }
@@ -352,7 +368,28 @@ pub fn warmup_check_request_body(config: &RunConfig) -> String {
     chat_body(config, WARMUP_PROMPT, WARMUP_CHECK_MAX_TOKENS)
 }
 
+/// The body of a request whose whole input is `prompt`: one user message (chat) or the prompt
+/// string (completions), by the run's endpoint.
 fn chat_body(config: &RunConfig, prompt: &str, max_tokens: u64) -> String {
+    match config.endpoint {
+        ApiEndpoint::Chat => messages_body(
+            config,
+            [ChatMessage {
+                role: "user",
+                content: prompt,
+            }],
+            max_tokens,
+        ),
+        ApiEndpoint::Completions => completion_body(config, prompt, max_tokens),
+    }
+}
+
+/// A chat-completions body carrying `messages` (anything that serializes as the list).
+pub(crate) fn messages_body<M: Serialize>(
+    config: &RunConfig,
+    messages: M,
+    max_tokens: u64,
+) -> String {
     let enable_thinking = match config.thinking_mode {
         ThinkingMode::Enabled => Some(true),
         ThinkingMode::Disabled => Some(false),
@@ -360,10 +397,7 @@ fn chat_body(config: &RunConfig, prompt: &str, max_tokens: u64) -> String {
     };
     let body = ChatCompletionBody {
         model: &config.model,
-        messages: [ChatMessage {
-            role: "user",
-            content: prompt,
-        }],
+        messages,
         max_tokens,
         temperature: config.temperature.unwrap_or(0.0),
         stream: true,
@@ -375,8 +409,24 @@ fn chat_body(config: &RunConfig, prompt: &str, max_tokens: u64) -> String {
         reasoning_effort: config.reasoning_effort,
         top_p: config.top_p,
     };
-    // Strings, integers, booleans and floats always serialize (a non-finite float, which
-    // validation rejects, would become `null`), so this cannot fail.
+    // Strings, integers, booleans, floats and JSON values always serialize (a non-finite
+    // float, which validation rejects, would become `null`), so this cannot fail.
+    serde_json::to_string(&body).expect("a body of plain strings and numbers always serializes")
+}
+
+/// A completions body carrying `prompt`.
+pub(crate) fn completion_body(config: &RunConfig, prompt: &str, max_tokens: u64) -> String {
+    let body = CompletionBody {
+        model: &config.model,
+        prompt,
+        max_tokens,
+        temperature: config.temperature.unwrap_or(0.0),
+        stream: true,
+        stream_options: StreamOptions {
+            include_usage: true,
+        },
+        top_p: config.top_p,
+    };
     serde_json::to_string(&body).expect("a body of plain strings and numbers always serializes")
 }
 

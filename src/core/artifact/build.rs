@@ -16,6 +16,7 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::artifact::schema::MeasurementProtocol;
 use crate::core::artifact::schema::MetricPopulation;
 use crate::core::artifact::schema::TimingMethodology;
+use crate::core::artifact::workload::{set_origins, workload_block};
 use crate::core::artifact::ArtifactError;
 use crate::core::artifact::REFERENCE_CLOCK;
 use crate::core::artifact::TIMESTAMP_PRECISION;
@@ -71,10 +72,11 @@ pub fn build_artifact(
     let completed = results.len() as u64;
     let failed = failures.len() as u64;
     let performance_eligible = completed == requests && failures.is_empty();
-    let rows: Vec<RequestTiming> = results
+    let mut rows: Vec<RequestTiming> = results
         .iter()
         .filter_map(|result| result.row.clone())
         .collect();
+    set_origins(plan, &mut rows, &mut failures);
     let totals = ResultTotals::of_results(&results)?;
     let metrics = compute_metrics(&rows, &totals, performance_eligible, timing.wall_seconds)?;
     let metric_population = MetricPopulation::from_metrics(requests, completed, failed, &metrics);
@@ -139,6 +141,7 @@ pub fn build_artifact(
         load,
         sweep: None,
         slo: None,
+        workload: workload_block(plan),
     })
 }
 

@@ -12,8 +12,8 @@
 //!
 //! In order: [`schema`] (every serde type of the file: the artifact, its rows and failures, the
 //! `client` block, the `load` block), [`metrics`] (the §7 metrics from the rows), [`load`] (the
-//! `load` block of an open-loop run), [`build`] (a plan and its
-//! outcomes to an artifact), [`recompute`] (a file's row-derived fields recomputed and compared
+//! `load` block of an open-loop run), [`workload`] (the `workload` block and each row's place
+//! in a workload file), [`build`] (a plan and its outcomes to an artifact), [`recompute`] (a file's row-derived fields recomputed and compared
 //! bit for bit).
 
 use thiserror::Error;
@@ -25,6 +25,7 @@ pub mod load;
 pub mod metrics;
 pub mod recompute;
 pub mod schema;
+pub mod workload;
 use crate::core::read::validate::report::Generation;
 
 /// `timestamp_precision`: the ns fields are exact, the ISO labels whole seconds.

@@ -72,6 +72,67 @@ macro_rules! choice_enum {
 }
 
 choice_enum! {
+    /// Which OpenAI API the requests go to (the `endpoint` link key).
+    #[derive(Default)]
+    ApiEndpoint for "endpoint" {
+        /// `POST {base_url}/chat/completions` with `messages`, reading `choices[].delta.content`.
+        #[default]
+        Chat => "chat",
+        /// `POST {base_url}/completions` with `prompt`, reading `choices[].text` (the default
+        /// of `vllm bench serve`).
+        Completions => "completions",
+    }
+}
+
+choice_enum! {
+    /// How much of each conversation of a workload file is played (the `workload_turns` key).
+    #[derive(Default)]
+    WorkloadTurns for "workload_turns" {
+        /// One request a record: its first prompt (vLLM's and SGLang's ShareGPT rule).
+        #[default]
+        First => "first",
+        /// Whole conversations as sessions, turn after turn, with their history.
+        All => "all",
+    }
+}
+
+choice_enum! {
+    /// The order a workload's records are sent in (the `workload_order` key).
+    #[derive(Default)]
+    WorkloadOrder for "workload_order" {
+        /// The file's order.
+        #[default]
+        File => "file",
+        /// Shuffled by `workload_seed` (the same seed gives the same order).
+        Shuffle => "shuffle",
+    }
+}
+
+choice_enum! {
+    /// Where a workload request's `max_tokens` comes from (the `output_lengths` key).
+    #[derive(Default)]
+    OutputLengths for "output_lengths" {
+        /// The record's own output length, the form's `max_tokens` where it has none.
+        #[default]
+        File => "file",
+        /// The form's `max_tokens` for every request.
+        Fixed => "fixed",
+    }
+}
+
+choice_enum! {
+    /// Which assistant messages a session's later turns carry as history (the `history` key).
+    #[derive(Default)]
+    HistoryMode for "history" {
+        /// The server's own replies to the earlier turns, as they streamed in.
+        #[default]
+        Live => "live",
+        /// The replies the file recorded (every server gets the same bytes).
+        Recorded => "recorded",
+    }
+}
+
+choice_enum! {
     /// Whether requests share one long prefix (exercising the server's prefix cache) or each
     /// carries its own content (`prompt_cache_mode`).
     #[derive(Default)]

@@ -9,6 +9,7 @@ use crate::core::config::settings::{
     MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS,
     MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
 };
+use crate::core::config::workload::{MAX_THINK_TIME_MS, MAX_TRACE_SPEED, MIN_TRACE_SPEED};
 
 /// Which fieldset a setting is shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -21,6 +22,8 @@ pub enum FieldGroup {
     Objective,
     /// What each request asks for: context, prompt caching, output contract.
     Prompt,
+    /// A workload file's records: which turns, order, output lengths, history, trace speed.
+    Workload,
     /// Sampling and reasoning controls sent with each request.
     Sampling,
     /// Timeouts and the context-length cap.
@@ -34,6 +37,7 @@ impl FieldGroup {
         Self::Load,
         Self::Objective,
         Self::Prompt,
+        Self::Workload,
         Self::Sampling,
         Self::Limits,
     ];
@@ -45,6 +49,7 @@ impl FieldGroup {
             Self::Load => "Load",
             Self::Objective => "Service level",
             Self::Prompt => "Prompt",
+            Self::Workload => "Workload",
             Self::Sampling => "Sampling",
             Self::Limits => "Limits",
         }
@@ -120,6 +125,16 @@ const REASONING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high",
 const MEASUREMENT_THREADS: &[&str] = &["worker", "main"];
 /// The spellings of [`LiveView`], in its `ALL` order.
 pub(crate) const LIVE_VIEWS: &[&str] = &["during", "end"];
+/// The spellings of [`ApiEndpoint`](super::choices::ApiEndpoint), in its `ALL` order.
+pub(crate) const API_ENDPOINTS: &[&str] = &["chat", "completions"];
+/// The spellings of [`WorkloadTurns`](super::choices::WorkloadTurns), in its `ALL` order.
+pub(crate) const WORKLOAD_TURN_CHOICES: &[&str] = &["first", "all"];
+/// The spellings of [`WorkloadOrder`](super::choices::WorkloadOrder), in its `ALL` order.
+pub(crate) const WORKLOAD_ORDERS: &[&str] = &["file", "shuffle"];
+/// The spellings of [`OutputLengths`](super::choices::OutputLengths), in its `ALL` order.
+pub(crate) const OUTPUT_LENGTH_CHOICES: &[&str] = &["file", "fixed"];
+/// The spellings of [`HistoryMode`](super::choices::HistoryMode), in its `ALL` order.
+pub(crate) const HISTORY_MODES: &[&str] = &["live", "recorded"];
 /// The spellings of [`LoadMode`](super::choices::LoadMode), in its `ALL` order.
 pub(crate) const LOAD_MODES: &[&str] = &["concurrency", "rate"];
 /// The spellings of [`Arrivals`](super::choices::Arrivals), in its `ALL` order.
@@ -174,6 +189,14 @@ pub(crate) const GPU: FieldSpec = FieldSpec {
     label: "GPU",
     kind: FieldKind::Text,
     help: "GPU label recorded in the artifact, e.g. H100. Empty records null.",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const ENDPOINT: FieldSpec = FieldSpec {
+    key: "endpoint",
+    label: "API",
+    kind: FieldKind::Choice(API_ENDPOINTS),
+    help: "chat: POST /chat/completions with messages. completions: POST /completions with a \
+           prompt string, as vllm bench serve sends by default.",
     group: FieldGroup::Endpoint,
 };
 pub(crate) const REQUESTS: FieldSpec = FieldSpec {
@@ -503,6 +526,89 @@ pub(crate) const REQUEST_CANARIES: FieldSpec = FieldSpec {
            between requests. Needs max_tokens of 16 or more.",
     group: FieldGroup::Prompt,
 };
+pub(crate) const WORKLOAD_URL: FieldSpec = FieldSpec {
+    key: "workload_url",
+    label: "Workload URL",
+    kind: FieldKind::Text,
+    help: "Address of a workload file the page fetches (the server must allow CORS), so one \
+           link shares setup and data. Empty: choose a file above, or none for synthetic prompts.",
+    group: FieldGroup::Workload,
+};
+pub(crate) const WORKLOAD_TURNS: FieldSpec = FieldSpec {
+    key: "workload_turns",
+    label: "Turns",
+    kind: FieldKind::Choice(WORKLOAD_TURN_CHOICES),
+    help: "first: one request a record, its first prompt (vLLM's ShareGPT rule). all: whole \
+           conversations as sessions, each turn sent with the history before it.",
+    group: FieldGroup::Workload,
+};
+pub(crate) const WORKLOAD_ORDER: FieldSpec = FieldSpec {
+    key: "workload_order",
+    label: "Order",
+    kind: FieldKind::Choice(WORKLOAD_ORDERS),
+    help: "file: records in the file's order. shuffle: in an order drawn from the workload \
+           seed (the same seed, the same order). Requests takes the first N.",
+    group: FieldGroup::Workload,
+};
+pub(crate) const WORKLOAD_SEED: FieldSpec = FieldSpec {
+    key: "workload_seed",
+    label: "Workload seed",
+    kind: FieldKind::Integer {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    help: "Seed of the shuffled order; any whole number.",
+    group: FieldGroup::Workload,
+};
+pub(crate) const OUTPUT_LENGTHS: FieldSpec = FieldSpec {
+    key: "output_lengths",
+    label: "Output lengths",
+    kind: FieldKind::Choice(OUTPUT_LENGTH_CHOICES),
+    help: "file: each record's own output length as max_tokens (Max tokens where it has \
+           none). fixed: Max tokens for every request.",
+    group: FieldGroup::Workload,
+};
+pub(crate) const HISTORY: FieldSpec = FieldSpec {
+    key: "history",
+    label: "History",
+    kind: FieldKind::Choice(HISTORY_MODES),
+    help: "In sessions, what a later turn carries as the assistant's earlier messages. live: \
+           the server's own replies. recorded: the file's replies (the same bytes on every \
+           server).",
+    group: FieldGroup::Workload,
+};
+pub(crate) const THINK_TIME_MS: FieldSpec = FieldSpec {
+    key: "think_time_ms",
+    label: "Think time (ms)",
+    kind: FieldKind::Integer {
+        min: 0,
+        max: bound(MAX_THINK_TIME_MS),
+    },
+    help: "In sessions, the wait after a reply before the next turn when the record gives no \
+           delay, 0–600000 ms.",
+    group: FieldGroup::Workload,
+};
+pub(crate) const SESSION_HEADER: FieldSpec = FieldSpec {
+    key: "session_header",
+    label: "Session header",
+    kind: FieldKind::Text,
+    help: "A header sent with each request of a session, its value the session's id, for \
+           routers with session affinity, e.g. X-Session-ID. Empty sends none.",
+    group: FieldGroup::Workload,
+};
+pub(crate) const TRACE_SPEED: FieldSpec = FieldSpec {
+    key: "trace_speed",
+    label: "Trace speed",
+    kind: FieldKind::Decimal {
+        min: MIN_TRACE_SPEED,
+        max: MAX_TRACE_SPEED,
+        min_exclusive: false,
+        optional: false,
+    },
+    help: "A trace's requests go out at their timestamps divided by this: 1 real time, 2 twice \
+           as fast, 0.01–1000.",
+    group: FieldGroup::Workload,
+};
 pub(crate) const TEMPERATURE: FieldSpec = FieldSpec {
     key: "temperature",
     label: "Temperature",
@@ -617,6 +723,7 @@ run_form_fields! {
     Model => MODEL,
     Engine => ENGINE,
     Gpu => GPU,
+    Endpoint => ENDPOINT,
     Requests => REQUESTS,
     Concurrency => CONCURRENCY,
     Load => LOAD,
@@ -648,6 +755,15 @@ run_form_fields! {
     ResponseWords => RESPONSE_WORDS,
     ControlledOutputPolicy => CONTROLLED_OUTPUT_POLICY,
     RequestCanaries => REQUEST_CANARIES,
+    WorkloadUrl => WORKLOAD_URL,
+    WorkloadTurns => WORKLOAD_TURNS,
+    WorkloadOrder => WORKLOAD_ORDER,
+    WorkloadSeed => WORKLOAD_SEED,
+    OutputLengths => OUTPUT_LENGTHS,
+    History => HISTORY,
+    ThinkTimeMs => THINK_TIME_MS,
+    SessionHeader => SESSION_HEADER,
+    TraceSpeed => TRACE_SPEED,
     Temperature => TEMPERATURE,
     TopP => TOP_P,
     ThinkingMode => THINKING_MODE,
@@ -731,6 +847,7 @@ mod tests {
             "model",
             "engine",
             "gpu",
+            "endpoint",
             "requests",
             "concurrency",
             "load",
@@ -762,6 +879,15 @@ mod tests {
             "prompt_cache_mode",
             "shared_prefix_tokens",
             "request_canaries",
+            "workload_url",
+            "workload_turns",
+            "workload_order",
+            "workload_seed",
+            "output_lengths",
+            "history",
+            "think_time_ms",
+            "session_header",
+            "trace_speed",
             "temperature",
             "top_p",
             "thinking_mode",
@@ -839,6 +965,42 @@ mod tests {
         assert_eq!(
             ARRIVAL_KINDS,
             Arrivals::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
+        );
+        let spellings = |all: &[&'static str]| all.to_vec();
+        assert_eq!(
+            spellings(API_ENDPOINTS),
+            ApiEndpoint::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            spellings(WORKLOAD_TURN_CHOICES),
+            WorkloadTurns::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            spellings(WORKLOAD_ORDERS),
+            WorkloadOrder::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            spellings(OUTPUT_LENGTH_CHOICES),
+            OutputLengths::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            spellings(HISTORY_MODES),
+            HistoryMode::ALL
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
         );
     }
 

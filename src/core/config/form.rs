@@ -6,6 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use thiserror::Error;
 
+use crate::core::config::choices::{
+    ApiEndpoint, HistoryMode, OutputLengths, WorkloadOrder, WorkloadTurns,
+};
 use crate::core::config::choices::{Arrivals, LoadMode};
 use crate::core::config::choices::{
     ControlledOutputPolicy, LiveView, MeasurementThread, PromptCacheMode, ThinkingMode,
@@ -60,10 +63,15 @@ use crate::core::config::fields::TIMEOUT_S;
 use crate::core::config::fields::TOP_P;
 use crate::core::config::fields::TRACES;
 use crate::core::config::fields::WARMUP;
+use crate::core::config::fields::{
+    ENDPOINT, HISTORY, OUTPUT_LENGTHS, SESSION_HEADER, THINK_TIME_MS, TRACE_SPEED, WORKLOAD_ORDER,
+    WORKLOAD_SEED, WORKLOAD_TURNS, WORKLOAD_URL,
+};
 use crate::core::config::load::{LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S};
 use crate::core::config::settings::{ClientOptions, RunConfig};
 use crate::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use crate::core::config::sweep::{SweepKind, SweepSpec};
+use crate::core::config::workload::WorkloadOptions;
 use crate::core::format::quoted_preview;
 
 /// Why an empty engine field blocks a run, and how it gets filled.
@@ -136,6 +144,14 @@ impl RunForm {
                 MeasurementThread::Worker.as_str().to_owned(),
             ),
             (LIVE_VIEW.key, LiveView::During.as_str().to_owned()),
+            (ENDPOINT.key, ApiEndpoint::Chat.as_str().to_owned()),
+            (WORKLOAD_TURNS.key, WorkloadTurns::First.as_str().to_owned()),
+            (WORKLOAD_ORDER.key, WorkloadOrder::File.as_str().to_owned()),
+            (WORKLOAD_SEED.key, "0".to_owned()),
+            (OUTPUT_LENGTHS.key, OutputLengths::File.as_str().to_owned()),
+            (HISTORY.key, HistoryMode::Live.as_str().to_owned()),
+            (THINK_TIME_MS.key, "0".to_owned()),
+            (TRACE_SPEED.key, "1".to_owned()),
             (CONTEXT_TOKENS.key, "4096".to_owned()),
             (CONTEXT_SEED.key, "0".to_owned()),
             (CONTEXT_CALIBRATION.key, "false".to_owned()),
@@ -199,6 +215,22 @@ impl RunForm {
             (TRACES.key, config.client.chunk_traces.to_string()),
             (MEASUREMENT.key, config.client.measurement.to_string()),
             (LIVE_VIEW.key, config.client.live_view.to_string()),
+            (ENDPOINT.key, config.endpoint.to_string()),
+            (WORKLOAD_URL.key, optional_text(&config.workload.url)),
+            (WORKLOAD_TURNS.key, config.workload.turns.to_string()),
+            (WORKLOAD_ORDER.key, config.workload.order.to_string()),
+            (WORKLOAD_SEED.key, config.workload.seed.to_string()),
+            (
+                OUTPUT_LENGTHS.key,
+                config.workload.output_lengths.to_string(),
+            ),
+            (HISTORY.key, config.workload.history.to_string()),
+            (THINK_TIME_MS.key, config.workload.think_time_ms.to_string()),
+            (
+                SESSION_HEADER.key,
+                optional_text(&config.workload.session_header),
+            ),
+            (TRACE_SPEED.key, config.workload.trace_speed.to_string()),
             (CONTEXT_TOKENS.key, config.context_tokens.to_string()),
             (CONTEXT_SEED.key, config.context_seed.to_string()),
             (
@@ -358,6 +390,30 @@ impl RunForm {
                 context_calibration: parser
                     .toggle(&CONTEXT_CALIBRATION)
                     .unwrap_or(defaults.client.context_calibration),
+            },
+            endpoint: parser.choice(&ENDPOINT).unwrap_or(defaults.endpoint),
+            workload: WorkloadOptions {
+                url: parser.optional_text(&WORKLOAD_URL),
+                turns: parser
+                    .choice(&WORKLOAD_TURNS)
+                    .unwrap_or(defaults.workload.turns),
+                order: parser
+                    .choice(&WORKLOAD_ORDER)
+                    .unwrap_or(defaults.workload.order),
+                seed: parser
+                    .signed(&WORKLOAD_SEED)
+                    .unwrap_or(defaults.workload.seed),
+                output_lengths: parser
+                    .choice(&OUTPUT_LENGTHS)
+                    .unwrap_or(defaults.workload.output_lengths),
+                history: parser.choice(&HISTORY).unwrap_or(defaults.workload.history),
+                think_time_ms: parser
+                    .unsigned(&THINK_TIME_MS)
+                    .unwrap_or(defaults.workload.think_time_ms),
+                session_header: parser.optional_text(&SESSION_HEADER),
+                trace_speed: parser
+                    .decimal(&TRACE_SPEED)
+                    .unwrap_or(defaults.workload.trace_speed),
             },
             ..defaults
         };

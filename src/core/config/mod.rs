@@ -12,7 +12,8 @@
 //! - [`models`]: model ids and the context window from a `/models` body;
 //! - [`pool`]: endpoint pools strobe makes itself (a local server's loopback aliases);
 //! - [`sweep`]: a sweep as asked for (its variable, values, stop rules);
-//! - [`slo`]: a service-level objective as written (`ttft:500,tpot:50`) and its target.
+//! - [`slo`]: a service-level objective as written (`ttft:500,tpot:50`) and its target;
+//! - [`workload`]: how a workload file's records are sent (turns, order, history, speed).
 
 pub mod choices;
 pub mod error;
@@ -25,3 +26,4 @@ pub mod pool;
 pub mod settings;
 pub mod slo;
 pub mod sweep;
+pub mod workload;

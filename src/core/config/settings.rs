@@ -2,6 +2,7 @@
 //! (ARTIFACT.md §1.1) and their validation, which reports every violation with what to change;
 //! strobe's own [`ClientOptions`]; and the origin rule browsers count connections by.
 
+use crate::core::config::choices::ApiEndpoint;
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::config::choices::LiveView;
 use crate::core::config::choices::MeasurementThread;
@@ -10,6 +11,7 @@ use crate::core::config::choices::ReasoningEffort;
 use crate::core::config::choices::ThinkingMode;
 use crate::core::config::error::ConfigError;
 use crate::core::config::load::LoadOptions;
+use crate::core::config::workload::WorkloadOptions;
 use crate::core::format::quoted_preview;
 use serde::{Deserialize, Serialize};
 
@@ -123,6 +125,11 @@ pub struct RunConfig {
     /// How strobe's browser client carries the plan out (warm-up, traces). Not a setting of the
     /// reference tool, and never recorded as one: see [`ClientOptions`].
     pub client: ClientOptions,
+    /// Which API the requests go to (default chat). strobe's own; recorded in the artifact's
+    /// `workload` block when not chat.
+    pub endpoint: ApiEndpoint,
+    /// How a workload file's records are sent; recorded in the artifact's `workload` block.
+    pub workload: WorkloadOptions,
 }
 
 /// How strobe's browser client carries a plan out: choices the reference tool did not have,
@@ -221,6 +228,8 @@ impl Default for RunConfig {
             timeout_s: 900.0,
             load: LoadOptions::default(),
             client: ClientOptions::default(),
+            endpoint: ApiEndpoint::Chat,
+            workload: WorkloadOptions::default(),
         }
     }
 }
@@ -450,6 +459,7 @@ impl RunConfig {
         }
         self.check_endpoint_pool(&mut errors);
         self.load.check(self.burst, &mut errors);
+        self.workload.check(&mut errors);
         if !self.timeout_s.is_finite() || self.timeout_s <= 0.0 || self.timeout_s > MAX_TIMEOUT_S {
             errors.push(ConfigError::new(
                 "timeout_s",
@@ -467,9 +477,19 @@ impl RunConfig {
         }
     }
 
-    /// `POST` target of the benchmark requests: `base_url` without trailing `/` + `/chat/completions`.
-    pub fn chat_completions_url(&self) -> String {
-        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    /// `POST` target of the benchmark requests: `base_url` without trailing `/`, then
+    /// `/chat/completions` or `/completions` by [`endpoint`](Self::endpoint).
+    pub fn request_url(&self) -> String {
+        self.url_at(&self.base_url)
+    }
+
+    /// The request path of [`endpoint`](Self::endpoint) on `base`.
+    fn url_at(&self, base: &str) -> String {
+        let path = match self.endpoint {
+            ApiEndpoint::Chat => "chat/completions",
+            ApiEndpoint::Completions => "completions",
+        };
+        format!("{}/{path}", base.trim_end_matches('/'))
     }
 
     /// Every base URL the run sends to: `base_url`, then the endpoint pool, in order.
@@ -480,10 +500,10 @@ impl RunConfig {
     }
 
     /// The `POST` target of every endpoint of [`endpoints`](Self::endpoints), in order.
-    pub fn chat_completions_urls(&self) -> Vec<String> {
+    pub fn request_urls(&self) -> Vec<String> {
         self.endpoints()
             .into_iter()
-            .map(|base| format!("{}/chat/completions", base.trim_end_matches('/')))
+            .map(|base| self.url_at(base))
             .collect()
     }
 

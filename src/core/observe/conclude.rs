@@ -172,6 +172,7 @@ pub fn conclude_request(
                 scheduled_ms: None,
                 dispatch_lag_ms: None,
                 cap_wait_ms: None,
+                workload: None,
             })
         };
 

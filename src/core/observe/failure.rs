@@ -46,6 +46,7 @@ impl FailureRecord {
             scheduled_ms: None,
             dispatch_lag_ms: None,
             cap_wait_ms: None,
+            workload: None,
         }
     }
 
@@ -69,6 +70,7 @@ impl FailureRecord {
             scheduled_ms: None,
             dispatch_lag_ms: None,
             cap_wait_ms: None,
+            workload: None,
         }
     }
 }

@@ -150,6 +150,7 @@ impl RequestTiming {
             dispatch_lag_ms: None,
             cap_wait_ms: None,
             buffered_stream: None,
+            workload: None,
         })
     }
 

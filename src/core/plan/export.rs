@@ -172,7 +172,7 @@ fn document_of(
         "strobe_version": env!("CARGO_PKG_VERSION"),
         "link": form.to_query(),
         "model": config.model,
-        "endpoints": config.chat_completions_urls(),
+        "endpoints": config.request_urls(),
         "headers": { "Accept": "text/event-stream", "Content-Type": "application/json" },
         "api_key_env": API_KEY_ENV,
         "timeout_s": config.timeout_s,

@@ -70,7 +70,7 @@ fn a_pool_spreads_slots_round_robin_and_warms_each_endpoint() {
     assert_eq!(plan.warmup_check_requests_per_endpoint(), vec![6, 5, 5]);
     assert_eq!(plan.most_warmup_requests(), 32 + WARMUP_CHECK_ROUNDS * 16);
     assert_eq!(
-        plan.config().chat_completions_urls(),
+        plan.config().request_urls(),
         vec![
             "http://127.0.0.1:8000/v1/chat/completions",
             "http://127.0.0.1:8001/v1/chat/completions",

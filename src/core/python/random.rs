@@ -142,6 +142,39 @@ impl PyRandom {
         (high_bits * 67_108_864.0 + low_bits) * (1.0 / 9_007_199_254_740_992.0)
     }
 
+    /// CPython's `getrandbits(k)` for `k` in 1..=64: whole 32-bit words, the low word first,
+    /// the last one shifted down to the bits still wanted.
+    pub fn getrandbits(&mut self, k: u32) -> u64 {
+        debug_assert!((1..=64).contains(&k));
+        if k <= 32 {
+            return u64::from(self.next_u32() >> (32 - k));
+        }
+        let low = u64::from(self.next_u32());
+        let high = u64::from(self.next_u32() >> (64 - k));
+        (high << 32) | low
+    }
+
+    /// CPython's `_randbelow(n)` for `n > 0`: `getrandbits(n.bit_length())` until below `n`.
+    pub fn randbelow(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0);
+        let bits = u64::BITS - n.leading_zeros();
+        loop {
+            let r = self.getrandbits(bits);
+            if r < n {
+                return r;
+            }
+        }
+    }
+
+    /// CPython's `shuffle(x)` (3.11 and later): for `i` from the end down to 1, swap `x[i]`
+    /// with `x[randbelow(i + 1)]`. The same seed gives Python's order.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.randbelow(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+
     /// CPython's `expovariate(lambd)`: an exponential variate of mean `1 / lambd`, drawn as
     /// `-log(1 - random()) / lambd` (one draw).
     pub fn expovariate(&mut self, lambd: f64) -> f64 {
@@ -450,5 +483,24 @@ mod tests {
         ] {
             assert_eq!(random.gammavariate(alpha, beta), None, "{alpha} {beta}");
         }
+    }
+
+    #[test]
+    fn shuffle_is_pythons() {
+        // python3 -c "import random; r = random.Random(S); x = list(range(10)); r.shuffle(x); print(x)"
+        for (seed, expected) in [
+            (0, [7, 8, 1, 5, 3, 4, 2, 0, 9, 6]),
+            (42, [7, 3, 2, 8, 5, 6, 9, 4, 0, 1]),
+            (-7, [8, 3, 1, 4, 7, 0, 9, 6, 2, 5]),
+        ] {
+            let mut items: Vec<u32> = (0..10).collect();
+            PyRandom::new(seed).shuffle(&mut items);
+            assert_eq!(items, expected, "seed {seed}");
+        }
+        // Random(3).shuffle(list(range(100000))): x[:5], x[-3:]
+        let mut items: Vec<u32> = (0..100_000).collect();
+        PyRandom::new(3).shuffle(&mut items);
+        assert_eq!(items[..5], [59877, 99243, 72319, 79314, 76120]);
+        assert_eq!(items[items.len() - 3..], [71333, 77678, 31190]);
     }
 }

@@ -41,7 +41,7 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let clock = live.clock.clone();
     spawn_local(watchdog(live.clone(), setup.config.timeout_s * 1000.0));
     let timer_resolution_ms = clock.measure_resolution_ms();
-    let urls = setup.config.chat_completions_urls();
+    let urls = setup.config.request_urls();
     prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
     let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
     prepare_bodies(&live, &setup, &prompt_spec);

@@ -30,11 +30,7 @@ pub async fn calibrate(
     plan: &RunPlan,
     api_key: Option<&str>,
 ) -> Result<ContextCalibration, CalibrationError> {
-    let url = config
-        .chat_completions_urls()
-        .into_iter()
-        .next()
-        .unwrap_or_default();
+    let url = config.request_urls().into_iter().next().unwrap_or_default();
     let headers = RequestHeaders::new(api_key);
     let probe = |index: u64, budget: u64| {
         let prompt = calibration_probe_prompt(plan, index, budget);

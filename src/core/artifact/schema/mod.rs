@@ -11,6 +11,7 @@ pub mod load;
 pub mod rows;
 pub mod slo;
 pub mod sweep;
+pub mod workload;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,6 +24,7 @@ use crate::core::artifact::schema::load::LoadBlock;
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::artifact::schema::slo::SloBlock;
 use crate::core::artifact::schema::sweep::SweepBlock;
+use crate::core::artifact::schema::workload::WorkloadBlock;
 use crate::core::artifact::ArtifactError;
 use crate::core::artifact::FAILURE_POLICY;
 use crate::core::artifact::P99_DESCRIPTIVE_ONLY;
@@ -346,6 +348,10 @@ pub struct ArtifactV1 {
     /// Absent when no SLO was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloBlock>,
+    /// strobe addition (workloads, docs/workloads.md): the workload file and how it was sent,
+    /// or the completions API. Absent for synthetic prompts on the chat API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadBlock>,
 }
 
 impl ArtifactV1 {

@@ -197,6 +197,21 @@ pub struct RequestTiming {
     /// stream was buffered on its way ([`ReadStats::looks_buffered`](crate::core::observe::accumulate::ReadStats::looks_buffered)); omitted otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffered_stream: Option<bool>,
+    /// strobe addition (workloads, docs/workloads.md): where in the workload file the request
+    /// came from; omitted for synthetic prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Box<RequestOrigin>>,
+}
+
+/// Where a workload request came from: never its text, only its place in the file and run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestOrigin {
+    /// The record's position among the file's usable sessions (0-based).
+    pub record: u64,
+    /// The session's position in the run (0-based, the order sessions started in).
+    pub session: u64,
+    /// The turn within the session (0-based).
+    pub turn: u64,
 }
 
 /// Deserializes a present key (even when null) as `Some(value)`, so that `Option<Option<T>>`
@@ -317,4 +332,7 @@ pub struct FailureRecord {
     /// because the cap on requests in flight was reached (0 when a slot was free).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cap_wait_ms: Option<f64>,
+    /// strobe addition (workloads): where in the workload file the request came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Box<RequestOrigin>>,
 }

@@ -531,10 +531,7 @@ fn urls_drop_trailing_slashes() {
         base_url: "http://h:8000/v1//".to_owned(),
         ..valid_config()
     };
-    assert_eq!(
-        config.chat_completions_url(),
-        "http://h:8000/v1/chat/completions"
-    );
+    assert_eq!(config.request_url(), "http://h:8000/v1/chat/completions");
     assert_eq!(config.models_url(), "http://h:8000/v1/models");
     assert_eq!(config.server_url("/api/ps"), "http://h:8000/api/ps");
     let rootless = RunConfig {

@@ -207,7 +207,7 @@ fn check_coverage(
     config: &RunConfig,
 ) -> Result<(), LocustError> {
     let requests = plan.requests();
-    let endpoints = config.chat_completions_urls();
+    let endpoints = config.request_urls();
     let mut seen = vec![false; requests as usize];
     for worker in workers {
         let count = worker.header.workers;
