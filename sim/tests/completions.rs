@@ -27,6 +27,25 @@ async fn post_json(client: &reqwest::Client, url: &str, body: String) -> (u16, V
     (status, value)
 }
 
+/// The truth records once there are `count` of them: a handler records after its last write,
+/// which can be a moment after the client has read the whole response.
+async fn records_once(running: &strobe_sim::Running, count: usize) -> Vec<strobe_sim::TruthRecord> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let records = running.truth.since(0);
+        if records.len() >= count {
+            assert_eq!(records.len(), count, "more records than requests");
+            return records;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "only {} of {count} records",
+            records.len()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamed_completion_sends_text_chunks_usage_and_done() {
     let running = start(fast_config()).await;
@@ -124,8 +143,7 @@ async fn a_whole_completion_is_one_text_completion_body() {
         body["usage"]["total_tokens"],
         body["usage"]["prompt_tokens"].as_u64().expect("a count") + 3
     );
-    let records = running.truth.since(0);
-    assert_eq!(records.len(), 1);
+    let records = records_once(&running, 1).await;
     assert_eq!(records[0].api, Api::Completions);
     assert!(!records[0].stream);
     assert_eq!(records[0].content, "ANVIL_REQ_3_00004 code code");
@@ -181,8 +199,7 @@ async fn prompts_that_are_not_one_string_get_a_400_saying_so() {
         .as_str()
         .unwrap_or_default()
         .contains("at least 1"));
-    let records = running.truth.since(0);
-    assert_eq!(records.len(), cases.len() + 1);
+    let records = records_once(&running, cases.len() + 1).await;
     assert!(records
         .iter()
         .all(|record| record.api == Api::Completions && record.outcome == Outcome::Rejected));
@@ -302,7 +319,7 @@ async fn a_growing_prompt_hits_the_prefix_cache_on_both_endpoints() {
         expected_cached(chat_one.len(), chars)
     );
 
-    let records = running.truth.since(0);
+    let records = records_once(&running, 4).await;
     let cached: Vec<(Api, u32)> = records
         .iter()
         .map(|record| (record.api, record.cached_tokens))
