@@ -1,7 +1,8 @@
 //! Golden tests of the per-request observation against real artifacts and recorded transcripts:
 //! the reference artifact's six rows are recomputed bit for bit, rows and failure records keep
 //! the artifact's exact key sets, and a vLLM transcript flows through decoder, accumulator and
-//! disposition into the row the reference producer would have written.
+//! disposition into the row the reference producer would have written; a vLLM `/v1/completions`
+//! transcript (`choices[].text`) gives the same kind of row.
 
 mod common;
 
@@ -17,6 +18,7 @@ use strobe::core::observe::row::{seconds_from_ms, RowInputs};
 use strobe::core::stream::sse::{ChunkEvent, SseDecoder};
 
 const VLLM_TRANSCRIPT: &[u8] = include_bytes!("fixtures/sse/vllm-reasoning.sse");
+const VLLM_COMPLETIONS_TRANSCRIPT: &[u8] = include_bytes!("fixtures/sse/vllm-completions.sse");
 
 fn reference_rows() -> Vec<Value> {
     let artifact: Value =
@@ -238,6 +240,52 @@ fn vllm_transcript_becomes_the_row_the_producer_would_write() {
     expected_keys.sort();
     let written = serde_json::to_value(&row).expect("row serializes");
     assert_eq!(sorted_keys(&written), expected_keys);
+}
+
+#[test]
+fn a_completions_transcript_counts_its_text_as_content() {
+    let mut decoder = SseDecoder::new();
+    let mut events = Vec::new();
+    decoder
+        .push(VLLM_COMPLETIONS_TRANSCRIPT, &mut events)
+        .expect("transcript decodes");
+    decoder
+        .finish(&mut events)
+        .expect("transcript ends cleanly");
+    let chunks: Vec<ChunkEvent> = events.iter().map(ChunkEvent::from_sse).collect();
+    // 0-8 text (the last with the finish reason), 9 usage, 10 [DONE].
+    assert_eq!(chunks.len(), 11);
+    let start_ms = 2000.0;
+    let mut accumulator = StreamAccumulator::new(start_ms);
+    for (read, now_ms) in [(0..1, 2250.0), (1..5, 2300.0), (5..11, 2400.0)] {
+        if accumulator.on_read_events(now_ms, &chunks[read]) == StreamFlow::Stop {
+            break;
+        }
+    }
+    let stream = accumulator.finish(2401.0).expect("well-formed stream");
+    let plan = RequestPlanFacts {
+        request_index: 1,
+        planned_context_tokens: 2048,
+        expected_marker: Some("ANVIL_REQ_1717_00001".to_owned()),
+        response_words: 0,
+        policy: ControlledOutputPolicy::Observe,
+        run_started_ms: 1000.0,
+    };
+    let outcome = conclude_request(&plan, 1999.0, Ok(stream), 2402.0);
+    let RequestOutcome::Completed(done) = outcome else {
+        panic!("the transcript is a valid completion: {outcome:?}");
+    };
+    let row = done.row.expect("ordered times give a row");
+    // The first text is the first output and the first token: no reasoning came before it.
+    assert_eq!(row.ttft_ms, 250.0);
+    assert_eq!(row.time_to_first_output_ms, row.ttft_ms);
+    assert_eq!((row.reasoning_chunks, row.content_chunks), (0, 9));
+    assert_eq!(row.prompt_tokens, Some(1843));
+    assert_eq!(row.output_tokens, Some(9));
+    assert_eq!(row.output_token_source, "usage");
+    let canary = row.request_canary.clone().expect("canaries on");
+    assert!(canary.passed && canary.marker_at_start, "{canary:?}");
+    assert_eq!(canary.observed_marker_count, 1);
 }
 
 #[test]

@@ -48,6 +48,10 @@ pub struct SimConfig {
     pub truth_jsonl: Option<PathBuf>,
     /// Truth records kept in memory.
     pub truth_capacity: usize,
+    /// Request headers recorded in `client_headers`, lowercase, besides [`TRUTH_HEADERS`].
+    pub truth_headers: Vec<String>,
+    /// Whether truth records keep the request's `messages` or `prompt` as received.
+    pub truth_prompts: bool,
     /// Largest accepted request body in bytes.
     pub max_body_bytes: usize,
 }
@@ -56,6 +60,9 @@ pub struct SimConfig {
 pub const DEFAULT_PORT: u16 = 8011;
 /// The default model id.
 pub const DEFAULT_MODEL: &str = "strobe-sim-1";
+/// Request headers every truth record keeps the values of (`client_headers`), when present:
+/// the ones load generators use to tie requests to sessions and runs.
+pub const TRUTH_HEADERS: [&str; 3] = ["x-session-id", "x-correlation-id", "x-request-id"];
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -81,6 +88,8 @@ impl Default for SimConfig {
             hang_ms: 600_000,
             truth_jsonl: None,
             truth_capacity: 10_000,
+            truth_headers: Vec::new(),
+            truth_prompts: false,
             max_body_bytes: 32 * 1024 * 1024,
         }
     }
@@ -104,6 +113,9 @@ pub enum ConfigError {
         "--model `{0}` starts with `sim-fault-`, which selects faults; choose another model id"
     )]
     ReservedModel(String),
+    /// A `--truth-headers` item that is no HTTP header name.
+    #[error("--truth-headers: `{0}` is not an HTTP header name; give names such as x-session-id, separated by commas")]
+    BadHeaderName(String),
     /// An unknown fault name in `--fault-kinds`.
     #[error("--fault-kinds: {0}")]
     UnknownFault(#[from] UnknownFault),
@@ -327,6 +339,14 @@ pub struct Args {
     /// 8 KiB of content; strobe runs at most 10,000 requests).
     #[arg(long, default_value_t = 10_000)]
     pub truth_capacity: usize,
+    /// Comma-separated request header names whose values truth records also keep in
+    /// client_headers (x-session-id, x-correlation-id and x-request-id always are).
+    #[arg(long, value_name = "NAME,NAME")]
+    pub truth_headers: Option<String>,
+    /// Keep each request's messages (chat) or prompt (completions) in its truth record, exactly
+    /// as received. Off by default: prompts may be private.
+    #[arg(long)]
+    pub truth_prompts: bool,
     /// Largest accepted request body, bytes.
     #[arg(long, default_value_t = 32 * 1024 * 1024)]
     pub max_body_bytes: usize,
@@ -366,11 +386,35 @@ impl Args {
             hang_ms: self.hang_ms,
             truth_jsonl: self.jsonl,
             truth_capacity: self.truth_capacity,
+            truth_headers: parse_header_names(self.truth_headers.as_deref().unwrap_or(""))?,
+            truth_prompts: self.truth_prompts,
             max_body_bytes: self.max_body_bytes,
         };
         config.validate()?;
         Ok(config)
     }
+}
+
+/// `--truth-headers`: comma-separated HTTP header names, lowercased; empty items are skipped.
+fn parse_header_names(list: &str) -> Result<Vec<String>, ConfigError> {
+    let mut names = Vec::new();
+    for name in list
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+    {
+        let is_token = name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte));
+        if !is_token {
+            return Err(ConfigError::BadHeaderName(name.to_string()));
+        }
+        let name = name.to_ascii_lowercase();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    Ok(names)
 }
 
 #[cfg(test)]
@@ -458,5 +502,24 @@ mod tests {
             parse(&["--fault-kinds", "hang,crlf", "--thinking-default", "off"]).expect("valid");
         assert_eq!(config.fault_kinds, vec![Fault::Hang, Fault::Crlf]);
         assert!(!config.thinking_by_default);
+        let error = parse(&["--truth-headers", "x-run,bad name"]).expect_err("a space");
+        assert!(error
+            .to_string()
+            .contains("`bad name` is not an HTTP header name"));
+    }
+
+    #[test]
+    fn truth_headers_are_lowercased_and_prompts_stay_out_by_default() {
+        let config = parse(&[]).expect("defaults");
+        assert!(config.truth_headers.is_empty());
+        assert!(!config.truth_prompts);
+        let config = parse(&[
+            "--truth-headers",
+            "X-Run-ID, x-tenant,,x-run-id",
+            "--truth-prompts",
+        ])
+        .expect("valid");
+        assert_eq!(config.truth_headers, vec!["x-run-id", "x-tenant"]);
+        assert!(config.truth_prompts);
     }
 }

@@ -1,15 +1,17 @@
 //! `strobe-sim`: an OpenAI-compatible streaming endpoint whose timing is known.
 //!
-//! It serves `/v1/models` and `/v1/chat/completions` (streaming and not) like an inference
-//! server, paces tokens on an explicit latency model (admission queue, serial prefill with a
-//! prefix cache, decode that slows with load), obeys the benchmark's output contract, injects
+//! It serves `/v1/models`, `/v1/chat/completions` and `/v1/completions` (streaming and not) like
+//! an inference server, paces tokens on an explicit latency model (admission queue, serial
+//! prefill with a prefix cache, decode that slows with load), obeys the benchmark's output contract, injects
 //! faults on demand, and records for every request what it really sent and when, readable at
 //! `GET /sim/truth`. Start one in-process with [`spawn`]; the `strobe-sim` binary wraps it.
 //!
 //! Module map: pure parts first — [`model`] (latency model on a virtual clock),
 //! [`prefix_cache`], [`contract`] (what the model says), [`faults`], [`wire`] (bytes on the
 //! wire), [`rng`] — then the runtime: [`engine`], [`http`], [`truth`], and the private parts:
-//! the shared state, replies (with CORS), the chat handler and the server that routes to it.
+//! the shared state, replies (with CORS), the request pipeline both endpoints share (`request`,
+//! then `respond`) with what each reads of its body (`chat`, `completions`), and the server that
+//! routes to them.
 
 pub mod config;
 pub mod contract;
@@ -23,11 +25,14 @@ pub mod truth;
 pub mod wire;
 
 mod chat;
+mod completions;
 mod reply;
+mod request;
+mod respond;
 mod server;
 mod shared;
 
 pub use config::{Args, ConfigError, SimConfig};
 pub use faults::Fault;
 pub use server::{spawn, Running, SimError};
-pub use truth::{Outcome, Stamp, TruthLog, TruthPage, TruthRecord, TruthTimes};
+pub use truth::{Api, Outcome, ReceivedJson, Stamp, TruthLog, TruthPage, TruthRecord, TruthTimes};

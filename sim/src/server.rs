@@ -1,5 +1,5 @@
-//! Listeners, connections and routing: everything between an accepted socket and the chat
-//! handler, plus the small endpoints (`/health`, `/v1/models`, `/sim/truth`) and CORS.
+//! Listeners, connections and routing: everything between an accepted socket and the chat and
+//! completions handler, plus the small endpoints (`/health`, `/v1/models`, `/sim/truth`) and CORS.
 
 use std::io;
 use std::net::SocketAddr;
@@ -12,15 +12,15 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::chat;
 use crate::config::SimConfig;
 use crate::engine::Engine;
 use crate::faults::FAULT_HEADER;
 use crate::http::{response_head, Connection, HttpError, HttpRequest, Limits};
 use crate::prefix_cache::PrefixCache;
 use crate::reply::{check_api_key, send, to_json, Reply};
+use crate::request;
 use crate::shared::Shared;
-use crate::truth::{JsonlOpenError, SimClock, TruthLog};
+use crate::truth::{Api, JsonlOpenError, SimClock, TruthLog};
 use crate::wire::ErrorBody;
 
 /// How long an idle keep-alive connection may wait for its next request.
@@ -247,7 +247,10 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
     }
     let reply = match (method, path.as_str()) {
         ("POST", "/v1/chat/completions") => {
-            return chat::handle(shared, connection, request).await;
+            return request::handle(shared, connection, request, Api::Chat).await;
+        }
+        ("POST", "/v1/completions") => {
+            return request::handle(shared, connection, request, Api::Completions).await;
         }
         ("GET", "/health") => Reply::json(200, r#"{"status":"ok"}"#.to_string()),
         ("GET", "/v1/models") => match check_api_key(&shared.config, &request) {
@@ -271,7 +274,12 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
         }
         (
             _,
-            "/health" | "/v1/models" | "/v1/chat/completions" | "/sim/truth" | "/sim/truth/reset",
+            "/health"
+            | "/v1/models"
+            | "/v1/chat/completions"
+            | "/v1/completions"
+            | "/sim/truth"
+            | "/sim/truth/reset",
         ) => {
             let message = format!("{method} is not allowed on {path}");
             let mut reply = Reply::error(
@@ -285,7 +293,7 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
         }
         _ => {
             let message = format!(
-                "{path} is not an endpoint of strobe-sim; use /v1/chat/completions, /v1/models, /sim/truth or /health"
+                "{path} is not an endpoint of strobe-sim; use /v1/chat/completions, /v1/completions, /v1/models, /sim/truth or /health"
             );
             Reply::error(
                 404,
@@ -298,7 +306,7 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
 
 fn allowed_methods(path: &str) -> &'static str {
     match path {
-        "/v1/chat/completions" | "/sim/truth/reset" => "POST, OPTIONS",
+        "/v1/chat/completions" | "/v1/completions" | "/sim/truth/reset" => "POST, OPTIONS",
         "/sim/truth" => "GET, DELETE, OPTIONS",
         _ => "GET, OPTIONS",
     }

@@ -1,4 +1,5 @@
-//! The truth log: what really happened to every chat request, on the server's own clock.
+//! The truth log: what really happened to every chat and completions request, on the server's
+//! own clock, and (when asked) what the client sent.
 //!
 //! Each finished request (served, rejected or cut off) becomes one [`TruthRecord`] with a
 //! sequence number that only grows, even across a reset. Records are kept in memory (bounded)
@@ -9,7 +10,7 @@
 //! server start, and Unix-epoch nanoseconds computed as the wall-clock reading taken once at
 //! start plus the monotonic elapsed time (so they never jump with the system clock).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use std::thread::JoinHandle;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::faults::FaultSet;
 use crate::wire::Usage;
@@ -129,7 +131,42 @@ pub enum Outcome {
     ServerShutdown,
 }
 
-/// Everything the server knows about one chat request.
+/// The endpoint a request came in on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Api {
+    /// `POST /v1/chat/completions`.
+    #[default]
+    Chat,
+    /// `POST /v1/completions`.
+    Completions,
+}
+
+/// A JSON value exactly as the client sent it: its bytes are kept, not re-encoded, so a test
+/// can compare them with what it meant to send.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReceivedJson(Box<RawValue>);
+
+impl ReceivedJson {
+    /// Keeps `raw` as it is.
+    pub fn new(raw: Box<RawValue>) -> Self {
+        Self(raw)
+    }
+
+    /// The JSON text, byte for byte as received.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for ReceivedJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// Everything the server knows about one chat or completions request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TruthRecord {
     /// Position in the log; increases by one per record and never repeats, even after a reset.
@@ -138,6 +175,18 @@ pub struct TruthRecord {
     pub request_id: String,
     /// The local port the request came in on.
     pub port: u16,
+    /// The endpoint it came in on.
+    #[serde(default)]
+    pub api: Api,
+    /// The values of the client's `x-session-id`, `x-correlation-id` and `x-request-id` headers
+    /// and of those named by `--truth-headers`, by lowercase name, when present.
+    #[serde(default)]
+    pub client_headers: BTreeMap<String, String>,
+    /// With `--truth-prompts` only: the request's `messages` (chat) or `prompt` (completions)
+    /// exactly as received, even when it was rejected. Absent without the flag, or when the body
+    /// was no JSON object or lacked the member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received: Option<ReceivedJson>,
     /// The model id the client asked for.
     pub model: Option<String>,
     /// Whether it was a streaming request.
@@ -160,11 +209,12 @@ pub struct TruthRecord {
     pub max_tokens: Option<u32>,
     /// Whether the model was thinking (reasoning tokens planned).
     pub thinking: bool,
-    /// Characters in all message contents.
+    /// Characters of the prompt text: all message contents joined by `\n` (chat), or the
+    /// `prompt` string (completions).
     pub prompt_chars: usize,
     /// Estimated prompt tokens.
     pub prompt_tokens: u32,
-    /// Prompt tokens served from the prefix cache.
+    /// Prompt tokens served from the prefix cache (the prefix-cache hit, in tokens).
     pub cached_tokens: u32,
     /// Requests waiting ahead of this one when it arrived (0 if admitted at once).
     pub queued_behind: usize,
@@ -204,6 +254,9 @@ impl TruthRecord {
             seq: 0,
             request_id,
             port,
+            api: Api::Chat,
+            client_headers: BTreeMap::new(),
+            received: None,
             model: None,
             stream: false,
             status: 0,

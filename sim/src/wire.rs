@@ -1,5 +1,6 @@
-//! The bytes the simulator sends: OpenAI chunk and completion JSON, OpenAI error bodies, SSE
-//! events, HTTP chunked framing, and how one event is cut into separate socket writes.
+//! The bytes the simulator sends: OpenAI chat chunk and completion JSON, legacy completions
+//! (`text_completion`) chunks and bodies, OpenAI error bodies, SSE events, HTTP chunked framing,
+//! and how one event is cut into separate socket writes.
 //!
 //! Pure functions from values to bytes, so the wire format is tested without a socket.
 
@@ -250,6 +251,89 @@ pub fn completion_body(
     serde_json::to_string(&body).unwrap_or_else(|_| "{}".to_string())
 }
 
+#[derive(Serialize)]
+struct TextCompletionJson<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    model: &'a str,
+    choices: Vec<TextChoiceJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a Usage>,
+}
+
+/// A choice of `/v1/completions`, streamed or not, with the members vLLM sends.
+#[derive(Serialize)]
+struct TextChoiceJson<'a> {
+    index: u32,
+    text: &'a str,
+    logprobs: Option<()>,
+    finish_reason: Option<&'a str>,
+    stop_reason: Option<()>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_logprobs: Option<Option<()>>,
+}
+
+fn text_completion_json(
+    identity: &ChunkIdentity,
+    choice: Option<TextChoiceJson<'_>>,
+    usage: Option<&Usage>,
+) -> String {
+    let body = TextCompletionJson {
+        id: &identity.id,
+        object: "text_completion",
+        created: identity.created,
+        model: &identity.model,
+        choices: choice.into_iter().collect(),
+        usage,
+    };
+    serde_json::to_string(&body).unwrap_or_else(|_| "{}".to_string())
+}
+
+/// A `/v1/completions` stream chunk carrying `text`. As vLLM does, the chunk with the last token
+/// also carries the finish reason; there is no role chunk and no separate finish chunk.
+pub fn text_chunk(identity: &ChunkIdentity, text: &str, finish_reason: Option<&str>) -> String {
+    let choice = TextChoiceJson {
+        index: 0,
+        text,
+        logprobs: None,
+        finish_reason,
+        stop_reason: None,
+        prompt_logprobs: None,
+    };
+    text_completion_json(identity, Some(choice), None)
+}
+
+/// The `/v1/completions` usage chunk (`stream_options.include_usage`): no choices, only usage.
+pub fn text_usage_chunk(identity: &ChunkIdentity, usage: &Usage) -> String {
+    text_completion_json(identity, None, Some(usage))
+}
+
+/// A `/v1/completions` event payload whose JSON is cut off mid-string (`malformed-json`).
+pub fn malformed_text_payload(identity: &ChunkIdentity) -> String {
+    let whole = text_chunk(identity, "this event is cut off", None);
+    let cut = whole.find("this event").unwrap_or(whole.len() / 2);
+    whole[..cut].to_string()
+}
+
+/// A non-streaming `text_completion` body.
+pub fn text_completion_body(
+    identity: &ChunkIdentity,
+    text: &str,
+    finish_reason: &str,
+    usage: Option<&Usage>,
+) -> String {
+    let choice = TextChoiceJson {
+        index: 0,
+        text,
+        logprobs: None,
+        finish_reason: Some(finish_reason),
+        stop_reason: None,
+        prompt_logprobs: Some(None),
+    };
+    text_completion_json(identity, Some(choice), usage)
+}
+
 /// An error in OpenAI's JSON shape: `{"error": {"message", "type", "param", "code"}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorBody {
@@ -451,6 +535,41 @@ mod tests {
         let payload = malformed_payload(&identity());
         assert!(payload.starts_with('{'));
         assert!(serde_json::from_str::<Value>(&payload).is_err());
+        let payload = malformed_text_payload(&identity());
+        assert!(payload.contains("\"text_completion\""));
+        assert!(serde_json::from_str::<Value>(&payload).is_err());
+    }
+
+    #[test]
+    fn completions_chunks_and_bodies_have_vllms_shape() {
+        let chunk = parse(&text_chunk(&identity(), " code", None));
+        assert_eq!(
+            chunk,
+            serde_json::json!({
+                "id": "chatcmpl-sim-000001", "object": "text_completion", "created": 1_700_000_000,
+                "model": "strobe-sim-1",
+                "choices": [{"index": 0, "text": " code", "logprobs": null, "finish_reason": null,
+                             "stop_reason": null}],
+            })
+        );
+        let last = parse(&text_chunk(&identity(), " end", Some("length")));
+        assert_eq!(last["choices"][0]["finish_reason"], "length");
+        let usage = Usage::new(10, 0, 0, 3);
+        let chunk = parse(&text_usage_chunk(&identity(), &usage));
+        assert_eq!(chunk["object"], "text_completion");
+        assert_eq!(chunk["choices"], serde_json::json!([]));
+        assert_eq!(chunk["usage"]["total_tokens"], 13);
+        let body = parse(&text_completion_body(
+            &identity(),
+            "a b",
+            "stop",
+            Some(&usage),
+        ));
+        assert_eq!(body["choices"][0]["text"], "a b");
+        assert_eq!(body["choices"][0]["finish_reason"], "stop");
+        assert_eq!(body["choices"][0]["prompt_logprobs"], Value::Null);
+        assert!(body["choices"][0].get("delta").is_none());
+        assert_eq!(body["usage"]["completion_tokens"], 3);
     }
 
     #[test]

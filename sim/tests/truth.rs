@@ -376,3 +376,174 @@ async fn recorded_times_follow_the_latency_model() {
     );
     running.shutdown().await;
 }
+
+/// POSTs a raw body with headers and returns the `x-sim-request-id`.
+async fn post_raw(
+    client: &reqwest::Client,
+    url: &str,
+    body: &str,
+    headers: &[(&str, &str)],
+) -> String {
+    let mut request = client
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.expect("answered");
+    let id = response
+        .headers()
+        .get("x-sim-request-id")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    response.bytes().await.expect("a body");
+    id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_name_the_api_and_the_client_headers_but_no_prompt_by_default() {
+    let running = start(fast_config()).await;
+    let client = reqwest::Client::new();
+    let base = origin(&running);
+    let headers = [
+        ("X-Session-ID", "session-7"),
+        ("x-correlation-id", "corr-1"),
+        ("x-request-id", "req-42"),
+        ("x-tenant", "not kept without --truth-headers"),
+    ];
+    let chat = post_raw(
+        &client,
+        &format!("{base}/v1/chat/completions"),
+        &chat_body("strobe-sim-1", "hello", 4, false, None),
+        &headers,
+    )
+    .await;
+    let completions = post_raw(
+        &client,
+        &format!("{base}/v1/completions"),
+        &completions_body("strobe-sim-1", "hello", 4, false),
+        &headers[..1],
+    )
+    .await;
+    let chat = wait_for_record(&running, &chat).await;
+    let completions = wait_for_record(&running, &completions).await;
+    assert_eq!(chat.api, strobe_sim::Api::Chat);
+    assert_eq!(completions.api, strobe_sim::Api::Completions);
+    let kept: Vec<(&str, &str)> = chat
+        .client_headers
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("x-correlation-id", "corr-1"),
+            ("x-request-id", "req-42"),
+            ("x-session-id", "session-7"),
+        ]
+    );
+    assert_eq!(completions.client_headers.len(), 1);
+    assert!(chat.received.is_none() && completions.received.is_none());
+    // Over HTTP the record has the new fields and no `received` member at all.
+    let text = client
+        .get(format!("{base}/sim/truth"))
+        .send()
+        .await
+        .expect("answered")
+        .text()
+        .await
+        .expect("a body");
+    let page: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let first = &page["records"][0];
+    assert_eq!(first["api"], "chat");
+    assert_eq!(first["client_headers"]["x-session-id"], "session-7");
+    assert!(first.get("received").is_none(), "{first}");
+    assert_eq!(page["records"][1]["api"], "completions");
+    running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_truth_prompts_records_keep_what_was_received_byte_for_byte() {
+    let mut config = fast_config();
+    config.truth_prompts = true;
+    config.truth_headers = vec!["x-tenant".into()];
+    let jsonl =
+        std::env::temp_dir().join(format!("strobe-sim-received-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&jsonl);
+    config.truth_jsonl = Some(jsonl.clone());
+    let running = start(config).await;
+    let client = reqwest::Client::new();
+    let base = origin(&running);
+    // Odd spacing, escapes and a non-ASCII character: kept as sent, not re-encoded.
+    let messages = r#"[ {"role":"system","content":"Be brief."},{"role": "user", "content": "caf\u00e9 \"quoted\"\n line two ☕"} ]"#;
+    let chat = format!(r#"{{"model":"strobe-sim-1","messages":{messages},"max_tokens":4}}"#);
+    let prompt = r#""once upon a time \u2014 \ud83d\ude00 tab\there""#;
+    let completions =
+        format!(r#"{{"model":"strobe-sim-1","prompt": {prompt},"max_tokens":4,"stream":true}}"#);
+    let token_ids = r#"[1,2, 3]"#;
+    let rejected = format!(r#"{{"model":"strobe-sim-1","prompt":{token_ids}}}"#);
+    let ids = [
+        post_raw(
+            &client,
+            &format!("{base}/v1/chat/completions"),
+            &chat,
+            &[("x-tenant", "t-9")],
+        )
+        .await,
+        post_raw(
+            &client,
+            &format!("{base}/v1/completions"),
+            &completions,
+            &[],
+        )
+        .await,
+        post_raw(&client, &format!("{base}/v1/completions"), &rejected, &[]).await,
+    ];
+    let mut records = Vec::new();
+    for id in &ids {
+        records.push(wait_for_record(&running, id).await);
+    }
+    let received: Vec<Option<&str>> = records
+        .iter()
+        .map(|record| record.received.as_ref().map(strobe_sim::ReceivedJson::get))
+        .collect();
+    assert_eq!(received, [Some(messages), Some(prompt), Some(token_ids)]);
+    assert_eq!(
+        records[0]
+            .client_headers
+            .get("x-tenant")
+            .map(String::as_str),
+        Some("t-9")
+    );
+    assert_eq!(records[2].outcome, Outcome::Rejected);
+    // The prompt the model saw is the decoded string.
+    assert_eq!(
+        records[1].prompt_chars,
+        "once upon a time — 😀 tab\there".chars().count()
+    );
+
+    // Over HTTP and in the JSON-lines file the raw bytes are embedded as they came.
+    let text = client
+        .get(format!("{base}/sim/truth"))
+        .send()
+        .await
+        .expect("answered")
+        .text()
+        .await
+        .expect("a body");
+    assert!(
+        text.contains(&format!(r#""received":{messages}"#)),
+        "{text}"
+    );
+    let page: strobe_sim::TruthPage = serde_json::from_str(&text).expect("a truth page");
+    assert_eq!(page.records, records);
+    running.shutdown().await;
+    let lines = std::fs::read_to_string(&jsonl).expect("the file was written");
+    assert!(
+        lines.contains(&format!(r#""received":{prompt}"#)),
+        "{lines}"
+    );
+    let _ = std::fs::remove_file(&jsonl);
+}

@@ -195,7 +195,11 @@ impl Observed {
                 self.reasoning_chunks += 1;
                 self.reasoning.push_str(text);
             }
-            if let Some(text) = delta["content"].as_str().filter(|text| !text.is_empty()) {
+            // Chat sends `delta.content`; completions send `text` on the choice itself.
+            let content = delta["content"]
+                .as_str()
+                .or_else(|| choice["text"].as_str());
+            if let Some(text) = content.filter(|text| !text.is_empty()) {
                 self.first_content_at.get_or_insert_with(Instant::now);
                 self.content_chunks += 1;
                 self.content.push_str(text);
@@ -214,8 +218,35 @@ pub async fn post_stream(
     headers: &[(&str, &str)],
     idle: Duration,
 ) -> Observed {
+    post_stream_to(client, origin, "/v1/chat/completions", body, headers, idle).await
+}
+
+/// A completions request body as `vllm bench serve` sends it.
+pub fn completions_body(model: &str, prompt: &str, max_tokens: u32, stream: bool) -> String {
+    let mut body = serde_json::json!({
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "temperature": 0.0,
+        "stream": stream,
+    });
+    if stream {
+        body["stream_options"] = serde_json::json!({"include_usage": true});
+    }
+    body.to_string()
+}
+
+/// [`post_stream`] to another path, e.g. `/v1/completions`.
+pub async fn post_stream_to(
+    client: &reqwest::Client,
+    origin: &str,
+    path: &str,
+    body: String,
+    headers: &[(&str, &str)],
+    idle: Duration,
+) -> Observed {
     let mut request = client
-        .post(format!("{origin}/v1/chat/completions"))
+        .post(format!("{origin}{path}"))
         .header("content-type", "application/json")
         .body(body);
     for (name, value) in headers {

@@ -1,6 +1,7 @@
-//! The JSON of one chat-completions chunk, parsed for only what the measurement reads: the top
-//! level's `error`, `usage` and `choices`, each choice's `finish_reason` and `delta`, each
-//! delta's `reasoning_content`, `reasoning` and `content`. Everything else (`id`, `object`,
+//! The JSON of one chat-completions or completions chunk, parsed for only what the measurement
+//! reads: the top level's `error`, `usage` and `choices`, each choice's `finish_reason`, `delta`
+//! and `text` (the legacy completions API's content), each delta's `reasoning_content`,
+//! `reasoning` and `content`. Everything else (`id`, `object`,
 //! `created`, `model`, `index`, `logprobs`, `role`, …) is checked as JSON and skipped without
 //! being built, and member names are matched without being allocated. The interpretation of
 //! what was read stays with [`ChunkEvent::from_sse_data`](super::sse::ChunkEvent::from_sse_data).
@@ -56,8 +57,10 @@ pub struct ChunkFields {
 pub struct ChoiceFields {
     /// `finish_reason`, if present.
     pub finish_reason: Option<Value>,
-    /// `delta`, if present.
+    /// `delta`, if present (chat completions).
     pub delta: Option<Shaped<DeltaFields>>,
+    /// `text`, if present (`/v1/completions`, whose choices carry the text with no delta).
+    pub text: Option<Value>,
 }
 
 /// One choice's delta.
@@ -108,7 +111,7 @@ impl Members for ChunkFields {
 }
 
 impl Members for ChoiceFields {
-    const NAMES: &'static [&'static str] = &["finish_reason", "delta"];
+    const NAMES: &'static [&'static str] = &["finish_reason", "delta", "text"];
 
     fn read_member<'de, A: MapAccess<'de>>(
         &mut self,
@@ -117,7 +120,8 @@ impl Members for ChoiceFields {
     ) -> Result<(), A::Error> {
         match which {
             0 => self.finish_reason = Some(map.next_value()?),
-            _ => self.delta = Some(map.next_value()?),
+            1 => self.delta = Some(map.next_value()?),
+            _ => self.text = Some(map.next_value()?),
         }
         Ok(())
     }

@@ -13,7 +13,9 @@
 //! 2. [`ChunkEvent::from_sse_data`] reads one dispatched event as a chat-completions chunk,
 //!    reproducing the reference client's interpretation (ARTIFACT.md §4.2): `[DONE]`, skipped
 //!    non-JSON payloads, truthiness of deltas, `reasoning_content` before `reasoning`, and
-//!    `finish_reason` stringified and cut to 128 characters.
+//!    `finish_reason` stringified and cut to 128 characters. A `/v1/completions` chunk's
+//!    `choices[].text` is content, read with the same truthiness as `delta.content`, so first
+//!    output, token counts and the reply text come out the same on either endpoint.
 //!
 //! Why hand-written: the crates that decode event streams (e.g. `eventsource-stream`) are built
 //! around an async `futures::Stream` and buffer without a bound; the core must stay synchronous,
@@ -322,7 +324,8 @@ pub struct ChoiceDelta {
     /// `delta.reasoning_content` if truthy, else `delta.reasoning`, if truthy. A non-string value
     /// is kept as its JSON text; only its presence matters to the measurement.
     pub reasoning: Option<String>,
-    /// `delta.content` when it is a non-empty string.
+    /// `delta.content` when it is a non-empty string, else the choice's `text` (a completions
+    /// chunk) when that is a non-empty string.
     pub content: Option<String>,
 }
 
@@ -436,9 +439,13 @@ fn choice_delta(choice: Shaped<ChoiceFields>) -> Result<ChoiceDelta, &'static st
         .filter(is_truthy)
         .map(python_str);
     let content = match delta.content.filter(is_truthy) {
-        None => None,
         Some(Value::String(text)) => Some(text),
         Some(_) => return Err("delta.content is not a string"),
+        None => match choice.text.filter(is_truthy) {
+            None => None,
+            Some(Value::String(text)) => Some(text),
+            Some(_) => return Err("choices[].text is not a string"),
+        },
     };
     Ok(ChoiceDelta {
         finish_reason,

@@ -68,14 +68,19 @@ const SERVER_ERROR: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/sse/server-error.sse"
 ));
+const VLLM_COMPLETIONS: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/sse/vllm-completions.sse"
+));
 
-const ALL: [(&str, &[u8]); 6] = [
+const ALL: [(&str, &[u8]); 7] = [
     ("vllm-reasoning", VLLM),
     ("llamacpp", LLAMA_CPP),
     ("reasoning-field", REASONING_FIELD),
     ("crlf-keepalive", CRLF_KEEPALIVE),
     ("utf8-multibyte", UTF8),
     ("server-error", SERVER_ERROR),
+    ("vllm-completions", VLLM_COMPLETIONS),
 ];
 
 fn decode_pieces<'a>(
@@ -541,9 +546,13 @@ fn value_oracle(data: &str) -> ChunkEvent {
             .cloned()
             .map(python_str);
         let content = match delta.get("content").filter(|v| is_truthy(v)) {
-            None => None,
             Some(Value::String(text)) => Some(text.clone()),
             Some(_) => return Err("delta.content is not a string"),
+            None => match choice.get("text").filter(|v| is_truthy(v)) {
+                None => None,
+                Some(Value::String(text)) => Some(text.clone()),
+                Some(_) => return Err("choices[].text is not a string"),
+            },
         };
         Ok(ChoiceDelta {
             finish_reason,
@@ -594,6 +603,7 @@ fn fixture_payloads() -> Vec<String> {
         CRLF_KEEPALIVE,
         UTF8,
         SERVER_ERROR,
+        VLLM_COMPLETIONS,
     ]
     .iter()
     .flat_map(|bytes| decode_whole(bytes))
@@ -636,6 +646,7 @@ fn payload_variants(payload: &str) -> Vec<String> {
         "reasoning_content",
         "reasoning",
         "content",
+        "text",
         "role",
         "id",
     ] {
@@ -699,6 +710,11 @@ fn the_chunk_reader_reads_every_payload_as_the_value_interpretation_did() {
             "{'choices':[]}",
             "{\"choices\":[]}",
             "{\"choices\":[{\"delta\":{\"content\":\"a\\u00e9\\n\\\"\"}}]}",
+            "{\"choices\":[{\"index\":0,\"text\":\" code\",\"logprobs\":null,\"finish_reason\":null}]}",
+            "{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}]}",
+            "{\"choices\":[{\"text\":7}]}",
+            "{\"choices\":[{\"delta\":{\"content\":\"\"},\"text\":\"t\"}]}",
+            "{\"choices\":[{\"delta\":{\"content\":\"c\"},\"text\":\"t\"}]}",
         ]
         .map(String::from),
     );
@@ -714,6 +730,71 @@ fn the_chunk_reader_reads_every_payload_as_the_value_interpretation_did() {
         }
     }
     assert!(checked > 10_000, "only {checked} payloads checked");
+}
+
+#[test]
+fn a_completions_transcript_reads_its_text_as_content() {
+    let events = chunks(VLLM_COMPLETIONS);
+    assert_eq!(events.len(), 11);
+    assert_eq!(events.last(), Some(&ChunkEvent::Done));
+    assert_eq!(
+        visible_text(&events),
+        "ANVIL_REQ_1717_00001 The module defines helper functions that each return"
+    );
+    assert_eq!(count_reasoning(&events), 0);
+    let choices: Vec<&ChoiceDelta> = events
+        .iter()
+        .filter_map(|event| match event {
+            ChunkEvent::Chunk(chunk) => Some(chunk),
+            _ => None,
+        })
+        .flat_map(|chunk| &chunk.choices)
+        .collect();
+    // One content piece per token chunk, the first being the canary marker on its own.
+    assert_eq!(choices.len(), 9);
+    assert!(choices.iter().all(|choice| choice.content.is_some()));
+    assert_eq!(choices[0].content.as_deref(), Some("ANVIL_REQ_1717_00001"));
+    let finish: Vec<_> = choices
+        .iter()
+        .filter_map(|choice| choice.finish_reason.as_deref())
+        .collect();
+    assert_eq!(finish, ["length"], "the last token's chunk carries it");
+    assert!(choices[8].finish_reason.is_some() && choices[8].content.is_some());
+    let ChunkEvent::Chunk(usage) = &events[9] else {
+        panic!("expected the usage chunk, got {:?}", events[9]);
+    };
+    assert!(usage.choices.is_empty());
+    assert_eq!(
+        usage.usage.as_ref().map(|u| &u["completion_tokens"]),
+        Some(&json!(9))
+    );
+}
+
+#[test]
+fn completions_text_counts_as_chat_content_does() {
+    let read = |data: &str| match ChunkEvent::from_sse_data(data) {
+        ChunkEvent::Chunk(chunk) => chunk.choices[0].content.clone(),
+        other => panic!("not a chunk: {other:?}"),
+    };
+    let chat = r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" code"},"logprobs":null,"finish_reason":null}]}"#;
+    let completions = r#"{"object":"text_completion","choices":[{"index":0,"text":" code","logprobs":null,"finish_reason":null,"stop_reason":null}]}"#;
+    assert_eq!(read(chat), read(completions));
+    assert_eq!(read(completions).as_deref(), Some(" code"));
+    // An empty text is no content, as an empty delta.content is not: no first token yet.
+    assert_eq!(
+        read(r#"{"choices":[{"index":0,"text":"","finish_reason":"stop"}]}"#),
+        None
+    );
+    assert_eq!(read(r#"{"choices":[{"index":0,"text":null}]}"#), None);
+    // A chunk with both reads the delta, as for chat.
+    assert_eq!(
+        read(r#"{"choices":[{"delta":{"content":"d"},"text":"t"}]}"#).as_deref(),
+        Some("d")
+    );
+    assert_eq!(
+        ChunkEvent::from_sse_data(r#"{"choices":[{"index":0,"text":["a"]}]}"#),
+        ChunkEvent::malformed("choices[].text is not a string")
+    );
 }
 
 #[test]
