@@ -138,6 +138,7 @@ pub fn build_artifact(
         client,
         load,
         sweep: None,
+        repeat: None,
         slo: None,
     })
 }
