@@ -7,12 +7,12 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use strobe::core::format::counted;
+use strobe::core::present::repeats::group_repeats;
 use strobe::core::present::verdict::{
     across_runs_text, disagreement, format_p, format_with_separators, verdict_of_groups,
     verdict_of_runs, GroupSide, MetricVerdict, Sides, TestOutcome, Verdict, ALPHA,
 };
 use strobe::core::read::foreign::read_aiperf_pair;
-use strobe::core::read::loaded::repeat::group_repeats;
 use strobe::core::read::loaded::LoadedArtifact;
 
 use super::{fail, HelpFlag, JsonOutput, Outcome};

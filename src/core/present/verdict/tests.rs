@@ -4,7 +4,7 @@
 use super::*;
 use crate::core::inference::holm::holm_adjusted;
 use crate::core::inference::two_sample::mann_whitney_u;
-use crate::core::read::loaded::repeat::group_repeats;
+use crate::core::present::repeats::group_repeats;
 
 /// A run whose rows have these TTFTs, each TPOT `tpot_ms`, E2E = TTFT + 500 ms.
 fn run_with_rows(ttfts: &[f64], tpot_ms: f64) -> LoadedArtifact {

@@ -111,7 +111,7 @@ pub struct LoadedArtifact {
     /// The `sweep` block of a sweep's step, when present.
     pub sweep: Option<SweepView>,
     /// The `repeat` block of one of a group's repeated runs, when present
-    /// ([`repeat::group_repeats`] gathers the groups).
+    /// ([`crate::core::present::repeats`] gathers the groups).
     pub repeat: Option<RepeatView>,
     /// The `slo` block of a run held to an SLO, when present.
     pub slo: Option<SloView>,
