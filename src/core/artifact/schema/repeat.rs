@@ -5,8 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::config::load::REPEATS;
+
 /// Most repeats one group may hold (the `repeats` setting's bound).
-pub const MAX_REPEATS: u64 = 20;
+pub const MAX_REPEATS: u64 = *REPEATS.end();
 
 /// The `repeat` block: `{"group_id", "index", "count"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
