@@ -76,7 +76,7 @@ pub enum InferenceError {
     },
 }
 
-/// `values` unchanged, or the first NaN or infinity in them as an error naming `sample`.
+/// `Ok` when every value is finite; else the first NaN or infinity, with its place in `sample`.
 pub fn check_finite(sample: &'static str, values: &[f64]) -> Result<(), InferenceError> {
     match values.iter().position(|value| !value.is_finite()) {
         None => Ok(()),
