@@ -1,4 +1,4 @@
-//! `strobe-artifact`: validate, summarize, recompute and convert `anvil-serving.benchmark/v1`
+//! `strobe-artifact`: validate, summarize, compare, recompute and convert `anvil-serving.benchmark/v1`
 //! artifacts, and plan and import runs on Locust's workers, on the command line with strobe's
 //! core.
 //!
@@ -140,7 +140,7 @@ mod tests {
         let (outcome, _, err) = run_to_strings(&["check", "x.json"]);
         assert_eq!(outcome, Outcome::Unusable);
         assert!(
-            err.contains("validate, summary, recompute, convert, plan, import-locust"),
+            err.contains("validate, summary, compare, recompute, convert, plan, import-locust"),
             "{err}"
         );
     }

@@ -17,7 +17,8 @@
 //! - [`slo`]: requests judged against a service-level objective: attainment, goodput,
 //!   capacity at SLO;
 //! - [`live`]: the messages between the page and the measuring thread, and the running tally;
-//! - [`present`]: chart options, comparison and exports.
+//! - [`inference`]: the statistical tests and intervals that say whether a difference is real;
+//! - [`present`]: chart options, comparison, verdicts and exports.
 
 pub mod format;
 pub mod python;
@@ -39,5 +40,7 @@ pub mod read;
 pub mod slo;
 
 pub mod live;
+
+pub mod inference;
 
 pub mod present;

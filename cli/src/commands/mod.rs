@@ -3,6 +3,7 @@
 //! [`HelpFlag`]). A new command is a module with an `Args` type and a `run` function, listed
 //! in [`Command`] and [`run`]; it reads files through [`crate::input`].
 
+pub mod compare;
 pub mod convert;
 pub mod import_locust;
 pub mod plan;
@@ -30,6 +31,7 @@ pub enum Command {
     // Each command's help (its `about`, the line listed here, included) is on its `Args`.
     Validate(validate::Args),
     Summary(summary::Args),
+    Compare(compare::Args),
     Recompute(recompute::Args),
     Convert(convert::Args),
     Plan(plan::Args),
@@ -38,9 +40,10 @@ pub enum Command {
 }
 
 /// The names typed after `strobe-artifact`, in help order.
-pub const COMMAND_NAMES: [&str; 6] = [
+pub const COMMAND_NAMES: [&str; 7] = [
     "validate",
     "summary",
+    "compare",
     "recompute",
     "convert",
     "plan",
@@ -52,6 +55,7 @@ pub fn run(command: &Command, out: &mut dyn Write, err: &mut dyn Write) -> io::R
     match command {
         Command::Validate(args) => validate::run(args, out, err),
         Command::Summary(args) => summary::run(args, out, err),
+        Command::Compare(args) => compare::run(args, out, err),
         Command::Recompute(args) => recompute::run(args, out, err),
         Command::Convert(args) => convert::run(args, out, err),
         Command::Plan(args) => plan::run(args, out, err),

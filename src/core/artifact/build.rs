@@ -140,6 +140,7 @@ pub fn build_artifact(
         client,
         load,
         sweep: None,
+        repeat: None,
         slo: None,
         workload: workload_block(plan),
     })

@@ -128,6 +128,49 @@ fn file_names_keep_only_safe_characters() {
 }
 
 #[test]
+fn a_repeat_names_its_file_after_its_number_stays_valid_and_reads_back() {
+    use crate::core::artifact::schema::repeat::RepeatBlock;
+    use crate::core::read::loaded::LoadedArtifact;
+    let config = RunConfig {
+        engine: Some("strobe-sim".to_owned()),
+        ..small_config(1)
+    };
+    let plan = RunPlan::new(&config, None).expect("a valid plan");
+    let mut artifact = one_row_artifact(&config, &plan);
+    artifact.repeat = Some(RepeatBlock {
+        group_id: "repeat-20231114T221320Z".to_owned(),
+        index: 2,
+        count: 3,
+    });
+    assert_eq!(
+        artifact.file_name(),
+        "benchmark-20231114T221320Z-repeat03.json",
+        "three repeats in one second still get three names"
+    );
+    let text = artifact.to_json_text().expect("writes");
+    let report = crate::core::read::validate::validate_artifact_text(&text);
+    assert!(report.is_acceptable(), "{report}");
+    let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(parsed.repeat, artifact.repeat);
+    let loaded = LoadedArtifact::from_text("r.json", &text)
+        .repeat
+        .expect("a repeat");
+    assert_eq!(
+        (
+            loaded.group_id.map(|id| id.to_string()),
+            loaded.index,
+            loaded.count
+        ),
+        (Some("repeat-20231114T221320Z".to_owned()), Some(2), Some(3))
+    );
+    // Without repeats the key is absent, so every v1 reader sees the file it always saw.
+    artifact.repeat = None;
+    let value: serde_json::Value =
+        serde_json::from_str(&artifact.to_json_text().expect("writes")).expect("JSON");
+    assert!(value.get("repeat").is_none());
+}
+
+#[test]
 fn a_sweep_step_names_its_file_after_its_step_and_stays_valid() {
     use crate::core::artifact::schema::sweep::{SweepBlock, SweepVariable};
     // A valid file names its engine.

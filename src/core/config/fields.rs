@@ -4,6 +4,7 @@
 
 use crate::core::config::load::{
     AUTO_STEPS, MAX_BURSTINESS, MAX_COOLDOWN_S, MAX_DURATION_S, MAX_RAMP_S, MAX_RATE, MIN_RATE,
+    REPEATS as REPEATS_RANGE,
 };
 use crate::core::config::settings::{
     MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS,
@@ -378,6 +379,17 @@ pub(crate) const SWEEP_COOLDOWN_S: FieldSpec = FieldSpec {
     help: "With a sweep: seconds to wait between steps, 0–600, so the server settles.",
     group: FieldGroup::Load,
 };
+pub(crate) const REPEATS: FieldSpec = FieldSpec {
+    key: "repeats",
+    label: "Repeats",
+    kind: FieldKind::Integer {
+        min: *REPEATS_RANGE.start() as i64,
+        max: *REPEATS_RANGE.end() as i64,
+    },
+    help: "Run the same plan this many times, 1–20 (the same requests each time), to see \
+           whether a difference between runs is more than noise. 1 runs once.",
+    group: FieldGroup::Load,
+};
 pub(crate) const SLO: FieldSpec = FieldSpec {
     key: "slo",
     label: "SLO",
@@ -740,6 +752,7 @@ run_form_fields! {
     SweepMinAttainment => SWEEP_MIN_ATTAINMENT,
     SweepStopSaturated => SWEEP_STOP_SATURATED,
     SweepCooldownS => SWEEP_COOLDOWN_S,
+    Repeats => REPEATS,
     Warmup => WARMUP,
     Traces => TRACES,
     Measurement => MEASUREMENT,
@@ -864,6 +877,7 @@ mod tests {
             "sweep_min_attainment",
             "sweep_stop_saturated",
             "sweep_cooldown_s",
+            "repeats",
             "slo",
             "slo_target",
             "warmup",

@@ -44,6 +44,7 @@ use crate::core::config::fields::RAMP_S;
 use crate::core::config::fields::RAMP_START_RATE;
 use crate::core::config::fields::RATE;
 use crate::core::config::fields::REASONING_EFFORT;
+use crate::core::config::fields::REPEATS;
 use crate::core::config::fields::REQUESTS;
 use crate::core::config::fields::REQUEST_CANARIES;
 use crate::core::config::fields::RESPONSE_WORDS;
@@ -67,7 +68,9 @@ use crate::core::config::fields::{
     ENDPOINT, HISTORY, OUTPUT_LENGTHS, SESSION_HEADER, THINK_TIME_MS, TRACE_SPEED, WORKLOAD_ORDER,
     WORKLOAD_SEED, WORKLOAD_TURNS, WORKLOAD_URL,
 };
-use crate::core::config::load::{LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S};
+use crate::core::config::load::{
+    LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S, REPEATS as REPEATS_RANGE,
+};
 use crate::core::config::settings::{ClientOptions, RunConfig};
 use crate::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use crate::core::config::sweep::{SweepKind, SweepSpec};
@@ -136,6 +139,7 @@ impl RunForm {
             (SWEEP_STEPS.key, DEFAULT_AUTO_STEPS.to_string()),
             (SWEEP_STOP_SATURATED.key, "false".to_owned()),
             (SWEEP_COOLDOWN_S.key, "0".to_owned()),
+            (REPEATS.key, "1".to_owned()),
             (SLO_TARGET.key, DEFAULT_SLO_TARGET_PERCENT.to_string()),
             (WARMUP.key, "true".to_owned()),
             (TRACES.key, "false".to_owned()),
@@ -209,6 +213,7 @@ impl RunForm {
             (SWEEP_STEPS.key, DEFAULT_AUTO_STEPS.to_string()),
             (SWEEP_STOP_SATURATED.key, "false".to_owned()),
             (SWEEP_COOLDOWN_S.key, "0".to_owned()),
+            (REPEATS.key, "1".to_owned()),
             (SLO_TARGET.key, DEFAULT_SLO_TARGET_PERCENT.to_string()),
             (POOL.key, config.client.endpoint_pool.join(" ")),
             (WARMUP.key, config.client.warmup.to_string()),
@@ -422,6 +427,7 @@ impl RunForm {
         // others.
         parser.sweep();
         parser.slo();
+        parser.repeats();
         let mut errors = parser.errors;
         if let Err(rule_errors) = config.validate() {
             let unparsed: BTreeSet<&str> = errors.iter().map(|error| error.field).collect();
@@ -442,6 +448,20 @@ impl RunForm {
         } else {
             errors.sort_by_key(|error| display_position(error.field));
             Err(errors)
+        }
+    }
+
+    /// How many times to run the plan (`repeats`, 1–20); the field's error otherwise.
+    pub fn to_repeats(&self) -> Result<u64, Vec<ConfigError>> {
+        let mut parser = FieldParser {
+            form: self,
+            errors: Vec::new(),
+        };
+        let repeats = parser.repeats();
+        if parser.errors.is_empty() {
+            Ok(repeats.unwrap_or(1))
+        } else {
+            Err(parser.errors)
         }
     }
 
@@ -575,6 +595,24 @@ impl FieldParser<'_> {
             self.whole_number_error(spec, &text);
         }
         parsed
+    }
+
+    /// `repeats`: `None` when it does not parse or is out of range (its error is recorded).
+    fn repeats(&mut self) -> Option<u64> {
+        let repeats = self.unsigned(&REPEATS)?;
+        if REPEATS_RANGE.contains(&repeats) {
+            return Some(repeats);
+        }
+        self.reject(
+            &REPEATS,
+            format!(
+                "repeats must be from {} to {} (got {repeats}); 3 shows whether a difference \
+                 between runs is more than noise",
+                REPEATS_RANGE.start(),
+                REPEATS_RANGE.end()
+            ),
+        );
+        None
     }
 
     /// The sweep fields: `None` when `sweep` is empty or a field does not parse (its error is

@@ -31,6 +31,9 @@ pub const DEFAULT_AUTO_STEPS: u64 = 8;
 /// The longest cool-down between steps, seconds.
 pub const MAX_COOLDOWN_S: f64 = 600.0;
 
+/// How many times `repeats` may run the same plan (issue #36: one run is one sample).
+pub const REPEATS: std::ops::RangeInclusive<u64> = 1..=20;
+
 /// How requests are sent. In `concurrency` mode every other field is ignored; in `rate` mode
 /// the run's `concurrency` is the cap on requests in flight.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

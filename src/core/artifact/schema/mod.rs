@@ -1,13 +1,14 @@
 //! Every serde type of the artifact file: [`ArtifactV1`] (the 41 top-level keys of the
 //! reference artifact plus strobe's optional `client` block, ARTIFACT.md §8, §12) with its
 //! byte-exact text (§8.4), `metric_population` (§8.2) and `timing_methodology` (§8.3); the rows
-//! and failures ([`rows`]); the `client` block ([`client`]); strobe's `load`, `sweep` and `slo`
-//! blocks ([`load`], [`sweep`], [`slo`]).
+//! and failures ([`rows`]); the `client` block ([`client`]); strobe's `load`, `sweep`, `repeat`
+//! and `slo` blocks ([`load`], [`sweep`], [`repeat`], [`slo`]).
 
 pub mod client;
 pub mod distributed;
 pub mod from_wire;
 pub mod load;
+pub mod repeat;
 pub mod rows;
 pub mod slo;
 pub mod sweep;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::load::LoadBlock;
+use crate::core::artifact::schema::repeat::RepeatBlock;
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::artifact::schema::slo::SloBlock;
 use crate::core::artifact::schema::sweep::SweepBlock;
@@ -344,6 +346,10 @@ pub struct ArtifactV1 {
     /// a sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepBlock>,
+    /// strobe addition (repeats, docs/spec/converted.md): the group of repeated runs this run
+    /// belongs to. Absent when the plan ran once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatBlock>,
     /// strobe addition (SLOs, docs/metrics.md): the SLO the run was held to and its result.
     /// Absent when no SLO was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -376,9 +382,10 @@ impl ArtifactV1 {
     /// `<run_id>.json`, the run id made safe by [`file_stem`](crate::core::format::file_stem)
     /// (characters outside `[A-Za-z0-9._-]` replaced by `_`; `benchmark` first when it would
     /// be empty or start with a dot). A sweep's step adds its number, variable and value
-    /// (`…-step02-concurrency-4.json`): steps can start within the same second.
+    /// (`…-step02-concurrency-4.json`) and a repeat its number (`…-repeat03.json`): steps and
+    /// repeats can start within the same second.
     pub fn file_name(&self) -> String {
-        let stem = match &self.sweep {
+        let mut stem = match &self.sweep {
             None => self.run_id.clone(),
             Some(sweep) => format!(
                 "{}-step{:02}-{}-{}",
@@ -388,6 +395,9 @@ impl ArtifactV1 {
                 sweep.value
             ),
         };
+        if let Some(repeat) = &self.repeat {
+            stem.push_str(&format!("-repeat{:02}", repeat.index + 1));
+        }
         format!(
             "{}.json",
             crate::core::format::file_stem(&stem, "benchmark")

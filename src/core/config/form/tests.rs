@@ -513,3 +513,36 @@ fn a_named_engine_is_accepted_and_kept_through_links() {
         assert_eq!(reopened.map(|config| config.engine), Ok(engine));
     }
 }
+
+#[test]
+fn repeats_default_to_one_travel_in_the_link_and_refuse_out_of_range() {
+    assert_eq!(RunForm::browser_defaults().to_repeats(), Ok(1));
+    let form = form_with(&[("repeats", "3")]);
+    assert_eq!(form.to_repeats(), Ok(3));
+    assert!(form.to_query().contains("repeats=3"), "{}", form.to_query());
+    let (reopened, notices) = RunForm::from_query(&form.to_query());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(reopened.to_repeats(), Ok(3));
+    for text in ["0", "21", "two"] {
+        let errors = form_with(&[("repeats", text)])
+            .to_repeats()
+            .expect_err("out of range");
+        assert_eq!(errors.len(), 1, "{text}");
+        assert_eq!(errors[0].field, "repeats");
+        // The run form shows the error with the others.
+        let all = form_with(&[("repeats", text)])
+            .to_config()
+            .expect_err("refused");
+        assert!(all.iter().any(|error| error.field == "repeats"), "{text}");
+    }
+    let error = &form_with(&[("repeats", "21")])
+        .to_repeats()
+        .expect_err("21")[0];
+    assert!(
+        error
+            .message
+            .starts_with("repeats must be from 1 to 20 (got 21)"),
+        "{}",
+        error.message
+    );
+}

@@ -9,7 +9,8 @@
 //!
 //! [`metrics`] owns [`MetricKind`](metrics::MetricKind), the request-level metrics strobe shows; [`basis`] the time
 //! basis a run is shown on;
-//! [`views`] the rows, failures and the rest read from a file; [`text`] the capped text.
+//! [`views`] the rows, failures and the rest read from a file; [`repeat`] repeated runs and
+//! their groups; [`text`] the capped text.
 
 use serde_json::Value;
 use thiserror::Error;
@@ -20,6 +21,7 @@ use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMAT
 use crate::core::read::loaded::distributed::DistributedView;
 use crate::core::read::loaded::load::{LoadView, SweepView};
 use crate::core::read::loaded::metrics::{KeyMetrics, TimeBasis};
+use crate::core::read::loaded::repeat::RepeatView;
 use crate::core::read::loaded::text::{capped_string, markup_notices, CappedText, LoadNotice};
 use crate::core::read::loaded::views::{
     finite_f64, ClientView, FailureView, RowView, RunIdentity, SamplingView, SloView, WorkloadView,
@@ -32,6 +34,7 @@ pub mod basis;
 pub mod distributed;
 pub mod load;
 pub mod metrics;
+pub mod repeat;
 pub mod text;
 pub mod views;
 
@@ -107,6 +110,9 @@ pub struct LoadedArtifact {
     pub load: Option<LoadView>,
     /// The `sweep` block of a sweep's step, when present.
     pub sweep: Option<SweepView>,
+    /// The `repeat` block of one of a group's repeated runs, when present
+    /// ([`crate::core::present::repeats`] gathers the groups).
+    pub repeat: Option<RepeatView>,
     /// The `slo` block of a run held to an SLO, when present.
     pub slo: Option<SloView>,
     /// `client.from_wire`'s statistics of TTFO, TTFT and E2E from the wire, when the block
@@ -445,6 +451,7 @@ impl LoadedArtifact {
             client: None,
             load: None,
             sweep: None,
+            repeat: None,
             slo: None,
             from_wire: None,
             basis: TimeBasis::Measured,
@@ -562,6 +569,10 @@ impl LoadedArtifact {
             .get("sweep")
             .and_then(Value::as_object)
             .map(SweepView::from_json);
+        self.repeat = artifact
+            .get("repeat")
+            .and_then(Value::as_object)
+            .map(RepeatView::from_json);
         self.slo = artifact
             .get("slo")
             .and_then(Value::as_object)

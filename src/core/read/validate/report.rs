@@ -139,11 +139,15 @@ pub enum RuleId {
     DistributionOrder,
     /// `context_tokens ≤ max_context_tokens` when both are set.
     ContextWithinMax,
+    /// strobe addition (docs/spec/converted.md): a `repeat` block is an object with a
+    /// non-empty `group_id` string, an integer `count` of 1 to 20 and an integer `index` of 0
+    /// to `count − 1`.
+    RepeatBlock,
 }
 
 impl RuleId {
-    /// Every rule, in the order of ARTIFACT.md §9.
-    pub const ALL: [RuleId; 47] = [
+    /// Every rule, in the order of ARTIFACT.md §9, then strobe's additions.
+    pub const ALL: [RuleId; 48] = [
         RuleId::InvalidJson,
         RuleId::NestingTooDeep,
         RuleId::NonFiniteNumber,
@@ -191,6 +195,7 @@ impl RuleId {
         RuleId::DistributionValue,
         RuleId::DistributionOrder,
         RuleId::ContextWithinMax,
+        RuleId::RepeatBlock,
     ];
 
     /// The stable kebab-case id, e.g. `"timing-order"`.
@@ -243,6 +248,7 @@ impl RuleId {
             RuleId::DistributionValue => "distribution-value",
             RuleId::DistributionOrder => "distribution-order",
             RuleId::ContextWithinMax => "context-within-max",
+            RuleId::RepeatBlock => "repeat-block",
         }
     }
 

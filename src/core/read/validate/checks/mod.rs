@@ -10,6 +10,7 @@ use crate::core::read::validate::report::{
 };
 use crate::core::read::validate::values::{as_int, child_path, describe, present, show_opt};
 
+mod additions;
 mod contract;
 mod distributions;
 mod modern;
@@ -138,6 +139,7 @@ impl Checker {
         self.check_metric_scalars(artifact);
         self.check_time(artifact);
         self.check_identifiers(artifact);
+        self.check_repeat(artifact);
         self.check_distributions(artifact);
         self.check_context_within_max(artifact);
     }
