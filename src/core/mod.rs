@@ -23,10 +23,10 @@ pub mod format;
 pub mod python;
 
 pub mod config;
-pub mod workload;
 pub mod load;
 pub mod plan;
 pub mod prompt;
+pub mod workload;
 
 pub mod stream;
 

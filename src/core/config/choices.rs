@@ -187,3 +187,17 @@ choice_enum! {
         Gamma => "gamma",
     }
 }
+
+choice_enum! {
+    /// How many turns of a recorded conversation a workload file plays (the `workload_turns`
+    /// link key): ShareGPT and OpenAI chat records with several user turns.
+    #[derive(Default)]
+    WorkloadTurns for "workload_turns" {
+        /// One request a record, as vLLM and SGLang read ShareGPT: the first turn is the prompt,
+        /// the recorded reply's length its output length (chat records: all messages at once).
+        #[default]
+        First => "first",
+        /// Every user turn is a turn of a session, sent with the history before it.
+        All => "all",
+    }
+}
