@@ -473,7 +473,7 @@ pub fn read_text(path: &Path) -> Result<String, ReadError> {
 }
 
 /// Reads a whole file.
-fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     std::fs::read(path).map_err(|source| match source.kind() {
         io::ErrorKind::NotFound => ReadError::NotFound {
             name: name_of(path),

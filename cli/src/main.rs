@@ -140,7 +140,9 @@ mod tests {
         let (outcome, _, err) = run_to_strings(&["check", "x.json"]);
         assert_eq!(outcome, Outcome::Unusable);
         assert!(
-            err.contains("validate, summary, compare, recompute, convert, plan, import-locust"),
+            err.contains(
+                "validate, summary, compare, recompute, convert, plan, import-locust, workload"
+            ),
             "{err}"
         );
     }

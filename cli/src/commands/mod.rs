@@ -10,6 +10,7 @@ pub mod plan;
 pub mod recompute;
 pub mod summary;
 pub mod validate;
+pub mod workload;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -37,10 +38,11 @@ pub enum Command {
     Plan(plan::Args),
     #[command(name = "import-locust")]
     ImportLocust(import_locust::Args),
+    Workload(workload::Args),
 }
 
 /// The names typed after `strobe-artifact`, in help order.
-pub const COMMAND_NAMES: [&str; 7] = [
+pub const COMMAND_NAMES: [&str; 8] = [
     "validate",
     "summary",
     "compare",
@@ -48,6 +50,7 @@ pub const COMMAND_NAMES: [&str; 7] = [
     "convert",
     "plan",
     "import-locust",
+    "workload",
 ];
 
 /// Runs `command`, writing its output to `out` and its messages to `err`.
@@ -60,6 +63,7 @@ pub fn run(command: &Command, out: &mut dyn Write, err: &mut dyn Write) -> io::R
         Command::Convert(args) => convert::run(args, out, err),
         Command::Plan(args) => plan::run(args, out, err),
         Command::ImportLocust(args) => import_locust::run(args, out, err),
+        Command::Workload(args) => workload::run(args, out, err),
     }
 }
 

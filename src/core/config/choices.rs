@@ -85,18 +85,6 @@ choice_enum! {
 }
 
 choice_enum! {
-    /// How much of each conversation of a workload file is played (the `workload_turns` key).
-    #[derive(Default)]
-    WorkloadTurns for "workload_turns" {
-        /// One request a record: its first prompt (vLLM's and SGLang's ShareGPT rule).
-        #[default]
-        First => "first",
-        /// Whole conversations as sessions, turn after turn, with their history.
-        All => "all",
-    }
-}
-
-choice_enum! {
     /// The order a workload's records are sent in (the `workload_order` key).
     #[derive(Default)]
     WorkloadOrder for "workload_order" {
@@ -246,5 +234,19 @@ choice_enum! {
         /// Gamma gaps of shape `burstiness` and mean `1 / rate`: 1 is Poisson, below 1
         /// burstier, above 1 smoother (vLLM's meaning of burstiness).
         Gamma => "gamma",
+    }
+}
+
+choice_enum! {
+    /// How many turns of a recorded conversation a workload file plays (the `workload_turns`
+    /// link key): ShareGPT and OpenAI chat records with several user turns.
+    #[derive(Default)]
+    WorkloadTurns for "workload_turns" {
+        /// One request a record, as vLLM and SGLang read ShareGPT: the first turn is the prompt,
+        /// the recorded reply's length its output length (chat records: all messages at once).
+        #[default]
+        First => "first",
+        /// Every user turn is a turn of a session, sent with the history before it.
+        All => "all",
     }
 }

@@ -10,7 +10,20 @@
 //! The prompts stay the user's: a [`Workload`] is never serialised whole. The artifact records
 //! only [`WorkloadSummary`] (format, counts, the file's SHA-256), never a prompt.
 //!
-//! Submodules: `read` (bytes → format → records), `sha256`, and the per-format readers.
+//! Submodules, in reading order: [`read`] (bytes → text → layout and format), `tally` (what
+//! was used, what skipped and why), `fields` (one field of a record, checked), `json` (the JSON formats, one
+//! record at a time), `csv` (RFC 4180 rows: CSV prompts and BurstGPT), [`sha256`], and
+//! [`summary`] (the sentence the page shows).
+
+mod csv;
+mod fields;
+mod json;
+pub mod read;
+pub mod sha256;
+pub mod summary;
+mod tally;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 
@@ -58,6 +71,8 @@ pub struct WorkloadSummary {
     /// Whether the sessions carry arrival times (a trace): then they are sent when the file
     /// says, scaled by the run's trace speed, rather than as fast as the load allows.
     pub timed: bool,
+    /// A timed file's last arrival after its first, in whole ms (`None` when not timed).
+    pub span_ms: Option<u64>,
 }
 
 /// Records left out for one reason.
@@ -67,8 +82,12 @@ pub struct Skipped {
     pub reason: SkipReason,
     /// How many records.
     pub count: u64,
-    /// The 1-based record number (entry, line or row) of the first one, to find it in the file.
+    /// The 1-based line of the file where the first one starts (a JSON list's entry, a JSONL
+    /// line, a CSV row, a text line), to find it in the file.
     pub first: u64,
+    /// The field at fault in the first one (`output_tokens`, `conversations[1].value`), when
+    /// one field is. A field's name, never its value.
+    pub field: Option<String>,
 }
 
 /// Why a record of a workload file is not used.
@@ -83,6 +102,14 @@ pub enum SkipReason {
     Unparsable,
     /// A field has the wrong type or an impossible value (negative length, bad timestamp).
     BadField,
+    /// A trace's record of a failed request (BurstGPT: 0 response tokens): nothing to replay.
+    Failed,
+    /// A Mooncake record whose `hash_ids` do not cover `input_length` in 512-token blocks
+    /// (`len(hash_ids) != ceil(input_length / 512)`): its prefix cannot be rebuilt.
+    BlockMismatch,
+    /// A timed record whose timestamp is earlier than the record before it: a replay keeps the
+    /// file's order, so time cannot run backwards.
+    OutOfOrder,
 }
 
 impl SkipReason {
@@ -93,6 +120,25 @@ impl SkipReason {
             Self::NoPrompt => "have no prompt",
             Self::Unparsable => "do not parse",
             Self::BadField => "have a field of the wrong type",
+            Self::Failed => "are failed requests",
+            Self::BlockMismatch => "have hash_ids that do not match input_length",
+            Self::OutOfOrder => "go back in time",
+        }
+    }
+
+    /// [`SkipReason::words`] agreeing with `count`: "1 has no reply", "3 have no reply".
+    pub fn words_for(self, count: u64) -> &'static str {
+        if count != 1 {
+            return self.words();
+        }
+        match self {
+            Self::NoReply => "has no reply",
+            Self::NoPrompt => "has no prompt",
+            Self::Unparsable => "does not parse",
+            Self::BadField => "has a field of the wrong type",
+            Self::Failed => "is a failed request",
+            Self::BlockMismatch => "has hash_ids that do not match input_length",
+            Self::OutOfOrder => "goes back in time",
         }
     }
 }
@@ -164,8 +210,8 @@ pub struct Session {
     pub turns: Vec<Turn>,
 }
 
-/// One request of a session.
-#[derive(Clone, Debug, PartialEq)]
+/// One request of a session. Its `Debug` gives sizes, never the text.
+#[derive(Clone, PartialEq)]
 pub struct Turn {
     /// What this turn sends, beyond the history of earlier turns.
     pub input: TurnInput,
@@ -181,8 +227,8 @@ pub struct Turn {
     pub recorded_reply: Option<String>,
 }
 
-/// What one turn sends.
-#[derive(Clone, Debug, PartialEq)]
+/// What one turn sends. Its `Debug` gives sizes, never the text.
+#[derive(Clone, PartialEq)]
 pub enum TurnInput {
     /// A user message's text (chat) or the prompt (completions).
     Text(String),
@@ -199,6 +245,47 @@ pub enum TurnInput {
     },
 }
 
+impl fmt::Debug for Turn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Turn")
+            .field("input", &self.input)
+            .field("output_tokens", &self.output_tokens)
+            .field("input_tokens", &self.input_tokens)
+            .field("delay_ms", &self.delay_ms)
+            .field(
+                "recorded_reply_chars",
+                &self
+                    .recorded_reply
+                    .as_ref()
+                    .map(|reply| reply.chars().count()),
+            )
+            .finish()
+    }
+}
+
+impl fmt::Debug for TurnInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Text(text) => f
+                .debug_struct("Text")
+                .field("chars", &text.chars().count())
+                .finish(),
+            Self::Messages(messages) => f
+                .debug_struct("Messages")
+                .field("count", &messages.len())
+                .finish(),
+            Self::Synthetic { tokens, hash_ids } => f
+                .debug_struct("Synthetic")
+                .field("tokens", tokens)
+                .field("hash_ids", &hash_ids.len())
+                .finish(),
+        }
+    }
+}
+
+/// The most bytes strobe reads as one workload file (1 GiB: ShareGPT V3 is about 670 MB).
+pub const MAX_WORKLOAD_BYTES: u64 = 1 << 30;
+
 /// Why a workload file cannot be used at all. Each message says what to do.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum WorkloadError {
@@ -214,6 +301,19 @@ pub enum WorkloadError {
     /// The content matches no known format.
     #[error("{0}")]
     Unrecognised(String),
+    /// A JSON list that breaks off: no record after the break can be found.
+    #[error(
+        "the workload file's JSON breaks at line {line}, column {column}: {reason}; fix it there \
+         or export the file again"
+    )]
+    Broken {
+        /// 1-based line of the break.
+        line: u64,
+        /// 1-based column of the break.
+        column: u64,
+        /// What is wrong there, in words (never the file's text).
+        reason: &'static str,
+    },
     /// Recognised, but no record is usable.
     #[error("no usable request in this {format} file: {reasons}")]
     NothingUsable {

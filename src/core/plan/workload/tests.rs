@@ -21,8 +21,10 @@ fn summary(timed: bool, sessions: u64, turns: u64) -> WorkloadSummary {
             reason: SkipReason::NoPrompt,
             count: 1,
             first: 2,
+            field: None,
         }],
         timed,
+        span_ms: None,
     }
 }
 

@@ -24,6 +24,7 @@ fn workload(sessions: Vec<Session>) -> Workload {
             turns,
             skipped: Vec::new(),
             timed: false,
+            span_ms: None,
         },
         sessions,
     }
