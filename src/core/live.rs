@@ -15,6 +15,7 @@ use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::config::settings::RunConfig;
 use crate::core::observe::conclude::RequestOutcome;
 use crate::core::plan::calibration::ContextCalibration;
+use crate::core::plan::workload::WorkloadRequests;
 use crate::core::python::stats::nearest_rank;
 use crate::core::read::loaded::views::{FailureView, RowView};
 
@@ -244,6 +245,9 @@ pub enum ToMeasurement {
         api_key: Option<String>,
         /// What the page's context calibration measured, when the run calibrates.
         calibration: Option<ContextCalibration>,
+        /// A workload file's planned requests, when the run sends one (its `Debug` shows
+        /// only its size: the prompts are the user's).
+        workload: Option<Box<WorkloadRequests>>,
     },
     /// Cancel the run: abort what is in flight, keep what finished.
     Cancel,
@@ -257,12 +261,14 @@ impl fmt::Debug for ToMeasurement {
                 discovered_max_model_len,
                 api_key,
                 calibration,
+                workload,
             } => f
                 .debug_struct("Start")
                 .field("config", config)
                 .field("discovered_max_model_len", discovered_max_model_len)
                 .field("api_key", &api_key.as_ref().map(|_| "[redacted]"))
                 .field("calibration", calibration)
+                .field("workload", workload)
                 .finish(),
             Self::Cancel => f.write_str("Cancel"),
         }
@@ -448,6 +454,7 @@ mod tests {
                 overhead_tokens: 10.0,
                 probes: Vec::new(),
             }),
+            workload: None,
         };
         let text = encode_message(&start).expect("encodes");
         assert_eq!(decode_message::<ToMeasurement>(&text), Ok(start.clone()));

@@ -5,6 +5,7 @@
 //! the same messages (JSON objects are re-serialised, so the order of a message's keys may
 //! differ; no text does). With canaries on, one marker line goes before the first user text.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::core::config::choices::ApiEndpoint;
@@ -102,6 +103,17 @@ fn turn_text(
     }
 }
 
+/// One message of a workload request: strobe's own (`role` then `content`, as the synthetic
+/// prompt's message), or one of the file's, as given.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SentMessage {
+    /// A message strobe writes around the file's text.
+    Own { role: &'static str, content: String },
+    /// A message of the file.
+    Given(Value),
+}
+
 /// The messages a turn adds: one user message of its text, or the file's messages as given
 /// (the marker line, if any, before the first user message's text).
 fn turn_messages(
@@ -109,9 +121,12 @@ fn turn_messages(
     record: u64,
     marker: Option<&str>,
     chars_per_token: u64,
-) -> Vec<Value> {
+) -> Vec<SentMessage> {
     if let Some(text) = turn_text(input, record, marker, chars_per_token) {
-        return vec![json!({"role": "user", "content": text})];
+        return vec![SentMessage::Own {
+            role: "user",
+            content: text,
+        }];
     }
     let PlannedInput::Messages { messages } = input else {
         return Vec::new();
@@ -131,7 +146,7 @@ fn turn_messages(
             }
         }
     }
-    messages
+    messages.into_iter().map(SentMessage::Given).collect()
 }
 
 /// The body of workload request `index`. `replies` are the assistant replies of the session's
@@ -185,7 +200,10 @@ pub fn workload_request_body(
                     earlier_marker.as_deref(),
                     CHARS_PER_TOKEN,
                 ));
-                messages.push(json!({"role": "assistant", "content": reply}));
+                messages.push(SentMessage::Own {
+                    role: "assistant",
+                    content: (*reply).to_owned(),
+                });
             }
             messages.extend(turn_messages(
                 &this.input,
@@ -199,10 +217,18 @@ pub fn workload_request_body(
 }
 
 /// How many turns `messages` holds so far: one assistant message closes each.
-fn messages_turn(messages: &[Value]) -> u64 {
+fn messages_turn(messages: &[SentMessage]) -> u64 {
     messages
         .iter()
-        .filter(|message| message.get("role").and_then(Value::as_str) == Some("assistant"))
+        .filter(|message| {
+            matches!(
+                message,
+                SentMessage::Own {
+                    role: "assistant",
+                    ..
+                }
+            )
+        })
         .count() as u64
 }
 

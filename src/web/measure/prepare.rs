@@ -10,6 +10,7 @@ use crate::core::live::{
 };
 use crate::core::observe::accumulate::StreamResult;
 use crate::core::observe::conclude::{conclude_request, RequestPlanFacts};
+use crate::core::prompt::workload::workload_request_body;
 use crate::core::prompt::{request_body, PromptSpec};
 
 use crate::web::measure::live_run::{LiveRun, RunSetup};
@@ -132,17 +133,32 @@ pub(super) fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &Pro
     let mut prepared = live.prepared_bodies.borrow_mut();
     let mut bytes = 0;
     for index in 0..setup.plan.requests() {
-        let budget = setup.plan.prompt_budget_tokens(index as usize);
-        let Ok(prompt) = prompt_spec.build(index as usize, budget) else {
+        let Ok(body) = planned_body(setup, prompt_spec, index) else {
             continue;
         };
-        let body = request_body(&setup.config, &prompt);
         bytes += body.len();
         if bytes > PREPARED_BODIES_BUDGET_BYTES {
             break;
         }
         prepared.insert(index, JsValue::from_str(&body));
     }
+}
+
+/// Request `index`'s body: its workload record's, or its synthetic prompt's. The error is the
+/// request's failure (the reason its prompt or body cannot be built).
+pub(super) fn planned_body(
+    setup: &RunSetup,
+    prompt_spec: &PromptSpec,
+    index: u64,
+) -> Result<String, String> {
+    if setup.plan.workload().is_some() {
+        return workload_request_body(&setup.plan, index, &[]).map_err(|error| error.to_string());
+    }
+    let budget = setup.plan.prompt_budget_tokens(index as usize);
+    prompt_spec
+        .build(index as usize, budget)
+        .map(|prompt| request_body(&setup.config, &prompt))
+        .map_err(|error| error.to_string())
 }
 
 /// The most words a rehearsed stream answers with (a run asking for more rehearses its

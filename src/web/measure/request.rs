@@ -9,10 +9,10 @@ use crate::core::artifact::schema::rows::FailureRecord;
 use crate::core::observe::conclude::{conclude_request, RequestOutcome};
 use crate::core::observe::failure::RequestError;
 use crate::core::plan::RunPlan;
-use crate::core::prompt::{request_body, PromptSpec};
+use crate::core::prompt::PromptSpec;
 
 use crate::web::measure::live_run::{planned_context, LiveRun, RunSetup};
-use crate::web::measure::prepare::rehearsal_content;
+use crate::web::measure::prepare::{planned_body, rehearsal_content};
 use crate::web::measure::transport::{synthetic_stream, RequestControl};
 use crate::web::measure::warmup::send_watched;
 
@@ -47,13 +47,10 @@ pub(super) async fn run_one(
         // A dry run sends nothing: its requests need no prompt (building one per request
         // would cost a long context's run seconds).
         None if live.dry_run => JsValue::from_str(DRY_RUN_BODY),
-        None => match prompt_spec.build(
-            index as usize,
-            setup.plan.prompt_budget_tokens(index as usize),
-        ) {
-            Ok(prompt) => JsValue::from_str(&request_body(&setup.config, &prompt)),
+        None => match planned_body(setup, prompt_spec, index) {
+            Ok(body) => JsValue::from_str(&body),
             Err(err) => {
-                let error = RequestError::new("ValueError", err.to_string());
+                let error = RequestError::new("ValueError", err);
                 return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
             }
         },

@@ -6,6 +6,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -17,6 +18,7 @@ use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveProgress, ToMeasurement,
 };
 use crate::core::plan::calibration::ContextCalibration;
+use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 
 use crate::web::measure::live_run::{self, LiveRun, RunSetup};
@@ -44,6 +46,7 @@ pub fn serve_measurements() {
                 discovered_max_model_len,
                 api_key,
                 calibration,
+                workload,
             }) => {
                 // One run per worker: the page starts a fresh worker for every run.
                 if current.borrow().is_none() {
@@ -52,6 +55,7 @@ pub fn serve_measurements() {
                         discovered_max_model_len,
                         api_key,
                         calibration,
+                        workload.map(|workload| Arc::new(*workload)),
                         current.clone(),
                     ));
                 }
@@ -79,6 +83,7 @@ async fn run(
     discovered_max_model_len: Option<u64>,
     api_key: Option<String>,
     calibration: Option<ContextCalibration>,
+    workload: Option<Arc<WorkloadRequests>>,
     current: Rc<RefCell<Option<Rc<LiveRun>>>>,
 ) {
     let failed = |reason: String| FromMeasurement::Failed {
@@ -86,7 +91,7 @@ async fn run(
         finished: Vec::new(),
         reason,
     };
-    let plan = match RunPlan::new(&config, discovered_max_model_len) {
+    let plan = match RunPlan::for_run(&config, discovered_max_model_len, workload) {
         Ok(plan) => match calibration {
             Some(calibration) => plan.with_calibration(calibration),
             None => plan,
@@ -97,7 +102,7 @@ async fn run(
         return post(&failed("the worker has no performance clock".to_owned()));
     };
     let setup = Rc::new(RunSetup {
-        config,
+        config: plan.config().clone(),
         plan,
         api_key,
     });

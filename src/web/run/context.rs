@@ -3,6 +3,7 @@
 //! second, and file its artifact in the results and the library.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -12,6 +13,7 @@ use crate::core::config::choices::LiveView;
 use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
 use crate::core::plan::calibration::ContextCalibration;
+use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::loaded::LoadedArtifact;
@@ -55,14 +57,15 @@ impl RunContext {
     /// its artifact or why there is none.
     pub async fn measure(&self, config: RunConfig) -> Result<ArtifactV1, RunError> {
         let state = self.state;
-        let mut plan = RunPlan::new(&config, self.discovered_max_model_len)
-            .map_err(|error| RunError::Plan(error.to_string()))?;
-        if let Some(calibration) = &self.calibration {
+        let mut plan = plan_run(&config, self.discovered_max_model_len, state)?;
+        if let (Some(calibration), None) = (&self.calibration, plan.workload()) {
             plan = plan.with_calibration(calibration.clone());
         }
         let quiet = config.client.live_view == LiveView::End;
+        // The plan's settings are the run's: a workload's run records the synthetic prompt's
+        // settings as unused.
         let setup = RunSetup {
-            config,
+            config: plan.config().clone(),
             plan,
             api_key: self.api_key.clone(),
         };
@@ -114,6 +117,35 @@ impl RunContext {
         self.state.show_run(artifact.clone());
         Ok((artifact, point))
     }
+}
+
+/// The plan of `config` with the page's workload, if one is chosen: refused, with what to do,
+/// when the workload cannot be sent (it is being read, it was refused, or it plays as
+/// conversations, which the page does not send yet).
+pub fn plan_run(
+    config: &RunConfig,
+    discovered_max_model_len: Option<u64>,
+    state: AppState,
+) -> Result<RunPlan, RunError> {
+    let workload = state.workload_for_run().map_err(RunError::Plan)?;
+    let requests = match workload {
+        None => None,
+        Some(workload) => {
+            let requests = WorkloadRequests::plan(&workload, config)
+                .map_err(|error| RunError::Plan(error.to_string()))?;
+            if requests.has_conversations() {
+                return Err(RunError::Plan(format!(
+                    "{} plays as conversations of several turns, which the page does not send \
+                     yet: choose a file of single prompts (or Turns: first for ShareGPT and \
+                     chat files), or play it with Locust",
+                    workload.summary.name.as_deref().unwrap_or("this workload")
+                )));
+            }
+            Some(Arc::new(requests))
+        }
+    };
+    RunPlan::for_run(config, discovered_max_model_len, requests)
+        .map_err(|error| RunError::Plan(error.to_string()))
 }
 
 impl RunContext {

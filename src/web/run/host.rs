@@ -20,6 +20,7 @@ use crate::core::config::choices::MeasurementThread;
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveSnapshot, LiveTally, ToMeasurement,
 };
+use crate::core::plan::workload::WorkloadRequests;
 use crate::core::read::loaded::views::{FailureView, RowView};
 
 use crate::web::js::worker_script_url;
@@ -103,6 +104,10 @@ impl Measurement {
                     discovered_max_model_len,
                     api_key: setup.api_key,
                     calibration: setup.plan.calibration().cloned(),
+                    workload: setup
+                        .plan
+                        .workload()
+                        .map(|workload| Box::new(WorkloadRequests::clone(workload))),
                 };
                 let (link, result) = spawn_worker(start, tally.clone())?;
                 let worker = link.worker.clone();

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::core::artifact::schema::repeat::RepeatBlock;
 use crate::core::config::error::ConfigError;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
@@ -13,6 +14,7 @@ use crate::core::config::settings::RunConfig;
 use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::RunPlan;
 use crate::web::platform::clock::Clock;
+use crate::web::platform::timers::sleep_ms;
 use crate::web::run::calibrate::calibrate;
 use crate::web::run::context::RunContext;
 use crate::web::run::preflight::{fetch_models, probe_window};
@@ -45,15 +47,28 @@ async fn start(state: AppState, library: Library) -> Result<(), RunError> {
         return Err(RunError::EndpointCheck);
     }
     // to_config reports the SLO fields' errors too, so a run never starts with an unread SLO.
-    let (config, sweep) = state
+    let (config, sweep, repeats) = state
         .form()
-        .with_untracked(|form| Ok::<_, Vec<ConfigError>>((form.to_config()?, form.to_sweep()?)))
+        .with_untracked(|form| {
+            Ok::<_, Vec<ConfigError>>((form.to_config()?, form.to_sweep()?, form.to_repeats()?))
+        })
         .map_err(|errors| {
             RunError::InvalidFields(errors.iter().map(|error| error.field).collect())
         })?;
+    // Repeats wait the sweep's cool-down between them (the field's error shows at the field).
+    let cooldown_s = state.form().with_untracked(|form| {
+        form.get(FieldKey::SweepCooldownS)
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+            .unwrap_or(0.0)
+    });
     let clock = Clock::of_this_thread().ok_or(RunError::NoClock)?;
     let api_key = state.api_key_for_requests();
-    let calibration = if config.client.context_calibration {
+    // A workload's prompts are sent as given: nothing to size.
+    let has_workload = matches!(state.workload_for_run(), Ok(Some(_)));
+    let calibration = if config.client.context_calibration && !has_workload {
         Some(calibrate_context(&clock, &config, discovered, api_key.as_deref()).await?)
     } else {
         None
@@ -69,13 +84,50 @@ async fn start(state: AppState, library: Library) -> Result<(), RunError> {
     };
     state.clear_last_run();
     match sweep {
+        Some(_) if repeats > 1 => {
+            return Err(RunError::Plan(
+                "the page repeats single runs, not sweeps: set repeats to 1 for a sweep, or \
+                 run the sweep once per repeat"
+                    .to_owned(),
+            ))
+        }
         Some(spec) => run_sweep(&context, spec, config).await,
-        None => {
-            let artifact = context.measure(config).await?;
-            context.file(artifact)?;
-            state.finish_run();
+        None => run_repeats(&context, config, repeats, cooldown_s).await?,
+    }
+    Ok(())
+}
+
+/// Runs `config` `count` times (the same plan, so the same requests), `cooldown_s` apart; with
+/// more than one, each artifact carries the group's `repeat` block and joins the library, so
+/// the group is compared as one. Cancel ends the group after the run it stopped.
+async fn run_repeats(
+    context: &RunContext,
+    config: RunConfig,
+    count: u64,
+    cooldown_s: f64,
+) -> Result<(), RunError> {
+    let mut group_id = None::<String>;
+    for index in 0..count {
+        if index > 0 && cooldown_s > 0.0 {
+            sleep_ms(cooldown_s * 1000.0).await;
+        }
+        let mut artifact = context.measure(config.clone()).await?;
+        if count > 1 {
+            let group_id = group_id
+                .get_or_insert_with(|| format!("repeat-{}", artifact.run_id))
+                .clone();
+            artifact.repeat = Some(RepeatBlock {
+                group_id,
+                index,
+                count,
+            });
+        }
+        context.file(artifact)?;
+        if context.state.snapshot().get_untracked().cancelled {
+            break;
         }
     }
+    context.state.finish_run();
     Ok(())
 }
 

@@ -12,11 +12,10 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::settings::RunConfig;
 use crate::core::config::sweep::SweepSpec;
 use crate::core::load::sweep::{StepResult, SweepNext, SweepPlan, SweepStep};
-use crate::core::plan::RunPlan;
 use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::timers::sleep_ms;
-use crate::web::run::context::RunContext;
+use crate::web::run::context::{plan_run, RunContext};
 use crate::web::state::error::RunError;
 use crate::web::state::{SweepEnd, SweepStepRecord};
 
@@ -140,16 +139,20 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
 
 /// Whether `step` plans for this endpoint; why not otherwise.
 fn plan_of(context: &RunContext, step: &SweepStep) -> Result<(), String> {
-    RunPlan::new(&step.config, context.discovered_max_model_len)
-        .map(drop)
-        .map_err(|error| {
-            format!(
-                "step {} ({} {}) cannot run: {error}",
-                step.index + 1,
-                step.variable,
-                step.value
-            )
-        })
+    plan_run(
+        &step.config,
+        context.discovered_max_model_len,
+        context.state,
+    )
+    .map(drop)
+    .map_err(|error| {
+        format!(
+            "step {} ({} {}) cannot run: {error}",
+            step.index + 1,
+            step.variable,
+            step.value
+        )
+    })
 }
 
 /// Waits `ms` between two steps, counting down on the page; false when Cancel was pressed.

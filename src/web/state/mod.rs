@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod library;
+pub mod workload;
 
 use std::rc::Rc;
 
@@ -27,6 +28,7 @@ use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::slo::SloOutcome;
 
 use crate::web::state::error::RunError;
+use crate::web::state::workload::{read_source, WorkloadSource, WorkloadState};
 
 /// Where the run view is.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,6 +132,10 @@ pub struct AppState {
     live_slo: RwSignal<Option<SloOutcome>>,
     basis: RwSignal<TimeBasis>,
     latency_metric: RwSignal<Option<MetricKind>>,
+    workload_source: RwSignal<Option<WorkloadSource>>,
+    workload_loading: RwSignal<Option<String>>,
+    workload_error: RwSignal<Option<String>>,
+    workload: Memo<WorkloadState>,
 }
 
 impl AppState {
@@ -137,6 +143,25 @@ impl AppState {
     /// this browser remembers, if the user asked it to.
     pub fn new(form: RunForm, notices: Vec<QueryNotice>, remembered_key: Option<String>) -> Self {
         let form = RwSignal::new(form);
+        let workload_source = RwSignal::new(None::<WorkloadSource>);
+        let workload_loading = RwSignal::new(None::<String>);
+        let workload_error = RwSignal::new(None::<String>);
+        // Re-read only when the turns setting changes, not at every keystroke in the form.
+        let turns =
+            Memo::new(move |_| form.with(|form| form.get(FieldKey::WorkloadTurns).to_owned()));
+        let workload = Memo::new(move |_| {
+            turns.track();
+            if let Some(what) = workload_loading.get() {
+                return WorkloadState::Loading(what);
+            }
+            if let Some(why) = workload_error.get() {
+                return WorkloadState::Refused(why);
+            }
+            workload_source.with(|source| match source {
+                Some(source) => form.with_untracked(|form| read_source(source, form)),
+                None => WorkloadState::None,
+            })
+        });
         Self {
             form,
             query_notices: RwSignal::new(notices),
@@ -159,6 +184,10 @@ impl AppState {
             live_slo: RwSignal::new(None),
             basis: RwSignal::new(TimeBasis::Measured),
             latency_metric: RwSignal::new(None),
+            workload_source,
+            workload_loading,
+            workload_error,
+            workload,
         }
     }
 

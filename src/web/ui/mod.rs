@@ -16,3 +16,4 @@ pub mod results;
 pub mod run_view;
 pub mod slo;
 pub mod sweep;
+pub mod workload;

@@ -22,6 +22,7 @@ use crate::web::run::start::{config_for_preflight, load_models, run_action, FILL
 use crate::web::state::library::Library;
 use crate::web::state::{AppState, RunPhase, SweepEnd, SweepProgress};
 use crate::web::ui::live_charts::LiveCharts;
+use crate::web::ui::workload::WorkloadPicker;
 
 /// The file *Export plan* downloads: `strobe-artifact plan`'s `plan.json` under a name of its
 /// own.
@@ -201,6 +202,7 @@ fn Essentials(
                 .iter()
                 .map(|&key| view! { <Field key=key errors=errors /> })
                 .collect_view()}
+            <WorkloadPicker />
         </fieldset>
     }
 }

@@ -1,0 +1,216 @@
+// End-to-end: the user's own traffic. A workload file chosen in the form goes to strobe-sim as
+// the file gives it — each prompt byte for byte (the simulator's truth log keeps what it
+// received), with the record's output length as max_tokens — a Mooncake-style trace replays at
+// its timestamps over the completions API with its shared blocks hitting the prefix cache, and
+// a broken file is refused with the line to fix before anything is sent.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
+import { startSim } from './sim.mjs';
+import { validateArtifact } from './artifact-tools.mjs';
+
+const env = browserAndSite();
+
+const PROMPTS = 'public/samples/prompts.jsonl';
+// The warm-up's requests (unmeasured, before the run) carry this prompt.
+const WARMUP_PROMPT = 'Reply with one word.';
+const TRACE = 'public/samples/trace.jsonl';
+
+function jsonLines(path) {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+}
+
+function sha256(path) {
+  return `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+}
+
+/** Opens the app on `sim`, chooses `file` in the workload input, waits for its summary. */
+async function withWorkload(sim, file, settings = {}) {
+  const { page, errors } = await env.open({ base_url: sim.baseUrls[0], concurrency: '4', ...settings });
+  await page.getByTestId('workload-file').setInputFiles(file);
+  const summary = page.getByTestId('workload-summary');
+  await page.waitForFunction(
+    () => ['ready', 'refused'].includes(document.querySelector('[data-testid=workload-summary]')?.dataset.state),
+  );
+  return { page, errors, summary };
+}
+
+test('a prompt file arrives as given, each record with its own output length, and the artifact names the file', async () => {
+  const sim = await startSim(['--seed', '3', '--truth-prompts']);
+  try {
+    const records = jsonLines(PROMPTS);
+    // Thinking off: strobe-sim reasons first otherwise, and a record asking for few tokens
+    // would spend them all on reasoning (a real outcome, failed as such; not this test's).
+    const { page, errors, summary } = await withWorkload(sim, PROMPTS, { thinking_mode: 'disabled' });
+    assert.equal(await summary.getAttribute('data-state'), 'ready');
+    assert.match(await summary.textContent(), new RegExp(`${records.length} `));
+    assert.equal(await page.getByTestId('field-requests').inputValue(), String(records.length), 'requests: all of them');
+    assert.equal(await page.getByTestId('field-request_canaries').isChecked(), false, 'canaries off: the text as given');
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 120_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const { path, artifact } = await downloadArtifact(page, 'workload-prompts');
+    const { exitCode, report } = validateArtifact(path);
+    assert.equal(exitCode, 0, JSON.stringify(report));
+
+    // What the server received: every prompt of the file, once, byte for byte, and nothing else.
+    const truth = (await sim.truth()).records.filter(
+      (record) => record.api === 'chat' && record.received?.[0]?.content !== WARMUP_PROMPT,
+    );
+    assert.equal(truth.length, records.length);
+    const received = truth.map((record) => JSON.stringify(record.received)).sort();
+    const expected = records.map((record) => JSON.stringify([{ role: 'user', content: record.prompt }])).sort();
+    assert.deepEqual(received, expected);
+    const asked = new Map(records.map((record) => [record.prompt, record.output_tokens]));
+    for (const record of truth) {
+      assert.equal(record.max_tokens, asked.get(record.received[0].content), 'max_tokens is the record\'s');
+    }
+
+    // The artifact: which file, how it was sent, each row's record; never a prompt.
+    assert.equal(artifact.completed, records.length, JSON.stringify(artifact.failures));
+    assert.equal(artifact.workload.source, 'file');
+    assert.equal(artifact.workload.endpoint, 'chat');
+    assert.equal(artifact.workload.file.format, 'prompt_columns');
+    assert.equal(artifact.workload.file.name, 'prompts.jsonl');
+    assert.equal(artifact.workload.file.sha256, sha256(PROMPTS));
+    assert.equal(artifact.workload.sending.requests, records.length);
+    assert.equal(artifact.workload.sending.marker_lines, false);
+    assert.deepEqual(
+      artifact.request_timings.map((row) => row.workload.record).sort((a, b) => a - b),
+      records.map((_, index) => index),
+    );
+    const text = JSON.stringify(artifact);
+    for (const record of records) assert.ok(!text.includes(record.prompt), 'no prompt in the artifact');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a trace replays at its timestamps over the completions API, its shared blocks hitting the cache', async () => {
+  const sim = await startSim(['--seed', '5', '--truth-prompts']);
+  try {
+    const records = jsonLines(TRACE);
+    const speed = 4;
+    const { page, errors, summary } = await withWorkload(sim, TRACE, {
+      endpoint: 'completions',
+      trace_speed: String(speed),
+      concurrency: '16',
+    });
+    assert.equal(await summary.getAttribute('data-state'), 'ready');
+    assert.match(await summary.textContent(), /Mooncake trace/);
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 120_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const { path, artifact } = await downloadArtifact(page, 'workload-trace');
+    assert.equal(validateArtifact(path).exitCode, 0);
+    assert.equal(artifact.completed, records.length, JSON.stringify(artifact.failures));
+    assert.equal(artifact.workload.endpoint, 'completions');
+    assert.equal(artifact.workload.file.format, 'mooncake_trace');
+    assert.equal(artifact.workload.file.timed, true);
+    assert.equal(artifact.workload.sending.trace_speed, speed);
+
+    // Each request was due at its timestamp over the speed, and went out within the lag shown.
+    const first = records[0].timestamp;
+    for (const row of artifact.request_timings) {
+      const record = records[row.workload.record];
+      assert.ok(Math.abs(row.scheduled_ms - (record.timestamp - first) / speed) < 1e-6, `record ${row.workload.record}`);
+      assert.ok(row.dispatch_lag_ms >= 0 && row.dispatch_lag_ms < 250, `lag ${row.dispatch_lag_ms}`);
+    }
+
+    // The server got prompt strings of the trace's sizes; records sharing leading hash ids
+    // share those bytes, and the simulator's prefix cache saw it.
+    const truth = (await sim.truth()).records.filter(
+      (record) => record.api === 'completions' && record.received !== WARMUP_PROMPT,
+    );
+    assert.equal(truth.length, records.length);
+    for (const record of truth) assert.equal(typeof record.received, 'string');
+    // Each record has its own request: a prompt of input_length × 3 characters with
+    // output_length as max_tokens (two records may share a length; each takes one).
+    const unmatched = [...truth];
+    const sentFor = records.map((record) => {
+      const at = unmatched.findIndex(
+        (sent) => sent.received.length === record.input_length * 3 && sent.max_tokens === record.output_length,
+      );
+      assert.ok(at >= 0, `a request of ${record.input_length * 3} characters and max_tokens ${record.output_length}`);
+      return unmatched.splice(at, 1)[0];
+    });
+    const block = 512 * 3;
+    const firstId = records[0].hash_ids[0];
+    const sharing = records.flatMap((record, index) => (record.hash_ids[0] === firstId ? [sentFor[index]] : []));
+    assert.ok(sharing.length > 1);
+    const prefixes = new Set(sharing.map((sent) => sent.received.slice(0, block)));
+    assert.equal(prefixes.size, 1, 'records that share their first hash id share its bytes');
+    const other = records.findIndex((record) => record.hash_ids[0] !== firstId);
+    assert.notEqual(sentFor[other].received.slice(0, block), sharing[0].received.slice(0, block));
+    assert.ok(truth.some((record) => record.cached_tokens > 0), 'the shared blocks hit the prefix cache');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a broken workload file is refused with the line to fix, and Run sends nothing', async () => {
+  const sim = await startSim(['--seed', '1', '--truth-prompts']);
+  try {
+    mkdirSync('test-results', { recursive: true });
+    const broken = 'test-results/broken-workload.json';
+    writeFileSync(broken, '[{"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]},\n {"conversations": [}\n]');
+    const { page, summary } = await withWorkload(sim, broken);
+    assert.equal(await summary.getAttribute('data-state'), 'refused');
+    assert.match(await summary.textContent(), /line 2/);
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 60_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'error');
+    assert.match(await page.getByTestId('status').textContent(), /clear the workload/);
+    assert.equal((await sim.truth()).records.length, 0, 'nothing was sent');
+    // Clearing it brings the synthetic prompts back.
+    await page.getByTestId('workload-clear').click();
+    assert.equal(await summary.getAttribute('data-state'), 'none');
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('repeats run the same plan again and file each run as one of the group', async () => {
+  const sim = await startSim(['--seed', '9']);
+  try {
+    const { page, errors } = await env.open({
+      base_url: sim.baseUrls[0],
+      requests: '6',
+      concurrency: '2',
+      context_tokens: '256',
+      max_tokens: '16',
+      repeats: '3',
+    });
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 120_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const cards = page.getByTestId('artifact-card');
+    assert.equal(await cards.count(), 3, 'three runs in the library');
+    // The last run is the one shown; it carries the group's block.
+    const { artifact } = await downloadArtifact(page, 'repeat-last');
+    assert.equal(artifact.repeat.count, 3);
+    assert.equal(artifact.repeat.index, 2);
+    assert.match(artifact.repeat.group_id, /^repeat-/);
+    // Measured requests carry canary markers (the warm-up's do not): the same six, three times.
+    const served = (await sim.truth()).records.filter((record) => record.marker);
+    assert.equal(served.length, 18);
+    const counts = new Map();
+    for (const record of served) counts.set(record.marker, (counts.get(record.marker) ?? 0) + 1);
+    assert.equal(counts.size, 6);
+    assert.ok([...counts.values()].every((count) => count === 3));
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
