@@ -7,8 +7,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::reply::Reply;
-use crate::request::bad_request;
+use crate::reply::{bad_request, Reply};
 
 #[derive(Debug, Deserialize)]
 struct ChatMessage {

@@ -8,8 +8,7 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::reply::Reply;
-use crate::request::bad_request;
+use crate::reply::{bad_request, Reply};
 
 /// The prompt text of a completions request's `prompt` member (`None` when missing or null),
 /// or the 400 that says what is wrong with it.

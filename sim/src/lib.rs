@@ -9,7 +9,7 @@
 //! Module map: pure parts first — [`model`] (latency model on a virtual clock),
 //! [`prefix_cache`], [`contract`] (what the model says), [`faults`], [`wire`] (bytes on the
 //! wire), [`rng`] — then the runtime: [`engine`], [`http`], [`truth`], and the private parts:
-//! the shared state, replies (with CORS), the request pipeline both endpoints share (`request`,
+//! the shared state, replies (with CORS), the request pipeline both endpoints share (`request`, `job`,
 //! then `respond`) with what each reads of its body (`chat`, `completions`), and the server that
 //! routes to them.
 
@@ -26,6 +26,7 @@ pub mod wire;
 
 mod chat;
 mod completions;
+mod job;
 mod reply;
 mod request;
 mod respond;

@@ -111,3 +111,11 @@ pub(crate) async fn send(
     bytes.extend_from_slice(reply.body.as_bytes());
     connection.write(&bytes).await.is_ok() && keep_alive
 }
+
+/// A 400 in OpenAI's shape, naming the field at fault.
+pub(crate) fn bad_request(message: impl Into<String>, param: Option<&str>) -> Reply {
+    Reply::error(
+        400,
+        ErrorBody::new(message, "invalid_request_error", param, None),
+    )
+}

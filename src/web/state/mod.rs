@@ -11,6 +11,7 @@ pub mod library;
 pub mod workload;
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 
@@ -20,6 +21,7 @@ use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::link::QueryNotice;
 use crate::core::config::models::ModelsInfo;
+use crate::core::config::settings::MAX_REQUESTS;
 use crate::core::config::slo::SloSpec;
 use crate::core::live::{LiveRows, LiveSnapshot};
 use crate::core::present::capacity::CapacityPoint;
@@ -27,6 +29,7 @@ use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::slo::SloOutcome;
 
+use crate::core::workload::Workload;
 use crate::web::state::error::RunError;
 use crate::web::state::workload::{read_source, WorkloadSource, WorkloadState};
 
@@ -565,4 +568,61 @@ pub fn read_slo(form: &RunForm) -> Result<Option<SloSpec>, String> {
             .collect::<Vec<_>>()
             .join("; ")
     })
+}
+
+/// The workload file the next run sends (docs/workloads.md).
+impl AppState {
+    /// The workload the next run sends.
+    pub fn workload(&self) -> Memo<WorkloadState> {
+        self.workload
+    }
+
+    /// The workload the next run sends, if one is ready; an error to show if one was chosen
+    /// but cannot be used (nothing is sent then).
+    pub fn workload_for_run(&self) -> Result<Option<Arc<Workload>>, String> {
+        match self.workload.get_untracked() {
+            WorkloadState::None => Ok(None),
+            WorkloadState::Ready(workload) => Ok(Some(workload)),
+            WorkloadState::Loading(what) => Err(format!("{what}: wait until it is read")),
+            WorkloadState::Refused(why) => Err(format!(
+                "{why} (clear the workload to send synthetic prompts)"
+            )),
+        }
+    }
+
+    /// A workload file is being fetched (`workload_url`).
+    pub fn workload_loading(&self, what: String) {
+        self.workload_loading.set(Some(what));
+    }
+
+    /// A workload file could not be fetched or read at all.
+    pub fn workload_failed(&self, why: String) {
+        self.workload_loading.set(None);
+        self.workload_source.set(None);
+        self.workload_error.set(Some(why));
+    }
+
+    /// `source` is the workload the next run sends. Requests becomes all of its requests (at
+    /// most 10,000), and canaries go off so the server receives the file's text as given (the
+    /// field can turn them on again: then one marker line precedes each request's text).
+    pub fn choose_workload(&self, source: WorkloadSource) {
+        self.workload_loading.set(None);
+        self.workload_error.set(None);
+        let state = self.form.with_untracked(|form| read_source(&source, form));
+        if let WorkloadState::Ready(workload) = &state {
+            let requests = workload.summary.turns.clamp(1, MAX_REQUESTS);
+            self.form.update(|form| {
+                form.set(FieldKey::Requests, requests.to_string());
+                form.set(FieldKey::RequestCanaries, "false");
+            });
+        }
+        self.workload_source.set(Some(source));
+    }
+
+    /// Back to synthetic prompts.
+    pub fn clear_workload(&self) {
+        self.workload_loading.set(None);
+        self.workload_error.set(None);
+        self.workload_source.set(None);
+    }
 }
