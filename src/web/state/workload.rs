@@ -47,11 +47,13 @@ impl PartialEq for WorkloadState {
 
 /// Reads `source` with the form's turns setting.
 pub fn read_source(source: &WorkloadSource, form: &RunForm) -> WorkloadState {
-    let turns = match form.get(FieldKey::WorkloadTurns).trim().parse() {
-        Ok(turns) => turns,
-        // The field's own error shows at the field; read with the default meanwhile.
-        Err(_) => Default::default(),
-    };
+    // A bad turns field shows its error at the field; the file is read with the default
+    // meanwhile.
+    let turns = form
+        .get(FieldKey::WorkloadTurns)
+        .trim()
+        .parse()
+        .unwrap_or_default();
     match read(&source.bytes, Some(&source.name), &ReadOptions { turns }) {
         Ok(workload) => WorkloadState::Ready(Arc::new(workload)),
         Err(error) => WorkloadState::Refused(format!("{}: {error}", source.name)),
