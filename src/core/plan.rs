@@ -83,6 +83,16 @@ fn join_messages(errors: &[ConfigError]) -> String {
         .join("; ")
 }
 
+/// The context length a plan caps prompts by: the explicit setting, else what `/models`
+/// reported, else unknown.
+fn resolved_max_model_len(config: &RunConfig, discovered: Option<u64>) -> Option<u64> {
+    if config.max_model_len != 0 {
+        Some(config.max_model_len)
+    } else {
+        discovered.filter(|&tokens| tokens > 0)
+    }
+}
+
 /// Maps a uniform draw to a planned context size by the inclusive table of ARTIFACT.md §1.2.
 pub fn sample_ctx(u: f64) -> Result<u64, PlanError> {
     if !(0.0..=1.0).contains(&u) {
@@ -147,11 +157,7 @@ impl RunPlan {
             requests = times.len() as u64;
         }
 
-        let max_model_len = if config.max_model_len != 0 {
-            Some(config.max_model_len)
-        } else {
-            discovered_max_model_len.filter(|&tokens| tokens > 0)
-        };
+        let max_model_len = resolved_max_model_len(config, discovered_max_model_len);
         let prompt_budget_cap = match max_model_len {
             None => None,
             Some(max_model_len) => {
@@ -236,7 +242,7 @@ impl RunPlan {
         config.shared_prefix_tokens = 0;
         config.context_tokens = 0;
         config.response_words = 0;
-        let requests = workload.requests();
+        let mut requests = workload.requests();
 
         let arrival_times_ms = match workload.arrival_times_ms(config.workload.trace_speed) {
             Some(times) => Some(times),
@@ -248,11 +254,11 @@ impl RunPlan {
                 )
             }),
         };
-        let max_model_len = if config.max_model_len != 0 {
-            Some(config.max_model_len)
-        } else {
-            discovered_max_model_len.filter(|&tokens| tokens > 0)
-        };
+        if let Some(times) = &arrival_times_ms {
+            // A duration cuts an open-loop schedule: the requests due before it ends.
+            requests = requests.min(times.len() as u64);
+        }
+        let max_model_len = resolved_max_model_len(&config, discovered_max_model_len);
         let reserved = workload.largest_max_tokens().saturating_add(config.margin);
         let prompt_budget_cap = max_model_len
             .filter(|&len| len > reserved)
@@ -260,7 +266,7 @@ impl RunPlan {
         let planned_context_tokens = (0..requests)
             .map(|index| workload.turn(index).map_or(0, |turn| turn.input_tokens))
             .collect();
-        let mut plan = Self {
+        Ok(Self {
             requests,
             concurrency: config.concurrency,
             max_model_len,
@@ -270,12 +276,7 @@ impl RunPlan {
             calibration: None,
             workload: Some(workload),
             config,
-        };
-        if let Some(times) = &plan.arrival_times_ms {
-            // A duration cuts an open-loop schedule: the requests due before it ends.
-            plan.requests = plan.requests.min(times.len() as u64);
-        }
-        Ok(plan)
+        })
     }
 
     /// The workload's requests, when the run sends a workload file.

@@ -608,15 +608,16 @@ impl AppState {
     pub fn choose_workload(&self, source: WorkloadSource) {
         self.workload_loading.set(None);
         self.workload_error.set(None);
-        let state = self.form.with_untracked(|form| read_source(&source, form));
-        if let WorkloadState::Ready(workload) = &state {
+        self.workload_source.set(Some(source));
+        // The memo reads the file once; editing Requests and canaries does not read it again
+        // (it follows only the turns field).
+        if let WorkloadState::Ready(workload) = self.workload.get_untracked() {
             let requests = workload.summary.turns.clamp(1, MAX_REQUESTS);
             self.form.update(|form| {
                 form.set(FieldKey::Requests, requests.to_string());
                 form.set(FieldKey::RequestCanaries, "false");
             });
         }
-        self.workload_source.set(Some(source));
     }
 
     /// Back to synthetic prompts.

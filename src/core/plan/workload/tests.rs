@@ -216,3 +216,29 @@ fn nothing_to_send_is_an_error_and_debug_never_shows_a_prompt() {
     let back: WorkloadRequests = serde_json::from_str(&json).unwrap();
     assert!(back == *plan);
 }
+
+#[test]
+fn a_duration_cuts_an_untimed_workload_at_rate_and_plans_only_what_is_sent() {
+    let workload = Workload {
+        summary: summary(false, 20, 20),
+        sessions: (0..20)
+            .map(|s| Session {
+                id: None,
+                arrival_ms: None,
+                turns: vec![text_turn(&format!("prompt {s}"), None)],
+            })
+            .collect(),
+    };
+    let mut config = config(20);
+    config.load.mode = crate::core::config::choices::LoadMode::Rate;
+    config.load.rate = 10.0;
+    config.load.arrivals = crate::core::config::choices::Arrivals::Constant;
+    config.load.duration_s = Some(0.95);
+    let plan = Arc::new(WorkloadRequests::plan(&workload, &config).unwrap());
+    let run = RunPlan::for_run(&config, None, Some(plan)).unwrap();
+    let due = run.arrival_times_ms().unwrap().len() as u64;
+    assert!(due < 20, "{due} due within the duration");
+    assert_eq!(run.requests(), due);
+    assert_eq!(run.planned_context_tokens().len() as u64, due);
+    assert_eq!(run.context_distribution().values().sum::<u64>(), due);
+}
