@@ -23,6 +23,42 @@ pub const FINISH_REASONS_KEPT: usize = 1024;
 /// growing the page's memory without limit.
 pub const CHUNK_ARRIVALS_KEPT: usize = 16_384;
 
+/// The whole visible reply of a request, kept beside the §4.2 capture when its text is needed
+/// again: a session's live history sends it back as the assistant message of the next turn.
+/// Kept up to a bound of its own ([`StreamAccumulator::with_reply`]); the spec's capture, its
+/// 8,192-character limit and its truncation flag are untouched by it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CapturedReply {
+    /// The visible content, as it streamed in (at most the bound's characters).
+    pub text: String,
+    /// Characters kept.
+    pub chars: usize,
+    /// The bound, in characters.
+    pub limit: usize,
+    /// More arrived than the bound: the text is not the whole reply.
+    pub cut: bool,
+}
+
+impl CapturedReply {
+    fn push(&mut self, content: &str) {
+        if self.cut {
+            return;
+        }
+        let remaining = self.limit.saturating_sub(self.chars);
+        match content.char_indices().nth(remaining) {
+            Some((offset, _)) => {
+                self.text.push_str(&content[..offset]);
+                self.chars += remaining;
+                self.cut = true;
+            }
+            None => {
+                self.text.push_str(content);
+                self.chars += content.chars().count();
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Stream accumulation (§4.2)
 // ---------------------------------------------------------------------------------------------
@@ -102,6 +138,9 @@ pub struct StreamResult {
     /// With traces on: the arrival of every read that carried an event, in ms after
     /// `request_started_ms` (at most [`CHUNK_ARRIVALS_KEPT`]); `None` with traces off.
     pub chunk_arrivals_ms: Option<Vec<f64>>,
+    /// The whole visible reply, when the request asked for it
+    /// ([`StreamAccumulator::with_reply`]).
+    pub reply: Option<CapturedReply>,
 }
 
 impl StreamResult {
@@ -159,6 +198,7 @@ pub struct StreamAccumulator {
     failure: Option<RequestError>,
     read_stats: ReadStats,
     chunk_arrivals_ms: Option<Vec<f64>>,
+    reply: Option<CapturedReply>,
 }
 
 impl StreamAccumulator {
@@ -182,7 +222,18 @@ impl StreamAccumulator {
             failure: None,
             read_stats: ReadStats::default(),
             chunk_arrivals_ms: None,
+            reply: None,
         }
+    }
+
+    /// Also keeps the whole visible reply, up to `limit_chars` characters (the result's
+    /// [`StreamResult::reply`]).
+    pub fn with_reply(mut self, limit_chars: usize) -> Self {
+        self.reply = Some(CapturedReply {
+            limit: limit_chars,
+            ..CapturedReply::default()
+        });
+        self
     }
 
     /// Also records when each read that carried an event arrived (the row's
@@ -240,6 +291,9 @@ impl StreamAccumulator {
                         self.ttft_s.get_or_insert(elapsed_s);
                         self.content_chunks += 1;
                         self.capture(content);
+                        if let Some(reply) = &mut self.reply {
+                            reply.push(content);
+                        }
                     }
                 }
             }
@@ -302,6 +356,7 @@ impl StreamAccumulator {
             usage: self.usage,
             read_stats: self.read_stats,
             chunk_arrivals_ms: self.chunk_arrivals_ms,
+            reply: self.reply,
         })
     }
 
@@ -635,6 +690,45 @@ mod tests {
         let more = observe(0.0, &[(1.0, vec![content(&exact), content("x")])], 2.0);
         assert!(more.visible_content_truncated);
         assert_eq!(more.visible_content, exact);
+    }
+
+    #[test]
+    fn the_whole_reply_is_kept_beside_the_capture_up_to_its_own_bound() {
+        let reply_of = |limit: usize, pieces: &[&str]| {
+            let mut accumulator = StreamAccumulator::new(0.0).with_reply(limit);
+            accumulator.on_read(1.0);
+            for piece in pieces {
+                accumulator.on_event(&content(piece));
+            }
+            accumulator.on_event(&ChunkEvent::Done);
+            accumulator
+                .finish(2.0)
+                .expect("valid")
+                .reply
+                .expect("asked for")
+        };
+        // Past the spec's 8,192-character capture, the reply is whole and the capture is not.
+        let long = "é".repeat(VISIBLE_CONTENT_CAPTURE_LIMIT + 10);
+        let mut accumulator = StreamAccumulator::new(0.0).with_reply(1 << 20);
+        accumulator.on_read(1.0);
+        accumulator.on_event(&content(&long));
+        let result = accumulator.finish(2.0).expect("valid");
+        assert!(result.visible_content_truncated);
+        let reply = result.reply.expect("asked for");
+        assert_eq!(reply.text, long);
+        assert!(!reply.cut);
+        assert_eq!(reply.chars, VISIBLE_CONTENT_CAPTURE_LIMIT + 10);
+
+        // Cut at its bound in characters, never inside one.
+        let cut = reply_of(4, &["ab", "世界🎉x"]);
+        assert_eq!(cut.text, "ab世界");
+        assert!(cut.cut);
+        assert_eq!(cut.chars, 4);
+        let exact = reply_of(4, &["ab", "世界"]);
+        assert!(!exact.cut);
+        assert_eq!(exact.text, "ab世界");
+        // Nothing is kept unless asked for.
+        assert_eq!(good_stream("hi").reply, None);
     }
 
     #[test]
