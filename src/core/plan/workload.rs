@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::config::choices::{ApiEndpoint, OutputLengths, WorkloadOrder};
+use crate::core::config::choices::{ApiEndpoint, HistoryMode, OutputLengths, WorkloadOrder};
 use crate::core::config::settings::{RunConfig, MAX_OUTPUT_SETTING};
 use crate::core::plan::CHARS_PER_TOKEN;
 use crate::core::python::random::PyRandom;
@@ -86,6 +86,28 @@ pub enum WorkloadPlanError {
     ChatOnly {
         /// "conversations" or "chat messages".
         what: &'static str,
+    },
+    /// Conversations wait for their replies: they are not sent on a rate schedule.
+    #[error(
+        "this workload plays as conversations, each turn waiting for the reply before it, \
+         which a request-rate schedule cannot keep: set load=concurrency (concurrency counts \
+         sessions in flight), or Turns: first to send each record's first turn on the schedule"
+    )]
+    SessionsAtRate,
+    /// Recorded history needs the file's replies, and some turns lack them.
+    #[error(
+        "history=recorded sends the file's own replies as history, and {turns} turns followed \
+         by another have none in the file (the first: turn {first_turn} of usable session \
+         {first_session}): \
+         set history=live to send the server's replies"
+    )]
+    NoRecordedReplies {
+        /// Turns that need a recorded reply and have none.
+        turns: u64,
+        /// The first such turn's session, as its 1-based position among the usable sessions.
+        first_session: u64,
+        /// Its turn, 1-based.
+        first_turn: usize,
     },
     /// A trace cannot be shuffled: its times are its order.
     #[error(
@@ -234,6 +256,12 @@ impl WorkloadRequests {
             requests,
             timed,
         };
+        if plan.has_conversations() && config.load.is_open_loop() {
+            return Err(WorkloadPlanError::SessionsAtRate);
+        }
+        if plan.has_conversations() && options.history == HistoryMode::Recorded {
+            plan.check_recorded_replies()?;
+        }
         if config.endpoint == ApiEndpoint::Completions {
             if plan.has_conversations() {
                 return Err(WorkloadPlanError::ChatOnly {
@@ -313,6 +341,49 @@ impl WorkloadRequests {
                 .map(|session| (session.arrival_ms.unwrap_or(first) - first).max(0.0) / speed)
                 .collect(),
         )
+    }
+
+    /// When each session's first turn is due in a timed workload of conversations, ms from the
+    /// run's start: its arrival divided by `speed` (relative to the first); `None` when the
+    /// workload is not timed or has no conversations (a single-turn trace is scheduled request
+    /// by request, [`arrival_times_ms`](Self::arrival_times_ms)).
+    pub fn session_arrivals_ms(&self, speed: f64) -> Option<Vec<f64>> {
+        if !self.timed || !self.has_conversations() {
+            return None;
+        }
+        let first = self.sessions.first()?.arrival_ms.unwrap_or(0.0);
+        Some(
+            self.sessions
+                .iter()
+                .map(|session| (session.arrival_ms.unwrap_or(first) - first).max(0.0) / speed)
+                .collect(),
+        )
+    }
+
+    /// Request index of each session's first turn, in session order.
+    pub fn session_starts(&self) -> &[u64] {
+        &self.starts
+    }
+
+    /// Every turn followed by another in its session has a recorded reply (what
+    /// `history=recorded` sends as history).
+    fn check_recorded_replies(&self) -> Result<(), WorkloadPlanError> {
+        let mut missing = self.sessions.iter().flat_map(|session| {
+            let followed = session.turns.len().saturating_sub(1);
+            session.turns[..followed]
+                .iter()
+                .enumerate()
+                .filter(|(_, turn)| turn.recorded_reply.is_none())
+                .map(move |(turn, _)| (session.record, turn))
+        });
+        let Some((record, turn)) = missing.next() else {
+            return Ok(());
+        };
+        Err(WorkloadPlanError::NoRecordedReplies {
+            turns: 1 + missing.count() as u64,
+            first_session: record + 1,
+            first_turn: turn + 1,
+        })
     }
 
     /// The largest `max_tokens` of any request.
