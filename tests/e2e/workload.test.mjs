@@ -1,8 +1,9 @@
 // End-to-end: the user's own traffic. A workload file chosen in the form goes to strobe-sim as
 // the file gives it — each prompt byte for byte (the simulator's truth log keeps what it
 // received), with the record's output length as max_tokens — a Mooncake-style trace replays at
-// its timestamps over the completions API with its shared blocks hitting the prefix cache, and
-// a broken file is refused with the line to fix before anything is sent.
+// its timestamps over the completions API with its shared blocks hitting the prefix cache,
+// conversations play as sessions carrying the server's own replies, and a broken file is
+// refused with the line to fix before anything is sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -17,6 +18,7 @@ const PROMPTS = 'public/samples/prompts.jsonl';
 // The warm-up's requests (unmeasured, before the run) carry this prompt.
 const WARMUP_PROMPT = 'Reply with one word.';
 const TRACE = 'public/samples/trace.jsonl';
+const CONVERSATIONS = 'public/samples/conversations.jsonl';
 
 function jsonLines(path) {
   return readFileSync(path, 'utf8')
@@ -150,6 +152,99 @@ test('a trace replays at its timestamps over the completions API, its shared blo
     const other = records.findIndex((record) => record.hash_ids[0] !== firstId);
     assert.notEqual(sentFor[other].received.slice(0, block), sharing[0].received.slice(0, block));
     assert.ok(truth.some((record) => record.cached_tokens > 0), 'the shared blocks hit the prefix cache');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('conversations play as sessions: live history, their delays, their header, concurrency counting sessions', async () => {
+  const sim = await startSim(['--seed', '7', '--truth-prompts']);
+  try {
+    const sessions = jsonLines(CONVERSATIONS);
+    const turns = sessions.reduce((sum, session) => sum + session.turns.length, 0);
+    const thinkMs = 300;
+    const { page, errors } = await env.open({
+      base_url: sim.baseUrls[0],
+      thinking_mode: 'disabled',
+      concurrency: '3',
+      session_header: 'X-Session-ID',
+      think_time_ms: String(thinkMs),
+    });
+    // Dropped on the form, as a person drags it from their file manager.
+    const drop = await page.evaluateHandle(
+      ({ text, name }) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], name, { type: 'application/jsonl' }));
+        return transfer;
+      },
+      { text: readFileSync(CONVERSATIONS, 'utf8'), name: 'conversations.jsonl' },
+    );
+    await page.getByTestId('run-form').dispatchEvent('dragover', { dataTransfer: drop });
+    await page.getByTestId('run-form').dispatchEvent('drop', { dataTransfer: drop });
+    const summary = page.getByTestId('workload-summary');
+    await page.waitForFunction(
+      () => ['ready', 'refused'].includes(document.querySelector('[data-testid=workload-summary]')?.dataset.state),
+    );
+    assert.equal(await summary.getAttribute('data-state'), 'ready', await summary.textContent());
+    assert.match(await summary.textContent(), /8 sessions/);
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 180_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const { path, artifact } = await downloadArtifact(page, 'workload-sessions');
+    assert.equal(validateArtifact(path).exitCode, 0);
+    assert.equal(artifact.completed, turns, JSON.stringify(artifact.failures));
+
+    // What the server received, per session (its header names it), in the order it arrived.
+    const truth = (await sim.truth()).records.filter(
+      (record) => record.api === 'chat' && record.received?.[0]?.content !== WARMUP_PROMPT,
+    );
+    assert.equal(truth.length, turns);
+    const bySession = new Map();
+    for (const record of truth) {
+      const id = record.client_headers['x-session-id'];
+      assert.ok(id, 'every turn carries the session header');
+      if (!bySession.has(id)) bySession.set(id, []);
+      bySession.get(id).push(record);
+    }
+    assert.equal(bySession.size, sessions.length);
+    for (const session of sessions) {
+      const sent = bySession.get(session.session_id);
+      assert.equal(sent.length, session.turns.length, session.session_id);
+      sent.sort((a, b) => a.times.received.monotonic_ms - b.times.received.monotonic_ms);
+      // Turn k carries every earlier turn's text and the server's own reply to it.
+      let history = [];
+      session.turns.forEach((turn, k) => {
+        const expected = [...history, { role: 'user', content: turn.text }];
+        assert.deepEqual(sent[k].received, expected, `${session.session_id} turn ${k}`);
+        assert.equal(sent[k].max_tokens, turn.output_length);
+        assert.ok(sent[k].content.length > 0, 'a reply to carry');
+        history = [...expected, { role: 'assistant', content: sent[k].content }];
+        if (k === 0) return;
+        // It went out no earlier than its delay (or the think time) after the reply before it
+        // ended, on the simulator's one clock; and not seconds later.
+        const wait = sent[k].times.received.monotonic_ms - sent[k - 1].times.last_byte_sent.monotonic_ms;
+        const due = turn.delay ?? thinkMs;
+        assert.ok(wait >= due - 1, `${session.session_id} turn ${k}: ${wait} ms after the reply, due ${due}`);
+        assert.ok(wait < due + 2000, `${session.session_id} turn ${k}: ${wait} ms after the reply, due ${due}`);
+      });
+    }
+    // Concurrency counts sessions: at most 3 were under way at any moment.
+    const spans = [...bySession.values()].map((sent) => [
+      Math.min(...sent.map((r) => r.times.received.monotonic_ms)),
+      Math.max(...sent.map((r) => r.times.last_byte_sent.monotonic_ms)),
+    ]);
+    const most = Math.max(...spans.map(([start]) => spans.filter(([s, e]) => s <= start && start < e).length));
+    assert.ok(most <= 3, `${most} sessions at once`);
+    assert.ok(most >= 2, 'sessions overlapped');
+
+    // Rows name their session and turn; the artifact holds no prompt and no reply.
+    const positions = artifact.request_timings.map((row) => `${row.workload.session}/${row.workload.turn}`).sort();
+    const planned = sessions.flatMap((session, s) => session.turns.map((_, t) => `${s}/${t}`)).sort();
+    assert.deepEqual(positions, planned);
+    const text = JSON.stringify(artifact);
+    for (const session of sessions) for (const turn of session.turns) assert.ok(!text.includes(turn.text));
     assert.deepEqual(errors, []);
     await page.close();
   } finally {

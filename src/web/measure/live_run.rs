@@ -63,6 +63,9 @@ pub struct LiveRun {
     pub(super) warming_up: Cell<bool>,
     pub(super) requests: u64,
     pub(super) next_index: Cell<u64>,
+    /// A run of conversations: how many sessions it plays, and the next to start.
+    pub(super) sessions: usize,
+    pub(super) next_session: Cell<usize>,
     pub(super) in_flight: Cell<u64>,
     /// When each open-loop request went out against when it was due (empty in a closed loop).
     pub(super) dispatch: RefCell<BTreeMap<u64, DispatchFacts>>,
@@ -162,6 +165,15 @@ impl LiveRun {
         })
     }
 
+    /// The next session to play, in plan order, if any is left.
+    pub(super) fn take_session(&self) -> Option<usize> {
+        let session = self.next_session.get();
+        (session < self.sessions).then(|| {
+            self.next_session.set(session + 1);
+            session
+        })
+    }
+
     pub(super) fn request_sent(&self, endpoint: usize) {
         self.in_flight.set(self.in_flight.get() + 1);
         let mut per_endpoint = self.in_flight_per_endpoint.borrow_mut();
@@ -195,6 +207,11 @@ impl LiveRun {
             warming_up: Cell::new(setup.plan.warmup_requests() > 0),
             requests,
             next_index: Cell::new(0),
+            sessions: setup
+                .plan
+                .workload()
+                .map_or(0, |workload| workload.sessions().len()),
+            next_session: Cell::new(0),
             in_flight: Cell::new(0),
             dispatch: RefCell::new(BTreeMap::new()),
             open_loop: Cell::new(setup.plan.arrival_times_ms().map(|times| OpenLoopProgress {

@@ -9,6 +9,7 @@ pub mod prepare;
 mod request;
 mod resource_timing;
 pub mod scheduler;
+mod sessions;
 pub mod transport;
 mod warmup;
 pub mod worker;

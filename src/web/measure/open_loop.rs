@@ -89,7 +89,7 @@ pub(super) async fn run_open_loop(
 /// Waits until `at_ms` on the run's clock: on timers while the moment is far, then yielding to
 /// the event loop, so the send is neither early nor a timer's slack late. Returns early when
 /// the run is cancelled.
-async fn wait_until(live: &LiveRun, at_ms: f64) {
+pub(super) async fn wait_until(live: &LiveRun, at_ms: f64) {
     loop {
         if live.cancelled.get() {
             return;

@@ -10,6 +10,7 @@ use crate::core::live::{
 };
 use crate::core::observe::accumulate::StreamResult;
 use crate::core::observe::conclude::{conclude_request, RequestPlanFacts};
+use crate::core::prompt::session::replies_known_ahead;
 use crate::core::prompt::workload::workload_request_body;
 use crate::core::prompt::{request_body, PromptSpec};
 
@@ -152,7 +153,11 @@ pub(super) fn planned_body(
     index: u64,
 ) -> Result<String, String> {
     if setup.plan.workload().is_some() {
-        return workload_request_body(&setup.plan, index, &[]).map_err(|error| error.to_string());
+        // A session's later turns carry the server's replies: those are built when sent.
+        let replies = replies_known_ahead(&setup.plan, index)
+            .ok_or_else(|| format!("request {index} needs the replies of its session's turns"))?;
+        return workload_request_body(&setup.plan, index, &replies)
+            .map_err(|error| error.to_string());
     }
     let budget = setup.plan.prompt_budget_tokens(index as usize);
     prompt_spec

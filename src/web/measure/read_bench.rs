@@ -39,6 +39,7 @@ pub async fn bench_read_path(
                 timeout_s: 60.0,
                 chunk_traces: false,
                 synthetic: Some(&events),
+                reply_limit: None,
             };
             let (_, result) = stream_chat(&clock, &request, &control).await;
             let result = result.map_err(|error| error.to_string())?;

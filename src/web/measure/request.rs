@@ -6,6 +6,7 @@
 use wasm_bindgen::JsValue;
 
 use crate::core::artifact::schema::rows::FailureRecord;
+use crate::core::observe::accumulate::CapturedReply;
 use crate::core::observe::conclude::{conclude_request, RequestOutcome};
 use crate::core::observe::failure::RequestError;
 use crate::core::plan::RunPlan;
@@ -13,8 +14,8 @@ use crate::core::prompt::PromptSpec;
 
 use crate::web::measure::live_run::{planned_context, LiveRun, RunSetup};
 use crate::web::measure::prepare::{planned_body, rehearsal_content};
-use crate::web::measure::transport::{synthetic_stream, RequestControl};
-use crate::web::measure::warmup::send_watched;
+use crate::web::measure::transport::{synthetic_stream, RequestControl, RequestHeaders};
+use crate::web::measure::warmup::{send_watched, SendOptions};
 
 /// The failure of a request the run was cancelled before it sent.
 pub(super) fn cancelled_before_sending(plan: &RunPlan, index: u64) -> RequestOutcome {
@@ -22,14 +23,20 @@ pub(super) fn cancelled_before_sending(plan: &RunPlan, index: u64) -> RequestOut
         "AbortError",
         "the run was cancelled before this request was sent",
     );
+    never_sent(plan, index, &error)
+}
+
+/// The failure of request `index`, which was never sent, for `error`'s reason.
+pub(super) fn never_sent(plan: &RunPlan, index: u64, error: &RequestError) -> RequestOutcome {
     RequestOutcome::Failed(FailureRecord::request_error(
         index,
         planned_context(plan, index),
-        &error,
+        error,
         0.0,
     ))
 }
 
+/// Request `index` of the plan: its body built ahead, or now.
 pub(super) async fn run_one(
     live: &LiveRun,
     setup: &RunSetup,
@@ -38,47 +45,76 @@ pub(super) async fn run_one(
     url: &str,
     index: u64,
 ) -> RequestOutcome {
+    let body = live.prepared_bodies.borrow_mut().remove(&index);
+    let body = match body {
+        Some(body) => Ok(body),
+        // A dry run sends nothing: its requests need no prompt (building one per request
+        // would cost a long context's run seconds).
+        None if live.dry_run => Ok(JsValue::from_str(DRY_RUN_BODY)),
+        None => planned_body(setup, prompt_spec, index).map(|body| JsValue::from_str(&body)),
+    };
+    let send = RequestSend {
+        body,
+        headers: None,
+        reply_limit: None,
+    };
+    run_request(live, setup, endpoint, url, index, send).await.0
+}
+
+/// What one request sends beyond the run's own settings.
+pub(super) struct RequestSend<'a> {
+    /// Its body, or why it cannot be built (then it fails with that reason, unsent).
+    pub body: Result<JsValue, String>,
+    /// Its session's headers instead of the run's.
+    pub headers: Option<&'a RequestHeaders>,
+    /// Keep its whole reply, up to this many characters (a session's live history).
+    pub reply_limit: Option<usize>,
+}
+
+/// Sends request `index` with `send`'s body under the run's watchdog, and concludes it: its
+/// row or failure, and its whole reply when `send` asked for it.
+pub(super) async fn run_request(
+    live: &LiveRun,
+    setup: &RunSetup,
+    endpoint: usize,
+    url: &str,
+    index: u64,
+    send: RequestSend<'_>,
+) -> (RequestOutcome, Option<CapturedReply>) {
     let clock = &live.clock;
     let request_started_ms = clock.now_ms();
     let facts = setup.plan_facts(index, live.run_started_ms.get());
-    let prepared = live.prepared_bodies.borrow_mut().remove(&index);
-    let body = match prepared {
-        Some(body) => body,
-        // A dry run sends nothing: its requests need no prompt (building one per request
-        // would cost a long context's run seconds).
-        None if live.dry_run => JsValue::from_str(DRY_RUN_BODY),
-        None => match planned_body(setup, prompt_spec, index) {
-            Ok(body) => JsValue::from_str(&body),
-            Err(err) => {
-                let error = RequestError::new("ValueError", err);
-                return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
-            }
-        },
+    let body = match send.body {
+        Ok(body) => body,
+        Err(err) => {
+            let error = RequestError::new("ValueError", err);
+            let outcome = conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
+            return (outcome, None);
+        }
     };
     let control = match RequestControl::new(clock.now_ms()) {
         Ok(control) => control,
         Err(error) => {
-            return conclude_request(&facts, request_started_ms, Err(error), clock.now_ms())
+            let outcome = conclude_request(&facts, request_started_ms, Err(error), clock.now_ms());
+            return (outcome, None);
         }
     };
     live.controls.borrow_mut().insert(index, control.clone());
-    let chunk_traces = setup.config.client.chunk_traces;
     let synthetic = live
         .dry_run
         .then(|| synthetic_stream(&rehearsal_content(setup, &facts)));
-    let (sent_ms, result) = send_watched(
-        live,
-        setup,
-        &control,
-        url,
-        &body,
-        chunk_traces,
-        synthetic.as_ref(),
-    )
-    .await;
+    let options = SendOptions {
+        chunk_traces: setup.config.client.chunk_traces,
+        synthetic: synthetic.as_ref(),
+        headers: send.headers,
+        reply_limit: send.reply_limit,
+    };
+    let (sent_ms, mut result) = send_watched(live, setup, &control, url, &body, options).await;
     live.controls.borrow_mut().remove(&index);
     live.sent.borrow_mut().insert(index, (endpoint, sent_ms));
-    conclude_request(&facts, request_started_ms, result, clock.now_ms())
+    let reply = result.as_mut().ok().and_then(|stream| stream.reply.take());
+    let outcome = conclude_request(&facts, request_started_ms, result, clock.now_ms());
+    (outcome, reply)
 }
 
 /// The body of a dry run's requests, which are never sent.

@@ -1,8 +1,9 @@
 //! The scheduler: primes the connections with an unmeasured warm-up, keeps exactly
 //! `concurrency` requests in flight until the plan is done or the user cancels (slot `k`
-//! sending to endpoint `k mod n` of the endpoint pool), turns every request into a row or a
-//! classified failure, and finally adds what the browser's Resource Timing says about each
-//! request's transport to its row.
+//! sending to endpoint `k mod n` of the endpoint pool) — or hands the run to the open loop
+//! ([`run_open_loop`]) or, for conversations, to the sessions' slots ([`run_sessions`]) —
+//! turns every request into a row or a classified failure, and finally adds what the
+//! browser's Resource Timing says about each request's transport to its row.
 //!
 //! It runs on whichever thread measures, the measurement worker or the page, and renders
 //! nothing: the page reads [`LiveRun::progress`] and [`LiveRun::finished_since`] a few times a
@@ -25,6 +26,7 @@ use crate::web::measure::open_loop::run_open_loop;
 use crate::web::measure::prepare::{prepare_bodies, rehearse_request};
 use crate::web::measure::request::{cancelled_before_sending, run_one};
 use crate::web::measure::resource_timing::{account_transport, prepare_resource_timing};
+use crate::web::measure::sessions::run_sessions;
 use crate::web::measure::transport::{AbortCause, RequestControl};
 use crate::web::measure::warmup::warm_up;
 use crate::web::platform::clock::{cross_origin_isolated, protocols_seen, user_agent};
@@ -64,7 +66,13 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     let run_started_ms = clock.now_ms();
     live.run_started_ms.set(run_started_ms);
     let started_unix_ns = clock.unix_ns_at(run_started_ms);
-    if setup.plan.arrival_times_ms().is_some() {
+    let conversations = setup
+        .plan
+        .workload()
+        .is_some_and(|workload| workload.has_conversations());
+    if conversations {
+        run_sessions(&live, &setup, &urls).await;
+    } else if setup.plan.arrival_times_ms().is_some() {
         run_open_loop(&live, &setup, &prompt_spec, &urls).await;
     } else {
         run_slots(&live, &setup, &prompt_spec, &urls).await;

@@ -107,6 +107,9 @@ pub struct ChatRequest<'a> {
     /// A dry run's answer ([`synthetic_stream`]): nothing is sent, and the response is these
     /// events, one per read.
     pub synthetic: Option<&'a js_sys::Array>,
+    /// Keep the whole visible reply, up to this many characters (a session's live history:
+    /// [`StreamResult::reply`]).
+    pub reply_limit: Option<usize>,
 }
 
 /// The headers every request of a run sends, made once per run: `Content-Type`, `Accept` and,
@@ -118,6 +121,25 @@ impl RequestHeaders {
     /// The headers for a run with this API key.
     pub fn new(api_key: Option<&str>) -> Self {
         Self(build_headers(api_key))
+    }
+
+    /// The headers of one session's requests: the run's, and `name: value` (the session
+    /// header a router with session affinity reads). A value a header cannot carry fails the
+    /// session's requests with the reason.
+    pub fn for_session(api_key: Option<&str>, name: &str, value: &str) -> Self {
+        Self(build_headers(api_key).and_then(|headers| {
+            headers.set(name, value).map_err(|_| {
+                RequestError::new(
+                    "TypeError",
+                    format!(
+                        "the session id cannot be sent in the {name} header (a header value \
+                         cannot hold line breaks or characters outside Latin-1): fix the \
+                         file's session ids, or clear session_header"
+                    ),
+                )
+            })?;
+            Ok(headers)
+        }))
     }
 }
 
@@ -151,6 +173,9 @@ pub async fn stream_chat(
     let mut accumulator = StreamAccumulator::new(started_ms);
     if request.chunk_traces {
         accumulator = accumulator.with_chunk_arrivals();
+    }
+    if let Some(limit) = request.reply_limit {
+        accumulator = accumulator.with_reply(limit);
     }
     let reading = Rc::new(RefCell::new(BrowserReading::new(accumulator)));
     let on_read = {

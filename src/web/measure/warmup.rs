@@ -17,7 +17,9 @@ use crate::core::prompt::{warmup_check_request_body, warmup_request_body};
 
 use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::resource_timing::resource_entries;
-use crate::web::measure::transport::{stream_chat, AbortCause, ChatRequest, RequestControl};
+use crate::web::measure::transport::{
+    stream_chat, AbortCause, ChatRequest, RequestControl, RequestHeaders,
+};
 
 /// Warms the connections up: a priming round, then check rounds until one shows the
 /// connections open (see [`WARMUP_CHECK_ROUNDS`] and [`WarmupConnections::of_round`]). Stops
@@ -150,8 +152,22 @@ pub(super) async fn warm_up_one(
         Err(error) => return (f64::NAN, Err(error)),
     };
     live.warmup_controls.borrow_mut().push(control.clone());
-    let (sent_ms, result) = send_watched(live, setup, &control, url, body, false, None).await;
+    let (sent_ms, result) =
+        send_watched(live, setup, &control, url, body, SendOptions::default()).await;
     (sent_ms, result.map(drop))
+}
+
+/// How one request is sent and read beyond its URL and body; the default is a warm-up's.
+#[derive(Default)]
+pub(super) struct SendOptions<'a> {
+    /// Record when each read that carried an event arrived.
+    pub chunk_traces: bool,
+    /// A dry run's answer: nothing is sent.
+    pub synthetic: Option<&'a js_sys::Array>,
+    /// A session's headers instead of the run's.
+    pub headers: Option<&'a RequestHeaders>,
+    /// Keep the whole reply, up to this many characters (a session's live history).
+    pub reply_limit: Option<usize>,
 }
 
 /// Sends one request (aborted at once when the run is already cancelled; the run's
@@ -163,8 +179,7 @@ pub(super) async fn send_watched(
     control: &Rc<RequestControl>,
     url: &str,
     body: &JsValue,
-    chunk_traces: bool,
-    synthetic: Option<&js_sys::Array>,
+    options: SendOptions<'_>,
 ) -> (f64, Result<StreamResult, RequestError>) {
     let clock = &live.clock;
     if live.cancelled.get() {
@@ -173,11 +188,12 @@ pub(super) async fn send_watched(
     let request = ChatRequest {
         url,
         body,
-        headers: &live.headers,
+        headers: options.headers.unwrap_or(&live.headers),
         api_key: setup.api_key.as_deref(),
         timeout_s: setup.config.timeout_s,
-        chunk_traces,
-        synthetic,
+        chunk_traces: options.chunk_traces,
+        synthetic: options.synthetic,
+        reply_limit: options.reply_limit,
     };
     let sent_and_result = stream_chat(clock, &request, control).await;
     control.ended.set(true);

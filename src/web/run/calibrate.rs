@@ -74,6 +74,7 @@ async fn send_probe(
         timeout_s: config.timeout_s,
         chunk_traces: false,
         synthetic: None,
+        reply_limit: None,
     };
     let (_, result) = stream_chat(clock, &request, &control).await;
     control.ended.set(true);

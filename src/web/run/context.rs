@@ -120,8 +120,8 @@ impl RunContext {
 }
 
 /// The plan of `config` with the page's workload, if one is chosen: refused, with what to do,
-/// when the workload cannot be sent (it is being read, it was refused, or it plays as
-/// conversations, which the page does not send yet).
+/// when the workload cannot be sent (it is being read, it was refused, or its settings do not
+/// fit it).
 pub fn plan_run(
     config: &RunConfig,
     discovered_max_model_len: Option<u64>,
@@ -133,14 +133,6 @@ pub fn plan_run(
         Some(workload) => {
             let requests = WorkloadRequests::plan(&workload, config)
                 .map_err(|error| RunError::Plan(error.to_string()))?;
-            if requests.has_conversations() {
-                return Err(RunError::Plan(format!(
-                    "{} plays as conversations of several turns, which the page does not send \
-                     yet: choose a file of single prompts (or Turns: first for ShareGPT and \
-                     chat files), or play it with Locust",
-                    workload.summary.name.as_deref().unwrap_or("this workload")
-                )));
-            }
             Some(Arc::new(requests))
         }
     };

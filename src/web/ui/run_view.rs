@@ -22,7 +22,7 @@ use crate::web::run::start::{config_for_preflight, load_models, run_action, FILL
 use crate::web::state::library::Library;
 use crate::web::state::{AppState, RunPhase, SweepEnd, SweepProgress};
 use crate::web::ui::live_charts::LiveCharts;
-use crate::web::ui::workload::WorkloadPicker;
+use crate::web::ui::workload::{load_workload_file, WorkloadPicker};
 
 /// The file *Export plan* downloads: `strobe-artifact plan`'s `plan.json` under a name of its
 /// own.
@@ -57,6 +57,8 @@ pub fn RunView() -> impl IntoView {
     let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
     // Why the last *Export plan* made no file, if it did not.
     let plan_error = RwSignal::new(None::<String>);
+    // A file is being dragged over the form.
+    let dragging = RwSignal::new(false);
 
     view! {
         <section class="panel run-view" data-testid="run-view">
@@ -64,9 +66,29 @@ pub fn RunView() -> impl IntoView {
             <QueryNotices />
             <form
                 class="run-form"
+                class:dragging=move || dragging.get()
+                data-testid="run-form"
                 on:submit=move |ev| {
                     ev.prevent_default();
                     start.dispatch(());
+                }
+                // A file dropped on the form is the run's workload (the results' drop zone
+                // takes saved artifacts).
+                on:dragover=move |ev: web_sys::DragEvent| {
+                    ev.prevent_default();
+                    dragging.set(!busy());
+                }
+                on:dragleave=move |_| dragging.set(false)
+                on:drop=move |ev: web_sys::DragEvent| {
+                    ev.prevent_default();
+                    dragging.set(false);
+                    let file = ev
+                        .data_transfer()
+                        .and_then(|transfer| transfer.files())
+                        .and_then(|files| files.get(0));
+                    if let (Some(file), false) = (file, busy()) {
+                        spawn_local(load_workload_file(state, file));
+                    }
                 }
             >
                 <Essentials errors=errors />

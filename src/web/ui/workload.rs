@@ -19,9 +19,14 @@ use crate::web::state::workload::{WorkloadSource, WorkloadState};
 use crate::web::state::{AppState, RunPhase};
 
 /// The samples shipped in `public/samples/` (written for strobe), with their buttons' labels.
-const SAMPLES: [(&str, &str, &str); 2] = [
+const SAMPLES: [(&str, &str, &str); 3] = [
     ("prompts.jsonl", "Sample prompts", "workload-sample-prompts"),
     ("trace.jsonl", "Sample trace", "workload-sample-trace"),
+    (
+        "conversations.jsonl",
+        "Sample conversations",
+        "workload-sample-conversations",
+    ),
 ];
 
 /// Reads a picked or dropped file into the state, refusing one too large before reading it.
@@ -105,9 +110,9 @@ pub fn WorkloadPicker() -> impl IntoView {
     let summary = move || match state.workload().get() {
         WorkloadState::None => view! {
             <p class="field-help" data-testid="workload-summary" data-state="none">
-                "No workload file: strobe's synthetic prompts. Choose a file of your own \
-                 prompts, conversations or a trace (ShareGPT, OpenAI chat, JSONL, CSV, text, \
-                 AIPerf, Mooncake, BurstGPT) to send them as given."
+                "No workload file: strobe's synthetic prompts. Choose (or drop on the form) a \
+                 file of your own prompts, conversations or a trace (ShareGPT, OpenAI chat, \
+                 JSONL, CSV, text, AIPerf, Mooncake, BurstGPT) to send them as given."
             </p>
         }
         .into_any(),
