@@ -2,6 +2,8 @@
 //! that dropping a group's files (or its zip) gives the group again, whatever order the files
 //! come in; the verdict ([`crate::core::present::verdict`]) then compares two groups.
 
+use std::borrow::Borrow;
+
 use crate::core::read::loaded::LoadedArtifact;
 
 /// One group of repeated runs among the loaded ones.
@@ -24,9 +26,9 @@ pub struct RepeatGroup {
 
 /// The groups among `runs`, in the order their first file appears; runs without a `repeat`
 /// block (or without a group id) belong to none.
-pub fn group_repeats(runs: &[LoadedArtifact]) -> Vec<RepeatGroup> {
+pub fn group_repeats<R: Borrow<LoadedArtifact>>(runs: &[R]) -> Vec<RepeatGroup> {
     let mut groups: Vec<RepeatGroup> = Vec::new();
-    for (position, run) in runs.iter().enumerate() {
+    for (position, run) in runs.iter().map(Borrow::borrow).enumerate() {
         let Some(id) = run
             .repeat
             .as_ref()
@@ -48,6 +50,7 @@ pub fn group_repeats(runs: &[LoadedArtifact]) -> Vec<RepeatGroup> {
     }
     let index_of = |position: usize| {
         runs[position]
+            .borrow()
             .repeat
             .as_ref()
             .and_then(|repeat| repeat.index)
@@ -59,7 +62,13 @@ pub fn group_repeats(runs: &[LoadedArtifact]) -> Vec<RepeatGroup> {
         group.planned = group
             .members
             .iter()
-            .filter_map(|&position| runs[position].repeat.as_ref().and_then(|r| r.count))
+            .filter_map(|&position| {
+                runs[position]
+                    .borrow()
+                    .repeat
+                    .as_ref()
+                    .and_then(|r| r.count)
+            })
             .max();
         let indexes: Vec<u64> = group.members.iter().filter_map(|&p| index_of(p)).collect();
         group.duplicated = indexes

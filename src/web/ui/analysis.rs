@@ -23,6 +23,7 @@ use crate::web::state::AppState;
 use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::slo::SloOutcomeLine;
+use crate::web::ui::verdict::Verdicts;
 use serde_json::Value;
 
 use crate::web::platform::clock::measured;
@@ -375,7 +376,7 @@ fn SingleRun(
 }
 
 /// Side by side: key metrics with deltas and ratios against the first run, workload
-/// mismatches, overlaid CDFs.
+/// mismatches, the verdict of each difference, overlaid CDFs.
 #[component]
 fn CompareRuns(
     /// The artifacts, the first is the baseline.
@@ -398,6 +399,7 @@ fn CompareRuns(
         comparison
     });
     let markdown_runs = runs.clone();
+    let verdict_runs = runs.clone();
     let export_error = RwSignal::new(None::<String>);
     let shown_stats = [MetricStat::P50, MetricStat::P95];
     let rows = move || -> Vec<MetricComparison> {
@@ -482,6 +484,7 @@ fn CompareRuns(
                         .collect_view()}
                 </tbody>
             </table>
+            <Verdicts runs=verdict_runs />
             <div class="actions">
                 <button
                     type="button"

@@ -16,4 +16,5 @@ pub mod results;
 pub mod run_view;
 pub mod slo;
 pub mod sweep;
+pub mod verdict;
 pub mod workload;

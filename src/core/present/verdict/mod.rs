@@ -11,6 +11,8 @@
 
 use serde_json::{json, Map, Value};
 
+pub mod shown;
+
 use crate::core::format::{counted, format_number};
 use crate::core::inference::holm::holm_adjusted;
 use crate::core::inference::spread::{AcrossRuns, CV_FLAG};
