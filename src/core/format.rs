@@ -115,8 +115,28 @@ pub fn quoted_preview(text: &str) -> String {
     }
 }
 
+/// A size for people: "812 B", "12.3 KB", "4.1 MB" (powers of 1,024).
+pub fn format_bytes(bytes: usize) -> String {
+    const KB: f64 = 1024.0;
+    let value = bytes as f64;
+    if value < KB {
+        format!("{bytes} B")
+    } else if value < KB * KB {
+        format!("{:.1} KB", value / KB)
+    } else {
+        format!("{:.1} MB", value / (KB * KB))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sizes_read_in_bytes_kb_and_mb() {
+        assert_eq!(super::format_bytes(812), "812 B");
+        assert_eq!(super::format_bytes(12_595), "12.3 KB");
+        assert_eq!(super::format_bytes(4_300_000), "4.1 MB");
+    }
+
     use super::*;
 
     #[test]

@@ -20,7 +20,7 @@ export function browserAndSite() {
     browser: null,
     site: null,
     run: (settings, options) => runFromPage(env.browser, env.site.url, settings, options),
-    open: (settings) => openApp(env.browser, env.site.url, settings),
+    open: (settings, options) => openApp(env.browser, env.site.url, settings, options),
   };
   before(async () => {
     mkdirSync('test-results', { recursive: true });
@@ -37,14 +37,30 @@ export function browserAndSite() {
 /**
  * A new page on the app at `siteUrl`, with `settings` (if any) in its link, once the app says it
  * is ready: `{ page, errors }`, `errors` collecting the page's console errors as they come.
+ * The library the app keeps in the browser (IndexedDB) is emptied first, so each test starts
+ * with the library a first visit has; `{ keepLibrary: true }` opens it as it was left.
  */
-export async function openApp(browser, siteUrl, settings = {}) {
+export async function openApp(browser, siteUrl, settings = {}, { keepLibrary = false } = {}) {
   const page = await browser.newPage();
+  if (!keepLibrary) await emptyKeptLibrary(page, siteUrl);
   const errors = collectPageErrors(page);
   const query = new URLSearchParams(settings).toString();
   await page.goto(query ? `${siteUrl}?${query}` : siteUrl);
   await page.getByTestId('app-ready').waitFor();
   return { page, errors };
+}
+
+/** Deletes the library the app keeps for `siteUrl`'s origin, from a page of that origin. */
+export async function emptyKeptLibrary(page, siteUrl) {
+  await page.goto(new URL('public/example-artifact.json', siteUrl).href);
+  await page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const request = indexedDB.deleteDatabase('strobe');
+        request.onsuccess = () => resolve();
+        request.onerror = () => reject(request.error);
+      }),
+  );
 }
 
 /**

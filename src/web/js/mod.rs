@@ -4,6 +4,8 @@
 //! - `transport.js`: the send (`send_chat`) and the reading of a response (`pump_response`),
 //!   answering with tagged objects ([`SentRequest`], [`PumpEnd`]);
 //! - `measure_worker.js`: the measurement worker's bootstrap ([`worker_script_url`]);
+//! - `library_store.js`: the library's files kept in IndexedDB ([`store_put`], [`store_all`],
+//!   …), each a promise;
 //! - ECharts, loaded as a page script, through [`ECharts`] instead of method names looked up at
 //!   run time.
 //!
@@ -73,6 +75,29 @@ extern "C" {
     /// rejects with a read's error. One JavaScript function per request, so a read costs one
     /// call into the module and the end of a body none.
     pub fn pump_response(response: &Promise, on_read: &Function, grace_ms: f64) -> Promise;
+}
+
+#[wasm_bindgen(module = "/src/web/js/library_store.js")]
+extern "C" {
+    /// Keeps a batch of files (names and `Uint8Array`s, index by index); resolves with its key.
+    #[wasm_bindgen(js_name = storePut)]
+    pub fn store_put(names: js_sys::Array, bytes: js_sys::Array) -> Promise;
+
+    /// Replaces the batch kept under `key`.
+    #[wasm_bindgen(js_name = storeReplace)]
+    pub fn store_replace(key: f64, names: js_sys::Array, bytes: js_sys::Array) -> Promise;
+
+    /// Every kept batch, in the order kept: `[{ key, names, bytes }]`.
+    #[wasm_bindgen(js_name = storeAll)]
+    pub fn store_all() -> Promise;
+
+    /// Forgets the batch kept under `key`.
+    #[wasm_bindgen(js_name = storeDelete)]
+    pub fn store_delete(key: f64) -> Promise;
+
+    /// Forgets every kept batch.
+    #[wasm_bindgen(js_name = storeClear)]
+    pub fn store_clear() -> Promise;
 }
 
 #[wasm_bindgen(module = "/src/web/js/measure_worker.js")]

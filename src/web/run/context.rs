@@ -24,6 +24,7 @@ use crate::web::platform::clock::Clock;
 use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::host::Measurement;
+use crate::web::run::keep;
 use crate::web::state::error::RunError;
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
@@ -112,7 +113,7 @@ impl RunContext {
         if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
             point.slo = judge_loaded(&spec.slo, &loaded).ok();
         }
-        self.library.add(loaded);
+        keep::add_run(self.library, &artifact.file_name(), &text, loaded);
         let artifact = Rc::new(artifact);
         self.state.show_run(artifact.clone());
         Ok((artifact, point))

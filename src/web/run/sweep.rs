@@ -12,10 +12,10 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::settings::RunConfig;
 use crate::core::config::sweep::SweepSpec;
 use crate::core::load::sweep::{StepResult, SweepNext, SweepPlan, SweepStep};
-use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::context::{plan_run, RunContext};
+use crate::web::run::keep;
 use crate::web::state::error::RunError;
 use crate::web::state::{SweepEnd, SweepStepRecord};
 
@@ -188,9 +188,7 @@ fn mark_last_step(context: &RunContext, reason: StopReason) {
         sweep.stop_reason = Some(reason);
     }
     match artifact.to_json_text() {
-        Ok(text) => context
-            .library
-            .replace_named(&old_name, LoadedArtifact::from_text(&old_name, &text)),
+        Ok(text) => keep::replace_named(context.library, &old_name, &text),
         // The step stays in the library as it was filed; its file just lacks the stop reason.
         Err(error) => leptos::logging::warn!(
             "strobe: the sweep's last step could not be rewritten with its stop reason: {error}"

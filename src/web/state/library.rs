@@ -1,5 +1,6 @@
 //! The library of loaded artifacts: every finished run and every file dropped on the page, in
-//! load order, each with whether it is selected for the charts and the comparison. The
+//! load order, each with whether it is selected for the charts and the comparison, and the key
+//! its files are kept under across reloads (`run::keep` keeps and restores them). The
 //! components that list and load files are `ui::library`'s.
 
 use std::sync::Arc;
@@ -18,6 +19,9 @@ pub struct LibraryEntry {
     pub artifact: Arc<LoadedArtifact>,
     /// Whether the user selected it for charts and comparison.
     pub selected: RwSignal<bool>,
+    /// The key its files are kept under in the browser, once kept (several entries read from
+    /// one batch of files share it).
+    pub kept: RwSignal<Option<f64>>,
 }
 
 /// The library's state, provided through context.
@@ -25,6 +29,8 @@ pub struct LibraryEntry {
 pub struct Library {
     entries: RwSignal<Vec<LibraryEntry>>,
     next_id: StoredValue<u64>,
+    note: RwSignal<Option<String>>,
+    restored: RwSignal<bool>,
 }
 
 impl Library {
@@ -33,7 +39,29 @@ impl Library {
         Self {
             entries: RwSignal::new(Vec::new()),
             next_id: StoredValue::new(1),
+            note: RwSignal::new(None),
+            restored: RwSignal::new(false),
         }
+    }
+
+    /// Whether what was kept on an earlier visit has been read back (or could not be).
+    pub fn restored(&self) -> ReadSignal<bool> {
+        self.restored.read_only()
+    }
+
+    /// What was kept on an earlier visit has been read back (or could not be).
+    pub fn set_restored(&self) {
+        self.restored.set(true);
+    }
+
+    /// What keeping the library across reloads last ran into, if anything (what to do).
+    pub fn note(&self) -> ReadSignal<Option<String>> {
+        self.note.read_only()
+    }
+
+    /// Says what keeping the library ran into.
+    pub fn set_note(&self, note: Option<String>) {
+        self.note.set(note);
     }
 
     /// Loaded files, in load order.
@@ -41,24 +69,77 @@ impl Library {
         self.entries.read_only()
     }
 
-    /// Takes the entry `id` out of the library.
-    pub fn remove(&self, id: u64) {
-        self.entries
-            .update(|entries| entries.retain(|entry| entry.id != id));
+    /// Takes the entry `id` out of the library; the key its files were kept under when no
+    /// other entry was read from them (they can be forgotten).
+    pub fn remove(&self, id: u64) -> Option<f64> {
+        let mut key = None;
+        self.entries.update(|entries| {
+            key = entries
+                .iter()
+                .find(|entry| entry.id == id)
+                .and_then(|entry| entry.kept.get_untracked());
+            entries.retain(|entry| entry.id != id);
+            if let Some(kept) = key {
+                if entries
+                    .iter()
+                    .any(|entry| entry.kept.get_untracked() == Some(kept))
+                {
+                    key = None;
+                }
+            }
+        });
+        key
     }
 
-    /// Adds a loaded artifact; valid ones start selected.
-    pub fn add(&self, artifact: LoadedArtifact) {
+    /// Empties the library.
+    pub fn clear(&self) {
+        self.entries.set(Vec::new());
+    }
+
+    /// Adds a loaded artifact; valid ones start selected. Its id.
+    pub fn add(&self, artifact: LoadedArtifact) -> u64 {
+        let selected = artifact.verdict() != Verdict::Invalid;
+        self.push(artifact, selected, None)
+    }
+
+    /// Adds an artifact read back from the files kept under `key`, selected or not.
+    pub fn add_kept(&self, artifact: LoadedArtifact, key: f64, selected: bool) -> u64 {
+        let selected = selected && artifact.verdict() != Verdict::Invalid;
+        self.push(artifact, selected, Some(key))
+    }
+
+    fn push(&self, artifact: LoadedArtifact, selected: bool, kept: Option<f64>) -> u64 {
         let id = self.next_id.get_value();
         self.next_id.set_value(id + 1);
-        let selected = RwSignal::new(artifact.verdict() != Verdict::Invalid);
         self.entries.update(|entries| {
             entries.push(LibraryEntry {
                 id,
                 artifact: Arc::new(artifact),
-                selected,
+                selected: RwSignal::new(selected),
+                kept: RwSignal::new(kept),
             })
         });
+        id
+    }
+
+    /// Records that the files of entries `ids` are kept under `key`.
+    pub fn set_kept(&self, ids: &[u64], key: f64) {
+        self.entries.with_untracked(|entries| {
+            for entry in entries.iter().filter(|entry| ids.contains(&entry.id)) {
+                entry.kept.set(Some(key));
+            }
+        });
+    }
+
+    /// The key the entry named `name` (the last of that name) is kept under.
+    pub fn kept_key_of(&self, name: &str) -> Option<f64> {
+        self.entries.with_untracked(|entries| {
+            entries
+                .iter()
+                .rev()
+                .find(|entry| entry.artifact.file_name.text == name)
+                .and_then(|entry| entry.kept.get_untracked())
+        })
     }
 
     /// Puts `artifact` in the place of the entry named `name` (keeping its selection), or adds

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use crate::core::config::form::RunForm;
 
 use crate::web::platform::storage;
+use crate::web::run::keep;
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
 use crate::web::ui::results::ResultsView;
@@ -18,7 +19,10 @@ pub fn App() -> impl IntoView {
     let remembered_key = storage::load_api_key();
     let state = AppState::new(form, notices, remembered_key);
     provide_context(state);
-    provide_context(Library::new());
+    let library = Library::new();
+    provide_context(library);
+    // What the library kept on an earlier visit.
+    keep::restore(library);
 
     // Keep the URL in step with the form, so the address bar is always a link to this setup.
     // The API key is not part of the form, so it can never reach the URL.

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::core::format::format_bytes;
 use crate::core::present::library::{sorted_order, LibraryColumn, LibraryRow};
 use crate::core::read::bundle::load_dropped_batch;
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
@@ -16,6 +17,7 @@ use crate::core::read::validate::report::Verdict;
 
 use crate::web::platform::clock::measured;
 use crate::web::platform::js_error::js_text;
+use crate::web::run::keep;
 use crate::web::state::library::{Library, LibraryEntry};
 use crate::web::state::AppState;
 use crate::web::ui::slo::restore_slo;
@@ -38,17 +40,19 @@ async fn load_files(library: Library, state: AppState, files: Vec<web_sys::File>
         }
         match JsFuture::from(file.array_buffer()).await {
             Ok(buffer) => batch.push((name, Uint8Array::new(&buffer).to_vec())),
-            Err(err) => library.add(LoadedArtifact::unreadable(
-                &name,
-                &format!("the browser could not read the file: {}", js_text(&err)),
-            )),
+            Err(err) => {
+                library.add(LoadedArtifact::unreadable(
+                    &name,
+                    &format!("the browser could not read the file: {}", js_text(&err)),
+                ));
+            }
         }
     }
     let loaded = measured("strobe:load-artifact", || load_dropped_batch(&batch));
-    for artifact in loaded {
-        restore_slo(state, &artifact);
-        library.add(artifact);
+    for artifact in &loaded {
+        restore_slo(state, artifact);
     }
+    keep::add_batch(library, batch, loaded);
 }
 
 fn load_file_list(library: Library, state: AppState, files: Option<web_sys::FileList>) {
@@ -71,8 +75,15 @@ async fn load_example(library: Library) {
         Err(err) => Err(err.to_string()),
     };
     match text {
-        Ok(text) => library.add(LoadedArtifact::from_text("example-artifact.json", &text)),
-        Err(reason) => library.add(LoadedArtifact::unreadable("example-artifact.json", &reason)),
+        Ok(text) => keep::add_run(
+            library,
+            "example-artifact.json",
+            &text,
+            LoadedArtifact::from_text("example-artifact.json", &text),
+        ),
+        Err(reason) => {
+            library.add(LoadedArtifact::unreadable("example-artifact.json", &reason));
+        }
     }
 }
 
@@ -87,6 +98,7 @@ pub fn ArtifactDrop() -> impl IntoView {
             class="drop-zone"
             class:dragging=move || dragging.get()
             data-testid="drop-zone"
+            data-restored=move || library.restored().get().to_string()
             on:dragover=move |ev: web_sys::DragEvent| {
                 ev.prevent_default();
                 dragging.set(true);
@@ -202,8 +214,21 @@ pub fn ArtifactList() -> impl IntoView {
                         />
                     </tbody>
                 </table>
+                <p class="actions">
+                    <button
+                        type="button"
+                        class="small"
+                        data-testid="library-clear"
+                        on:click=move |_| keep::clear(library)
+                    >
+                        "Clear all"
+                    </button>
+                </p>
             </div>
         </Show>
+        {move || library.note().get().map(|note| view! {
+            <p class="warning" role="status" data-testid="library-note">{note}</p>
+        })}
     }
 }
 
@@ -230,6 +255,8 @@ fn ArtifactCard(
     let selectable = artifact.verdict() != Verdict::Invalid;
     let id = entry.id;
     let selected = entry.selected;
+    let kept = entry.kept;
+    let text_bytes = artifact.text_bytes;
     let label = artifact.label();
     let mut cells = row.cells.into_iter();
     let _run = cells.next();
@@ -255,6 +282,9 @@ fn ArtifactCard(
             <td class="artifact-name">
                 <strong data-testid="artifact-label">{artifact.label()}</strong>
                 <span class="status" data-testid="artifact-status">{artifact.status_line()}</span>
+                <span class="status" data-testid="artifact-kept" data-kept=move || kept.get().is_some().to_string()>
+                    {move || kept_line(text_bytes, kept.get().is_some())}
+                </span>
                 {(!problems.is_empty())
                     .then(|| {
                         view! {
@@ -278,11 +308,22 @@ fn ArtifactCard(
                 <button
                     type="button"
                     class="small"
-                    on:click=move |_| library.remove(id)
+                    data-testid="remove-artifact"
+                    on:click=move |_| keep::remove(library, id)
                 >
                     "Remove"
                 </button>
             </td>
         </tr>
+    }
+}
+
+/// "12.3 KB, kept in this browser" (or "not kept": it lasts until the tab closes).
+fn kept_line(bytes: usize, kept: bool) -> String {
+    let size = format_bytes(bytes);
+    if kept {
+        format!("{size}, kept in this browser")
+    } else {
+        format!("{size}, not kept (until the tab closes)")
     }
 }

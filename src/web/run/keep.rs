@@ -1,0 +1,105 @@
+//! The library kept across reloads and browser restarts (docs/results.md, *The library keeps
+//! what it holds*): what is added to the [`Library`] — a finished run's artifact, the files
+//! dropped together, the example — is kept as the batch of files it was read from
+//! ([`crate::web::platform::kept`]); what is removed is forgotten once no entry was read from
+//! it; when the page opens, every kept batch is read again by the reader that read it first,
+//! so a kept run shows the numbers it showed. What keeping runs into (no storage, a full
+//! quota) is the library's note, with what to do; nothing loaded is lost by it.
+
+use leptos::task::spawn_local;
+
+use crate::core::read::bundle::load_dropped_batch;
+use crate::core::read::loaded::LoadedArtifact;
+
+use crate::web::platform::kept::{self, KeepError, KeptFile};
+use crate::web::state::library::Library;
+
+/// Adds `loaded` (what was read from `files`) to the library, and keeps `files`.
+pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<LoadedArtifact>) {
+    let readable = loaded.iter().any(|artifact| artifact.refusal.is_none());
+    let ids: Vec<u64> = loaded
+        .into_iter()
+        .map(|artifact| library.add(artifact))
+        .collect();
+    if files.is_empty() || !readable {
+        return;
+    }
+    spawn_local(async move {
+        match kept::keep(&files).await {
+            Ok(key) => library.set_kept(&ids, key),
+            Err(error) => note(library, &error),
+        }
+    });
+}
+
+/// Adds a finished run (its artifact's file name and text) to the library, and keeps it.
+pub fn add_run(library: Library, name: &str, text: &str, loaded: LoadedArtifact) {
+    add_batch(
+        library,
+        vec![(name.to_owned(), text.as_bytes().to_vec())],
+        vec![loaded],
+    );
+}
+
+/// Puts a run's new text in the place of the entry named `name` (a sweep's step gains its
+/// sweep block at the end), kept anew under the same key.
+pub fn replace_named(library: Library, name: &str, text: &str) {
+    library.replace_named(name, LoadedArtifact::from_text(name, text));
+    let Some(key) = library.kept_key_of(name) else {
+        return;
+    };
+    let files = vec![(name.to_owned(), text.as_bytes().to_vec())];
+    spawn_local(async move {
+        if let Err(error) = kept::replace(key, &files).await {
+            note(library, &error);
+        }
+    });
+}
+
+/// Removes entry `id`, and forgets its files when no other entry was read from them.
+pub fn remove(library: Library, id: u64) {
+    if let Some(key) = library.remove(id) {
+        spawn_local(async move {
+            if let Err(error) = kept::forget(key).await {
+                note(library, &error);
+            }
+        });
+    }
+}
+
+/// Empties the library and forgets everything kept.
+pub fn clear(library: Library) {
+    library.clear();
+    library.set_note(None);
+    spawn_local(async move {
+        if let Err(error) = kept::forget_all().await {
+            note(library, &error);
+        }
+    });
+}
+
+/// Reads every kept batch back into the library, in the order kept (called as the page
+/// opens); only the last batch's runs start selected (a library of many runs would otherwise
+/// open as one large comparison).
+pub fn restore(library: Library) {
+    spawn_local(async move {
+        let batches = match kept::kept().await {
+            Ok(batches) => batches,
+            Err(error) => {
+                library.set_restored();
+                return note(library, &error);
+            }
+        };
+        let last = batches.len().saturating_sub(1);
+        for (position, batch) in batches.into_iter().enumerate() {
+            for artifact in load_dropped_batch(&batch.files) {
+                library.add_kept(artifact, batch.key, position == last);
+            }
+        }
+        library.set_restored();
+    });
+}
+
+fn note(library: Library, error: &KeepError) {
+    library.set_note(Some(error.to_string()));
+}
