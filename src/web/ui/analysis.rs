@@ -415,8 +415,13 @@ fn CompareRuns(
                 .collect()
         })
     };
-    let (labels, mismatches) =
-        comparison.with_untracked(|c| (c.labels.clone(), c.mismatches.clone()));
+    let (labels, mismatches, different_traffic) = comparison.with_untracked(|c| {
+        (
+            c.labels.clone(),
+            c.mismatches.clone(),
+            c.different_traffic(),
+        )
+    });
     view! {
         <CapacityView runs=runs.clone() />
         <section class="analysis" data-testid="compare-runs">
@@ -435,6 +440,14 @@ fn CompareRuns(
                             <strong>"These runs did not measure the same workload:"</strong>
                             " read the differences below with that in mind."
                         </p>
+                        {different_traffic
+                            .map(|sentence| {
+                                view! {
+                                    <p data-testid="different-traffic">
+                                        <strong>{sentence}</strong>
+                                    </p>
+                                }
+                            })}
                         <ul>
                             {mismatches
                                 .into_iter()
