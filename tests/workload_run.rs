@@ -1,7 +1,8 @@
 //! A run of a workload file's conversations built through the real pipeline: the sample
 //! `public/samples/conversations.jsonl` played as sessions (`workload_turns=all`), each request
 //! streamed and concluded, the artifact built, validated (the `workload-block` and
-//! `workload-origin` rules among the rest) and read back the way the results pages read it.
+//! `workload-origin` rules among the rest) and read back the way the results pages read it:
+//! the turns table shows each turn's TTFT and its growing history.
 
 mod common;
 
@@ -17,6 +18,8 @@ use strobe::core::observe::accumulate::StreamAccumulator;
 use strobe::core::observe::conclude::{conclude_request, RequestOutcome, RequestPlanFacts};
 use strobe::core::plan::workload::WorkloadRequests;
 use strobe::core::plan::RunPlan;
+use strobe::core::present::turns::turns_table;
+use strobe::core::read::loaded::LoadedArtifact;
 use strobe::core::read::validate::validate_artifact_text;
 use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 use strobe::core::workload::read::{read, ReadOptions};
@@ -137,4 +140,35 @@ fn a_run_of_conversations_validates_and_every_row_says_its_session_and_turn() {
         sessions
     );
     assert!(turns.iter().any(|turn| *turn >= 2), "{turns:?}");
+}
+
+#[test]
+fn the_turns_table_reads_the_history_growing_turn_by_turn() {
+    let (_, artifact) = conversations_run();
+    let text = artifact.to_json_text().expect("serializes");
+    let run = LoadedArtifact::from_text("conversations-run.json", &text);
+    let table = turns_table(&run).expect("sessions of several turns");
+    assert_eq!(table.sessions, 8);
+    assert_eq!(table.turns[0].requests, 8);
+    assert_eq!(table.turns[0].failed, 0);
+    for row in &table.turns {
+        assert_eq!(row.prompt_tokens_p50, Some(prompt_tokens_of(row.turn)));
+    }
+    // Sessions 0…7 at turn 0 wait 300 + session ms: nearest-rank p50 and p90 of eight.
+    assert_eq!(table.turns[0].ttft_p50_ms, Some(ttft_of(0, 3)));
+    assert_eq!(table.turns[0].ttft_p90_ms, Some(ttft_of(0, 7)));
+    assert!(table.turns[1].ttft_p50_ms < table.turns[0].ttft_p50_ms);
+    // The table docs/workloads.md shows.
+    let expected = [
+        ["0", "8", "0", "303 ms", "307 ms", "40"],
+        ["1", "8", "0", "123 ms", "127 ms", "190"],
+        ["2", "5", "0", "124 ms", "127 ms", "340"],
+        ["3", "2", "0", "122 ms", "127 ms", "490"],
+    ];
+    assert_eq!(
+        table.cells(),
+        expected.map(|row| row.map(String::from).to_vec())
+    );
+    let requests: u64 = table.turns.iter().map(|row| row.requests).sum();
+    assert_eq!(requests, run.rows.len() as u64);
 }
