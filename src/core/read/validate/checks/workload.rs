@@ -29,8 +29,9 @@ use crate::core::read::validate::values::{
 };
 use crate::core::workload::{SkipReason, WorkloadFormat};
 
-/// Longest file name the block may record (file systems allow 255 bytes).
-const MAX_FILE_NAME_CHARS: usize = 255;
+/// Longest file name the block may record: a file's name (file systems allow 255 bytes) or a
+/// `workload_url`'s last path segment, which can be longer.
+const MAX_FILE_NAME_CHARS: usize = 1024;
 
 const BLOCK_KEYS: [&str; 4] = ["source", "endpoint", "file", "sending"];
 const FILE_KEYS: [&str; 9] = [

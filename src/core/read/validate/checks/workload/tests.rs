@@ -135,9 +135,14 @@ fn the_block_must_be_an_object_of_known_keys_and_spellings() {
         ["$.workload.sending.think_time_ms"]
     );
     assert_eq!(
-        paths(&changed("/workload/file/name", json!("x".repeat(256)))),
+        paths(&changed("/workload/file/name", json!("x".repeat(1025)))),
         ["$.workload.file.name"]
     );
+    assert_eq!(
+        paths(&changed("/workload/file/name", json!(""))),
+        ["$.workload.file.name"]
+    );
+    assert!(paths(&changed("/workload/file/name", json!("x".repeat(300)))).is_empty());
     // A synthetic run has no file and no sending.
     let mut synthetic = workload_run();
     synthetic["workload"]["source"] = json!("synthetic");
