@@ -21,7 +21,8 @@ use crate::core::read::loaded::LoadedArtifact;
 pub struct TurnRow {
     /// The turn's place in its session, from 0.
     pub turn: u64,
-    /// Requests sent at this turn: rows and failures.
+    /// Requests of this turn: rows and failures (a turn not sent because an earlier turn of
+    /// its session failed is a failure too).
     pub requests: u64,
     /// Of them, failed.
     pub failed: u64,
