@@ -61,9 +61,6 @@ pub fn settings_plan(form: &RunForm) -> Result<(RunConfig, RunPlan), PlanExportE
                 .collect(),
         )
     })?;
-    if config.workload.url.is_some() {
-        return Err(PlanExportError::WorkloadFile);
-    }
     let plan = RunPlan::new(&config, None)?;
     Ok((config, plan))
 }
@@ -145,6 +142,9 @@ fn link_problem(error: &ConfigError, set: &BTreeSet<&'static str>) -> String {
 /// trailing newline).
 pub fn plan_document(form: &RunForm) -> Result<String, PlanExportError> {
     let (config, plan) = settings_plan(form)?;
+    if config.workload.url.is_some() {
+        return Err(PlanExportError::WorkloadFile);
+    }
     document_of(form, &config, &plan)
 }
 
