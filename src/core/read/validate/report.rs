@@ -147,8 +147,8 @@ pub enum RuleId {
     /// (never a prompt), its spellings and ranges, and counts that agree.
     WorkloadBlock,
     /// strobe addition: every row and failure of a workload file's run records its `workload`
-    /// origin within the block's counts, one record per session, turns from 0; no other run's
-    /// rows carry one.
+    /// origin within the block's counts, one record per session, turns 0, 1, 2… each once; no
+    /// other run's rows carry one.
     WorkloadOrigin,
 }
 

@@ -8,11 +8,11 @@
 //! than passed over), its values are the spellings and ranges strobe writes, and its counts
 //! agree (usable ≤ records, usable plus skipped = records, requests within the usable turns).
 //! `workload-origin`: a file run's every row and failure says where it came from, within the
-//! block's counts, one record per session, and each session's turns start at 0.
+//! block's counts, one record per session, and each session's turns are 0, 1, 2… each once.
 //!
 //! Messages name keys and counts, never a string's text: the block is about private files.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
@@ -482,9 +482,19 @@ impl Checker {
     }
 
     /// Every row's and failure's `workload`: present exactly in a file run, within `bounds`,
-    /// one record per session, each session's turns starting at 0.
+    /// one record per session, each session's turns 0, 1, 2… each once (every planned request
+    /// has a row or a failure).
     fn check_origins(&mut self, artifact: &Map<String, Value>, bounds: Option<Bounds>) {
-        let mut first_turns: HashMap<i128, (i128, i128, String)> = HashMap::new();
+        /// What the entries of one session said: its record, where it was first met, and the
+        /// path of each turn.
+        struct Seen {
+            record: i128,
+            first_path: String,
+            turns: BTreeMap<i128, String>,
+        }
+        let mut sessions: BTreeMap<i128, Seen> = BTreeMap::new();
+        // An origin already found wrong leaves its session's turns unknown: no gap is claimed.
+        let mut all_read = true;
         for list in ["request_timings", "failures"] {
             let Some(entries) = artifact.get(list).and_then(Value::as_array) else {
                 continue;
@@ -509,6 +519,7 @@ impl Checker {
                     continue;
                 };
                 let Some(origin) = origin.and_then(Value::as_object) else {
+                    all_read = false;
                     self.push(
                         origin_path,
                         RuleId::WorkloadOrigin,
@@ -520,42 +531,55 @@ impl Checker {
                     );
                     continue;
                 };
-                if let Some((session, record, turn)) =
-                    self.check_origin(origin, &origin_path, bounds)
-                {
-                    let first =
-                        first_turns
-                            .entry(session)
-                            .or_insert((record, turn, origin_path.clone()));
-                    if first.0 != record {
-                        let message = format!(
-                            "session {session} comes from record {} at {}, so it cannot come \
-                             from record {record} here: a session is one record",
-                            first.0, first.2
-                        );
-                        self.push(
-                            child_path(&origin_path, "record"),
-                            RuleId::WorkloadOrigin,
-                            message,
-                        );
-                    }
-                    first.1 = first.1.min(turn);
+                let Some((session, record, turn)) = self.check_origin(origin, &origin_path, bounds)
+                else {
+                    all_read = false;
+                    continue;
+                };
+                let seen = sessions.entry(session).or_insert_with(|| Seen {
+                    record,
+                    first_path: origin_path.clone(),
+                    turns: BTreeMap::new(),
+                });
+                if seen.record != record {
+                    let message = format!(
+                        "session {session} comes from record {} at {}, so it cannot come from \
+                         record {record} here: a session is one record",
+                        seen.record, seen.first_path
+                    );
+                    self.push(
+                        child_path(&origin_path, "record"),
+                        RuleId::WorkloadOrigin,
+                        message,
+                    );
+                }
+                if let Some(earlier) = seen.turns.get(&turn) {
+                    let message = format!(
+                        "session {session}'s turn {turn} is also at {earlier}: each turn is one \
+                         request"
+                    );
+                    self.push(
+                        child_path(&origin_path, "turn"),
+                        RuleId::WorkloadOrigin,
+                        message,
+                    );
+                } else {
+                    seen.turns.insert(turn, origin_path);
                 }
             }
         }
-        let mut late: Vec<(i128, i128, String)> = first_turns
-            .into_iter()
-            .filter(|(_, (_, turn, _))| *turn > 0)
-            .map(|(session, (_, turn, path))| (session, turn, path))
-            .collect();
-        late.sort();
-        for (session, turn, path) in late {
+        for (session, seen) in sessions.into_iter().filter(|_| all_read) {
+            // Turns are 0, 1, 2…: the first gap is the first turn missing.
+            let Some(missing) = (0..).zip(seen.turns.keys()).find(|(n, t)| n != *t) else {
+                continue;
+            };
+            let (missing, next) = (missing.0, missing.1);
             self.push(
-                child_path(&path, "turn"),
+                child_path(&seen.first_path, "turn"),
                 RuleId::WorkloadOrigin,
                 format!(
-                    "session {session}'s first turn here is {turn}, but turns count from 0 and \
-                     every planned request has a row or a failure: turn 0 is missing"
+                    "session {session} has turn {next} but no turn {missing}: turns count from 0 \
+                     and every planned request has a row or a failure"
                 ),
             );
         }

@@ -285,9 +285,9 @@ fn rows_say_where_they_came_from_within_the_blocks_counts() {
 }
 
 #[test]
-fn each_sessions_turns_start_at_zero() {
+fn each_sessions_turns_count_from_zero_each_once() {
     let mut artifact = workload_run();
-    for (position, turn) in [(3, 1), (4, 2), (5, 1)] {
+    for (position, turn) in [(3, 1), (4, 2), (5, 3)] {
         artifact["request_timings"][position]["workload"]["turn"] = json!(turn);
     }
     assert_eq!(
@@ -297,4 +297,21 @@ fn each_sessions_turns_start_at_zero() {
             "$.request_timings[3].workload.turn".to_owned()
         )]
     );
+    // A gap, and a turn given twice.
+    let mut artifact = workload_run();
+    artifact["request_timings"][2]["workload"]["turn"] = json!(3);
+    assert_eq!(paths(&artifact), ["$.request_timings[0].workload.turn"]);
+    let message = validate_artifact(&artifact)
+        .violations
+        .into_iter()
+        .find(|violation| violation.rule == RuleId::WorkloadOrigin)
+        .map(|violation| violation.message)
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("session 0 has turn 3 but no turn 2"),
+        "{message}"
+    );
+    let mut artifact = workload_run();
+    artifact["request_timings"][5]["workload"]["turn"] = json!(1);
+    assert_eq!(paths(&artifact), ["$.request_timings[5].workload.turn"]);
 }
