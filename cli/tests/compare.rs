@@ -215,3 +215,29 @@ fn a_repeat_group_with_a_gap_is_noted() {
         stderr(&output)
     );
 }
+
+#[test]
+fn runs_of_different_workloads_are_said_to_be() {
+    let mut value: Value =
+        serde_json::from_str(&common::fixture_text(REAL_A)).expect("an artifact");
+    value["workload"] = serde_json::json!({"source": "synthetic", "endpoint": "completions"});
+    let completions = temp_file("compare-completions.json", &value.to_string());
+    let completions = completions.to_str().expect("a path");
+    let output = run(&["compare", &fixture(REAL_A), completions]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    assert!(
+        text.contains("Different workloads: These runs sent different workloads (workload.endpoint chat vs completions)"),
+        "{text}"
+    );
+    let json = json_of(&["compare", "--json", &fixture(REAL_A), completions]);
+    assert!(json["workloads_differ"]
+        .as_str()
+        .is_some_and(|words| words.contains("workload.endpoint")));
+    let same = json_of(&["compare", "--json", &fixture(REAL_A), &fixture(REAL_A)]);
+    assert_eq!(same["workloads_differ"], Value::Null);
+    assert!(
+        !stdout(&run(&["compare", &fixture(REAL_A), &fixture(REAL_B)]))
+            .contains("Different workloads")
+    );
+}

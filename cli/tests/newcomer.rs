@@ -86,6 +86,23 @@ fn a_plan_without_a_base_url_is_refused_and_says_which_key_to_add() {
     assert!(!folder.exists(), "nothing is written");
 }
 
+#[test]
+fn a_plan_of_a_workload_file_is_refused_and_says_what_to_do() {
+    let folder = temp_dir("plan-workload").join("plan");
+    let output = run(&[
+        "plan",
+        "--link",
+        "base_url=http://127.0.0.1:9/v1&model=m&engine=vllm&workload_url=https://team.example/w.jsonl",
+        "--out",
+        &folder.to_string_lossy(),
+    ]);
+    assert_exit(&output, 1);
+    let error = stderr(&output);
+    assert!(error.contains("synthetic prompts only"), "{error}");
+    assert!(error.contains("run the workload from the page"), "{error}");
+    assert!(!folder.exists(), "nothing is written");
+}
+
 // 2. `convert` keeps, or explains, what `summary` showed of the original.
 
 #[test]

@@ -98,3 +98,53 @@ fn a_missing_file_or_a_bad_turns_value_exits_two() {
         stderr(&output)
     );
 }
+
+#[test]
+fn the_summary_of_a_conversation_run_shows_ttft_by_turn() {
+    let mut value: Value =
+        serde_json::from_str(&support::common::reference_text()).expect("the reference");
+    let canaries = value["request_canaries"].clone();
+    value["workload"] = serde_json::json!({
+        "source": "file", "endpoint": "chat",
+        "file": {"format": "aiperf_multi_turn", "name": "chats.jsonl", "bytes": 100,
+                 "sha256": format!("sha256:{}", "0".repeat(64)), "records": 2,
+                 "usable_sessions": 2, "usable_turns": 6, "skipped": [], "timed": false},
+        "sending": {"turns": "all", "order": "file", "seed": 0, "output_lengths": "file",
+                    "history": "live", "think_time_ms": 0, "session_header": null,
+                    "trace_speed": null, "sessions": 2, "requests": 6, "marker_lines": canaries}
+    });
+    for (position, row) in value["request_timings"]
+        .as_array_mut()
+        .expect("rows")
+        .iter_mut()
+        .enumerate()
+    {
+        let position = position as u64;
+        row["workload"] = serde_json::json!({"record": position / 3, "session": position / 3,
+                                             "turn": position % 3});
+    }
+    let file = temp_file("summary-conversations.json", &value.to_string());
+    let output = run(&["summary", file.to_str().expect("a path")]);
+    assert_exit(&output, 0);
+    let text = stdout(&output);
+    let table = text
+        .split("\nTTFT by turn\n")
+        .nth(1)
+        .expect("a turns table");
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[0]
+            .trim_start()
+            .starts_with("turn  requests  failed  TTFT p50"),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 5, "a header, three turns, the note: {text}");
+    assert!(
+        lines[1].trim_start().starts_with("0         2       0"),
+        "{text}"
+    );
+    assert!(lines[4].starts_with("2 sessions;"), "{text}");
+    // A run without sessions has no such table.
+    let plain = run(&["summary", &support::fixture("reference-artifact.json")]);
+    assert!(!stdout(&plain).contains("TTFT by turn"));
+}

@@ -33,6 +33,10 @@ p50s are put to Welch's t-test and their means compared; each group needs two ru
 Each group's p50 and p95 are shown as their mean ± the Student-t 95 % interval, and runs that
 disagree (a spread above 10 % of the mean) are flagged.
 
+Runs that sent different workloads (another file's SHA-256, a file against synthetic prompts,
+chat against completions, other turns, order, output lengths or history) are still tested, and
+a line under A and B says so: their numbers describe different traffic.
+
 The p-value shown is Holm-adjusted; --json also gives the test's own (`p_value_unadjusted`).
 'Significant' says the difference is unlikely to be noise between these runs, not that it is
 large or that it holds on another day: see docs/metrics.md, *Is B really faster than A?*.
@@ -318,6 +322,9 @@ fn render_table(verdict: &Verdict, a: &str, b: &str) -> String {
         })
         .collect();
     let mut text = format!("A: {a}\nB: {b}\n\n");
+    if let Some(sentence) = &verdict.workloads_differ {
+        text.push_str(&format!("Different workloads: {sentence}\n\n"));
+    }
     for row in &rows {
         let cells: Vec<String> = row
             .iter()

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use serde_json::{Map, Value};
+use strobe::core::present::turns::{turns_table, TurnsTable};
 use strobe::core::read::foreign::read_aiperf_pair;
 use strobe::core::read::foreign::unavailable::{Headline, Unavailable};
 use strobe::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
@@ -21,7 +22,9 @@ Prints the model, engine, gpu, measurement protocol, request counts, concurrency
 max_tokens of FILE, throughput and the prefix-cache hit average, then p50/p95/mean of time to
 first output, TTFT, E2E, TPOT, decode rate and effective prefill rate (legacy artifacts record
 only p50/p95). A '-' marks a value the artifact does not record. The verdict line says whether
-the artifact passes `strobe-artifact validate` (its spelling).
+the artifact passes `strobe-artifact validate` (its spelling). A run of a workload file's
+conversations (sessions of several turns) adds TTFT by turn: per turn index the requests,
+failures, TTFT p50/p90 and the server's prompt tokens p50, history included.
 
 FILE may also be another tool's results: `vllm bench serve` JSON, a GuideLLM JSON report (one
 block per benchmark) or AIPerf's profile_export.jsonl or profile_export_aiperf.json (or the
@@ -121,6 +124,9 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         }
     };
     write!(out, "{}", render_summary(&shown_name, &artifact, &report))?;
+    if let Some(table) = loaded.first().and_then(turns_table) {
+        write!(out, "{}", turns_text(&table))?;
+    }
     Ok(if report.is_acceptable() {
         Outcome::Success
     } else {
@@ -186,6 +192,36 @@ fn render_summary(file: &str, artifact: &Map<String, Value>, report: &Report) ->
     let mut text = facts_text(&facts);
     text.push('\n');
     text.push_str(&metrics_table(&key_metrics, &[]));
+    text
+}
+
+/// A conversation run's TTFT by turn (the core's [`turns_table`]): a heading, the aligned
+/// table and its note.
+fn turns_text(table: &TurnsTable) -> String {
+    let header: Vec<String> = table.header().into_iter().map(str::to_owned).collect();
+    let mut rows = vec![header];
+    rows.extend(table.cells());
+    let columns = rows[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|column| {
+            rows.iter()
+                .map(|row| row.get(column).map_or(0, |cell| cell.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut text = String::from("\nTTFT by turn\n");
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:>width$}"))
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text.push_str(&table.note());
+    text.push('\n');
     text
 }
 

@@ -17,7 +17,7 @@ pub const MIN_TRACE_SPEED: f64 = 0.01;
 /// See [`MIN_TRACE_SPEED`].
 pub const MAX_TRACE_SPEED: f64 = 1000.0;
 /// The longest per-session header name.
-const MAX_HEADER_NAME: usize = 64;
+pub const MAX_HEADER_NAME: usize = 64;
 
 /// Headers a page may not set, or that strobe sets itself: a session header cannot be one.
 const RESERVED_HEADERS: &[&str] = &[
@@ -142,7 +142,7 @@ impl WorkloadOptions {
 
 /// Whether `name` can be a session header: an HTTP token that a page may set and strobe does
 /// not set itself.
-fn check_header_name(name: &str) -> Result<(), &'static str> {
+pub fn check_header_name(name: &str) -> Result<(), &'static str> {
     if name.is_empty() || name.len() > MAX_HEADER_NAME {
         return Err("must be 1 to 64 characters");
     }

@@ -2,7 +2,9 @@
 //! every request's index, planned context, canary marker, prompt and exact body, the endpoints
 //! and the load shape (the closed loop's concurrency, or the open loop's arrival schedule).
 //! It is made from the page's settings alone (a link's query), never from an endpoint check,
-//! so the page and `strobe-artifact plan` write the same bytes for the same settings.
+//! so the page and `strobe-artifact plan` write the same bytes for the same settings. Settings
+//! that send a workload file are refused ([`PlanExportError::WorkloadFile`]): the plan carries
+//! synthetic prompts only, and Locust's records are read back against the plan of the link.
 
 use std::collections::BTreeSet;
 
@@ -35,6 +37,14 @@ pub enum PlanExportError {
     /// A request's prompt cannot be built.
     #[error("{0}")]
     Prompt(#[from] PromptError),
+    /// The settings send a workload file, whose requests a plan does not carry.
+    #[error(
+        "the plan export carries strobe's synthetic prompts only, not a workload file's \
+         requests (its prompts and sessions would not be in plan.json, and Locust's records \
+         could not be read back against them): run the workload from the page, or remove it \
+         (workload_url in the link, No workload on the page) to export the synthetic plan"
+    )]
+    WorkloadFile,
     /// The document cannot be written (a non-finite number).
     #[error("the plan cannot be written: {0}")]
     Encoding(#[from] PyJsonError),
@@ -93,6 +103,9 @@ pub fn plan_of_link(link: &str) -> Result<LinkPlan, PlanExportError> {
             .collect::<Vec<_>>()
     });
     match config {
+        Ok(config) if config.workload.url.is_some() && problems.is_empty() => {
+            Err(PlanExportError::WorkloadFile)
+        }
         Ok(config) if problems.is_empty() => {
             let plan = RunPlan::new(&config, None)?;
             let document = document_of(&form, &config, &plan)?;
@@ -129,6 +142,9 @@ fn link_problem(error: &ConfigError, set: &BTreeSet<&'static str>) -> String {
 /// trailing newline).
 pub fn plan_document(form: &RunForm) -> Result<String, PlanExportError> {
     let (config, plan) = settings_plan(form)?;
+    if config.workload.url.is_some() {
+        return Err(PlanExportError::WorkloadFile);
+    }
     document_of(form, &config, &plan)
 }
 
@@ -299,5 +315,21 @@ mod tests {
         let error = plan_document(&form).expect_err("invalid");
         assert!(matches!(error, PlanExportError::Settings(_)), "{error}");
         assert!(error.to_string().contains("requests"), "{error}");
+    }
+
+    #[test]
+    fn settings_that_send_a_workload_file_are_refused_with_what_to_do() {
+        let query = "base_url=http://127.0.0.1:9/v1&model=m&engine=vllm&requests=5\
+                     &workload_url=https://team.example/chats.jsonl";
+        let (form, _) = RunForm::from_query(query);
+        let refusal = plan_document(&form).expect_err("refused");
+        assert_eq!(refusal, PlanExportError::WorkloadFile);
+        let words = refusal.to_string();
+        assert!(words.contains("run the workload from the page"), "{words}");
+        assert!(words.contains("workload_url"), "{words}");
+        assert_eq!(
+            plan_of_link(query).expect_err("refused"),
+            PlanExportError::WorkloadFile
+        );
     }
 }

@@ -155,12 +155,7 @@ pub struct SkippedRecords {
 impl WorkloadFile {
     /// The record of `summary`.
     pub fn of(summary: &WorkloadSummary) -> Self {
-        let reason = |skipped: &Skipped| {
-            serde_json::to_value(skipped.reason)
-                .ok()
-                .and_then(|value| value.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        };
+        let reason = |skipped: &Skipped| skipped.reason.as_str().to_owned();
         Self {
             format: summary.format.as_str().to_owned(),
             name: summary.name.clone(),

@@ -12,6 +12,7 @@ use crate::core::read::foreign::{Definition, Quantity};
 use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::SamplingView;
+use crate::core::read::loaded::workload::WorkloadBlockView;
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::{judge_loaded, SloOutcome};
 
@@ -161,6 +162,27 @@ impl Comparison {
         self.mismatches.is_empty()
     }
 
+    /// When the runs sent different workloads, one sentence that says so plainly and names
+    /// each difference (a file's SHA-256, a file against synthetic prompts, the API, the turns,
+    /// the order, the output lengths, the history); `None` when their files tell of the same
+    /// traffic, or do not tell.
+    pub fn different_traffic(&self) -> Option<String> {
+        let differences: Vec<String> = self
+            .mismatches
+            .iter()
+            .filter(|mismatch| TRAFFIC_FIELDS.contains(&mismatch.field))
+            .map(|mismatch| format!("{} {}", mismatch.field, mismatch.values.join(" vs ")))
+            .collect();
+        if differences.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "These runs sent different workloads ({}): their numbers describe different \
+             traffic, so a difference between them is the workloads' as much as the servers'.",
+            differences.join("; ")
+        ))
+    }
+
     /// Adds the SLO's attainment and goodput of each of `runs` (the runs compared, in order),
     /// with deltas and ratios against the first like every other row; a run the SLO cannot
     /// judge (G1, G2) has no value.
@@ -257,7 +279,7 @@ fn number_of<T: ToString>(number: Option<T>) -> Option<String> {
     number.map(|number| number.to_string())
 }
 
-const WORKLOAD_FIELDS: [WorkloadField; 23] = [
+const WORKLOAD_FIELDS: [WorkloadField; 31] = [
     WorkloadField {
         field: "time basis",
         read: |run| Some(run.basis.label().to_owned()),
@@ -373,6 +395,67 @@ const WORKLOAD_FIELDS: [WorkloadField; 23] = [
         absent_differs: true,
     },
     WorkloadField {
+        field: "workload.source",
+        read: |run| block_or(run, |block| text_of(&block.source), "synthetic"),
+        explanation: "one run sent a workload file's requests and the other strobe's synthetic \
+                      prompts: their numbers describe different traffic",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "workload.file.sha256",
+        read: |run| {
+            run.workload_block
+                .as_ref()
+                .and_then(|block| text_of(&block.sha256))
+        },
+        explanation: "the runs sent different workload files (or different versions of one): \
+                      their numbers describe different traffic",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "workload.endpoint",
+        read: |run| block_or(run, |block| text_of(&block.endpoint), "chat"),
+        explanation: "the chat API wraps each prompt in the model's chat template and the \
+                      completions API sends it bare, so the same text is a different prompt to \
+                      the server",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "workload.sending.turns",
+        read: |run| sending_of(run, |block| text_of(&block.turns)),
+        explanation: "whole conversations send each turn with its growing history (where the \
+                      prefix cache decides TTFT); first turns alone do not",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "workload.sending.order",
+        read: |run| sending_of(run, WorkloadBlockView::order_text),
+        explanation: "another order (or shuffle seed) sends other records at each point of the \
+                      run, and other records altogether when it takes fewer than all",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "workload.sending.output_lengths",
+        read: |run| sending_of(run, |block| text_of(&block.output_lengths)),
+        explanation: "the file's output lengths and one fixed max_tokens ask for different \
+                      answers, so E2E and throughput differ by design",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "workload.sending.history",
+        read: |run| sending_of(run, |block| text_of(&block.history)),
+        explanation: "live history carries each server's own replies into later turns, \
+                      recorded history the file's: later turns' prompts differ",
+        absent_differs: false,
+    },
+    WorkloadField {
+        field: "workload.sending.trace_speed",
+        read: |run| sending_of(run, |block| block.trace_speed.map(format_number_exact)),
+        explanation: "a trace replayed faster offers more load: latency rises toward \
+                      saturation",
+        absent_differs: false,
+    },
+    WorkloadField {
         field: "sampling.temperature.requested",
         read: |run| sampling_value(run, |sampling| sampling.temperature),
         explanation: "sampling temperature changes what is generated and how long outputs run",
@@ -438,6 +521,44 @@ const WORKLOAD_FIELDS: [WorkloadField; 23] = [
     },
 ];
 
+/// A value of a run's `workload` block, or `otherwise` for a file without one that strobe or
+/// the reference producer wrote (they send synthetic prompts on the chat API when there is
+/// none); `None` for another tool's results, which do not say what they sent.
+fn block_or(
+    run: &LoadedArtifact,
+    read: fn(&WorkloadBlockView) -> Option<String>,
+    otherwise: &str,
+) -> Option<String> {
+    match &run.workload_block {
+        Some(block) => read(block),
+        None if run.foreign.is_some() => None,
+        None => Some(otherwise.to_owned()),
+    }
+}
+
+/// A sending setting of a run that sent a workload file; `None` for every other run.
+fn sending_of(
+    run: &LoadedArtifact,
+    read: fn(&WorkloadBlockView) -> Option<String>,
+) -> Option<String> {
+    run.workload_block
+        .as_ref()
+        .filter(|block| block.source.as_ref().is_some_and(|s| s.as_str() == "file"))
+        .and_then(read)
+}
+
+/// The compared fields that say which requests a run sent: runs that differ in one sent
+/// different traffic ([`Comparison::different_traffic`]).
+const TRAFFIC_FIELDS: [&str; 7] = [
+    "workload.source",
+    "workload.file.sha256",
+    "workload.endpoint",
+    "workload.sending.turns",
+    "workload.sending.order",
+    "workload.sending.output_lengths",
+    "workload.sending.history",
+];
+
 fn sampling_value(run: &LoadedArtifact, pick: fn(&SamplingView) -> Option<f64>) -> Option<String> {
     let sampling = run.workload.sampling.as_ref()?;
     Some(match pick(sampling) {
@@ -454,11 +575,12 @@ fn format_number_exact(value: f64) -> String {
 /// The compared fields that are a run's load level or a consequence of it (a suspected
 /// connection limit comes with concurrency above six), not its setup: the points of one
 /// capacity curve differ in these.
-const LOAD_LEVEL_FIELDS: [&str; 5] = [
+const LOAD_LEVEL_FIELDS: [&str; 6] = [
     "concurrency",
     "load.mode",
     "load.rate",
     "load.arrivals",
+    "workload.sending.trace_speed",
     "client.transport.connection_limit_suspected",
 ];
 
@@ -620,147 +742,4 @@ pub fn format_delta(delta: &MetricDelta, unit: &str, is_baseline: bool) -> Strin
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deltas_and_ratios_need_both_values_and_a_nonzero_baseline() {
-        assert_eq!(
-            MetricDelta::against(Some(3.0), Some(2.0)),
-            MetricDelta {
-                value: Some(3.0),
-                delta: Some(1.0),
-                ratio: Some(1.5)
-            }
-        );
-        assert_eq!(
-            MetricDelta::against(None, Some(2.0)),
-            MetricDelta::default()
-        );
-        assert_eq!(
-            MetricDelta::against(Some(2.0), None),
-            MetricDelta {
-                value: Some(2.0),
-                delta: None,
-                ratio: None
-            }
-        );
-        assert_eq!(
-            MetricDelta::against(Some(2.0), Some(0.0)),
-            MetricDelta {
-                value: Some(2.0),
-                delta: Some(2.0),
-                ratio: None
-            }
-        );
-        // Overflow to infinity is not a difference anyone can read.
-        assert_eq!(
-            MetricDelta::against(Some(f64::MAX), Some(-f64::MAX)).delta,
-            None
-        );
-    }
-
-    #[test]
-    fn deltas_format_with_sign_and_ratio() {
-        let delta = MetricDelta::against(Some(9000.0), Some(8953.168));
-        assert_eq!(format_delta(&delta, "ms", false), "9000 ms (+46.8, ×1.005)");
-        assert_eq!(format_delta(&delta, "ms", true), "9000 ms");
-        let lower = MetricDelta::against(Some(0.25), Some(0.5));
-        assert_eq!(format_delta(&lower, "", false), "0.250 (-0.250, ×0.500)");
-        assert_eq!(format_delta(&MetricDelta::default(), "ms", false), "—");
-    }
-
-    #[test]
-    fn no_runs_or_one_run_have_nothing_to_mismatch() {
-        let empty = compare(&[]);
-        assert!(empty.labels.is_empty() && empty.metrics.is_empty());
-        assert!(empty.is_like_for_like());
-
-        let run = LoadedArtifact::from_text("one.json", r#"{"concurrency": 3, "failed": 1}"#);
-        let single = compare(&[&run]);
-        assert!(single.is_like_for_like());
-        let failed = single
-            .metrics
-            .iter()
-            .find(|row| row.metric == ComparedMetric::FailedRequests)
-            .expect("failed requests");
-        assert_eq!(failed.runs, [MetricDelta::against(Some(1.0), Some(1.0))]);
-        assert_eq!(single.metrics.len(), 1, "only metrics some run has");
-    }
-
-    #[test]
-    fn sampling_values_compare_exactly() {
-        let a = LoadedArtifact::from_text(
-            "a.json",
-            r#"{"sampling": {"temperature": {"requested": 0.9}, "top_p": {"requested": null}}}"#,
-        );
-        let b = LoadedArtifact::from_text(
-            "b.json",
-            r#"{"sampling": {"temperature": {"requested": 0.90000001}, "top_p": {"requested": null}}}"#,
-        );
-        let mismatches = compare(&[&a, &b]).mismatches;
-        assert_eq!(mismatches.len(), 1);
-        assert_eq!(mismatches[0].field, "sampling.temperature.requested");
-        assert_eq!(mismatches[0].values, ["0.9", "0.90000001"]);
-    }
-
-    #[test]
-    fn how_runs_were_measured_is_compared_only_between_runs_that_say() {
-        let client = |thread: &str, live_view: &str, queued: bool| {
-            format!(
-                r#"{{"client": {{"measurement_thread": "{thread}", "live_view": "{live_view}", "transport": {{"connection_limit_suspected": {queued}}}}}}}"#
-            )
-        };
-        let worker = LoadedArtifact::from_text("w.json", &client("worker", "during", false));
-        let main = LoadedArtifact::from_text("m.json", &client("main", "end", true));
-        let other_tool = LoadedArtifact::from_text("r.json", "{}");
-        let fields: Vec<&str> = compare(&[&worker, &main])
-            .mismatches
-            .iter()
-            .map(|mismatch| mismatch.field)
-            .collect();
-        assert_eq!(
-            fields,
-            [
-                "client.measurement_thread",
-                "client.live_view",
-                "client.transport.connection_limit_suspected"
-            ]
-        );
-        // A file from a client without the block says nothing either way.
-        assert!(compare(&[&worker, &other_tool]).mismatches.is_empty());
-        let three = compare(&[&worker, &other_tool, &main]).mismatches;
-        assert_eq!(three[0].values, ["worker", ABSENT, "main"]);
-    }
-
-    #[test]
-    fn an_open_loop_differs_from_a_closed_one_and_rates_from_each_other() {
-        let open = |rate: f64, arrivals: &str| {
-            LoadedArtifact::from_text(
-                "open.json",
-                &format!(
-                    r#"{{"load": {{"mode": "rate", "rate": {rate}, "arrivals": "{arrivals}"}}}}"#
-                ),
-            )
-        };
-        let closed = LoadedArtifact::from_text("closed.json", "{}");
-        let fields = |runs: &[&LoadedArtifact]| -> Vec<&str> {
-            compare(runs)
-                .mismatches
-                .iter()
-                .map(|mismatch| mismatch.field)
-                .collect()
-        };
-        let twenty = open(20.0, "poisson");
-        assert_eq!(fields(&[&closed, &twenty]), ["load.mode"]);
-        assert_eq!(
-            compare(&[&closed, &twenty]).mismatches[0].values,
-            ["concurrency", "rate"]
-        );
-        assert_eq!(
-            fields(&[&twenty, &open(40.0, "gamma")]),
-            ["load.rate", "load.arrivals"]
-        );
-        assert!(fields(&[&twenty, &open(20.0, "poisson")]).is_empty());
-    }
-}
+mod tests;

@@ -391,6 +391,9 @@ pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> St
                 "These runs did not measure the same workload; do not read their differences \
                  as the server's alone.\n\n",
             );
+            if let Some(sentence) = comparison.different_traffic() {
+                let _ = writeln!(markdown, "**{}**\n", escape_markdown(&sentence));
+            }
             for mismatch in &comparison.mismatches {
                 let values: Vec<String> = comparison
                     .labels

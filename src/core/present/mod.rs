@@ -2,8 +2,8 @@
 //! reverse: chart options ([`charts`]), the comparison of runs with its workload-difference flags
 //! ([`compare`]) and its verdict, whether a difference is more than noise ([`verdict`]), repeated
 //! runs' groups ([`repeats`]), the capacity view's curves ([`capacity`]), the exports
-//! ([`export`]), and a finished run's headline cards ([`headline`]) and the library's table
-//! ([`library`]).
+//! ([`export`]), a conversation run's TTFT by turn ([`turns`]), and a finished run's headline
+//! cards ([`headline`]) and the library's table ([`library`]).
 
 pub mod capacity;
 pub mod charts;
@@ -12,4 +12,5 @@ pub mod export;
 pub mod headline;
 pub mod library;
 pub mod repeats;
+pub mod turns;
 pub mod verdict;

@@ -113,6 +113,30 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// Every reason, in the order above.
+    pub const ALL: [SkipReason; 7] = [
+        Self::NoReply,
+        Self::NoPrompt,
+        Self::Unparsable,
+        Self::BadField,
+        Self::Failed,
+        Self::BlockMismatch,
+        Self::OutOfOrder,
+    ];
+
+    /// The spelling the artifact records (`skipped[].reason`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NoReply => "no_reply",
+            Self::NoPrompt => "no_prompt",
+            Self::Unparsable => "unparsable",
+            Self::BadField => "bad_field",
+            Self::Failed => "failed",
+            Self::BlockMismatch => "block_mismatch",
+            Self::OutOfOrder => "out_of_order",
+        }
+    }
+
     /// The words the page and the CLI use, e.g. "have no reply".
     pub fn words(self) -> &'static str {
         match self {
@@ -168,6 +192,19 @@ pub enum WorkloadFormat {
 }
 
 impl WorkloadFormat {
+    /// Every format, in the order above.
+    pub const ALL: [WorkloadFormat; 9] = [
+        Self::Sharegpt,
+        Self::OpenaiChat,
+        Self::PromptColumns,
+        Self::Csv,
+        Self::Text,
+        Self::AiperfSingleTurn,
+        Self::AiperfMultiTurn,
+        Self::MooncakeTrace,
+        Self::Burstgpt,
+    ];
+
     /// The spelling the artifact records (`workload.format`).
     pub fn as_str(self) -> &'static str {
         match self {

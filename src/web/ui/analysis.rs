@@ -13,6 +13,7 @@ use crate::core::present::charts::{group_charts, ChartGroup, ChartTheme, NamedCh
 use crate::core::present::compare::compare;
 use crate::core::present::compare::{format_delta, ComparedMetric, MetricComparison};
 use crate::core::present::export::{rows_csv_with_slo, summary_markdown};
+use crate::core::present::turns::turns_table;
 use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::load::LoadView;
 use crate::core::read::loaded::metrics::MetricStat;
@@ -23,6 +24,7 @@ use crate::web::state::AppState;
 use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::slo::SloOutcomeLine;
+use crate::web::ui::turns::TurnsTableView;
 use crate::web::ui::verdict::Verdicts;
 use serde_json::Value;
 
@@ -338,6 +340,7 @@ fn SingleRun(
                         </ul>
                     }
                 })}
+            <TurnsTableView table=turns_table(&run) />
             <div class="actions">
                 <button
                     type="button"
@@ -415,8 +418,13 @@ fn CompareRuns(
                 .collect()
         })
     };
-    let (labels, mismatches) =
-        comparison.with_untracked(|c| (c.labels.clone(), c.mismatches.clone()));
+    let (labels, mismatches, different_traffic) = comparison.with_untracked(|c| {
+        (
+            c.labels.clone(),
+            c.mismatches.clone(),
+            c.different_traffic(),
+        )
+    });
     view! {
         <CapacityView runs=runs.clone() />
         <section class="analysis" data-testid="compare-runs">
@@ -435,6 +443,14 @@ fn CompareRuns(
                             <strong>"These runs did not measure the same workload:"</strong>
                             " read the differences below with that in mind."
                         </p>
+                        {different_traffic
+                            .map(|sentence| {
+                                view! {
+                                    <p data-testid="different-traffic">
+                                        <strong>{sentence}</strong>
+                                    </p>
+                                }
+                            })}
                         <ul>
                             {mismatches
                                 .into_iter()

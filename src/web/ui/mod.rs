@@ -16,5 +16,6 @@ pub mod results;
 pub mod run_view;
 pub mod slo;
 pub mod sweep;
+pub mod turns;
 pub mod verdict;
 pub mod workload;

@@ -15,11 +15,12 @@ use crate::core::config::models::engine_warning;
 use crate::core::config::pool::loopback_alias_pool;
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::core::plan::context_window_note;
-use crate::core::plan::export::plan_document;
+use crate::core::plan::export::{plan_document, PlanExportError};
 use crate::web::platform::files::download_text;
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};
 use crate::web::state::library::Library;
+use crate::web::state::workload::WorkloadState;
 use crate::web::state::{AppState, RunPhase, SweepEnd, SweepProgress};
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::workload::{load_workload_file, WorkloadPicker};
@@ -168,11 +169,20 @@ pub fn RunView() -> impl IntoView {
                         data-testid="export-plan"
                         title="The plan these settings make, for Locust's workers or another load engine (docs/locust.md); the same bytes as `strobe-artifact plan --link` with this page's link"
                         on:click=move |_| {
-                            let outcome = state
-                                .form()
-                                .with_untracked(plan_document)
-                                .map_err(|error| error.to_string())
-                                .and_then(|text| download_text(PLAN_FILE_NAME, "application/json", &text));
+                            // A chosen file is not in the form's settings: the plan refuses it
+                            // as it refuses a link's workload_url.
+                            let chosen = state
+                                .workload()
+                                .with_untracked(|workload| *workload != WorkloadState::None);
+                            let outcome = if chosen {
+                                Err(PlanExportError::WorkloadFile.to_string())
+                            } else {
+                                state
+                                    .form()
+                                    .with_untracked(plan_document)
+                                    .map_err(|error| error.to_string())
+                            }
+                            .and_then(|text| download_text(PLAN_FILE_NAME, "application/json", &text));
                             plan_error.set(outcome.err());
                         }
                     >

@@ -39,6 +39,17 @@ pub fn Verdicts(
                     view! {
                         <div class="verdict-pair" data-testid="verdict">
                             <h5>{shown.heading()}</h5>
+                            {shown
+                                .verdict
+                                .workloads_differ
+                                .clone()
+                                .map(|sentence| {
+                                    view! {
+                                        <p class="warning" data-testid="verdict-workloads">
+                                            {sentence}
+                                        </p>
+                                    }
+                                })}
                             <ul>
                                 {shown
                                     .verdict

@@ -8,6 +8,8 @@
 //! (p = 0.003)", "no significant difference in TPOT (p = 0.41)", "too few samples to tell".
 //! [`across_runs_text`] and [`disagreement`] word a group's spread. The statistics are
 //! [`crate::core::inference`]'s; the page and `strobe-artifact compare` show the same values.
+//! Runs that sent different workloads are still tested, and the verdict says plainly that
+//! they did ([`Verdict::workloads_differ`]).
 
 use serde_json::{json, Map, Value};
 
@@ -18,6 +20,7 @@ use crate::core::inference::holm::holm_adjusted;
 use crate::core::inference::spread::{AcrossRuns, CV_FLAG};
 use crate::core::inference::two_sample::{mann_whitney_u, welch_t_test};
 use crate::core::inference::InferenceError;
+use crate::core::present::compare::compare;
 use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::read::loaded::LoadedArtifact;
 
@@ -126,6 +129,10 @@ pub struct MetricVerdict {
 pub struct Verdict {
     /// One per metric, in [`VERDICT_METRICS`]' order.
     pub metrics: Vec<MetricVerdict>,
+    /// When the runs sent different workloads, the sentence that says so
+    /// ([`Comparison::different_traffic`](crate::core::present::compare::Comparison::different_traffic)):
+    /// the test still runs, but a difference is then the workloads' as much as the servers'.
+    pub workloads_differ: Option<String>,
 }
 
 /// The verdict between two runs: per metric the Mann–Whitney U test over their rows and the
@@ -144,7 +151,10 @@ pub fn verdict_of_runs(a: &LoadedArtifact, b: &LoadedArtifact) -> Verdict {
             }
         })
         .collect();
-    corrected(metrics)
+    Verdict {
+        workloads_differ: compare(&[a, b]).different_traffic(),
+        ..corrected(metrics)
+    }
 }
 
 /// The verdict between two groups of repeated runs: per metric Welch's t-test over the runs'
@@ -164,7 +174,11 @@ pub fn verdict_of_groups(a: &[&LoadedArtifact], b: &[&LoadedArtifact]) -> Verdic
             }
         })
         .collect();
-    corrected(metrics)
+    let runs: Vec<&LoadedArtifact> = a.iter().chain(b).copied().collect();
+    Verdict {
+        workloads_differ: compare(&runs).different_traffic(),
+        ..corrected(metrics)
+    }
 }
 
 fn run_side(run: &LoadedArtifact, metric: MetricKind) -> RunSide {
@@ -279,7 +293,10 @@ fn corrected(mut metrics: Vec<MetricVerdict>) -> Verdict {
             *significant = *p_adjusted <= ALPHA;
         }
     }
-    Verdict { metrics }
+    Verdict {
+        metrics,
+        workloads_differ: None,
+    }
 }
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
@@ -437,7 +454,8 @@ fn group_json(side: &GroupSide) -> Value {
 }
 
 impl Verdict {
-    /// The verdict's JSON: `{"alpha", "correction", "compared", "metrics": {key: …}}`.
+    /// The verdict's JSON: `{"alpha", "correction", "compared", "workloads_differ",
+    /// "metrics": {key: …}}`.
     pub fn to_json(&self) -> Value {
         let metrics: Map<String, Value> = self
             .metrics
@@ -452,6 +470,7 @@ impl Verdict {
             "alpha": ALPHA,
             "correction": "holm",
             "compared": compared,
+            "workloads_differ": self.workloads_differ,
             "metrics": metrics,
         })
     }

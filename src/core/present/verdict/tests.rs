@@ -228,3 +228,44 @@ fn repeats_regroup_by_their_block_in_any_order() {
     assert_eq!(groups[1].missing, [1]);
     assert_eq!(groups[1].planned, Some(3));
 }
+
+#[test]
+fn runs_of_different_workloads_are_tested_and_flagged() {
+    let with_workload = |run: &LoadedArtifact, sha: char| {
+        let mut run = run.clone();
+        let block = serde_json::json!({"source": "file", "endpoint": "chat",
+            "file": {"sha256": format!("sha256:{}", sha.to_string().repeat(64))},
+            "sending": {"turns": "first", "order": "file"}});
+        run.workload_block = block
+            .as_object()
+            .map(crate::core::read::loaded::workload::WorkloadBlockView::from_json);
+        run
+    };
+    let a = run_with_rows(&ttfts(60, 1.0), 20.0);
+    let b = run_with_rows(&ttfts(60, 0.8), 20.0);
+    assert_eq!(verdict_of_runs(&a, &b).workloads_differ, None);
+    assert_eq!(
+        verdict_of_runs(&a, &b).to_json()["workloads_differ"],
+        Value::Null
+    );
+
+    let (a, b) = (with_workload(&a, 'a'), with_workload(&b, 'b'));
+    let verdict = verdict_of_runs(&a, &b);
+    let words = verdict.workloads_differ.clone().expect("flagged");
+    assert!(words.contains("workload.file.sha256"), "{words}");
+    assert_eq!(verdict.to_json()["workloads_differ"], Value::from(words));
+    assert!(
+        matches!(
+            verdict.of(MetricKind::Ttft).expect("TTFT").outcome,
+            TestOutcome::Tested { .. }
+        ),
+        "the test still runs"
+    );
+    // Groups: one run of B from another file is enough to say so.
+    let synthetic = run_with_rows(&ttfts(60, 1.0), 20.0);
+    let grouped = verdict_of_groups(&[&a, &with_workload(&a, 'a')], &[&synthetic, &b]);
+    assert!(grouped
+        .workloads_differ
+        .expect("flagged")
+        .contains("workload.source"));
+}

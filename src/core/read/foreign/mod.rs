@@ -495,6 +495,7 @@ impl ToolRow {
             decode_tok_s,
             prefill_tok_s,
             read_gaps_ms: self.read_gaps_ms,
+            origin: None,
         }
     }
 }
@@ -517,6 +518,7 @@ pub(crate) fn failure_view(
         elapsed_ms: None,
         started_at_ms,
         response_received: None,
+        origin: None,
     }
 }
 

@@ -9,8 +9,9 @@
 //!
 //! [`metrics`] owns [`MetricKind`](metrics::MetricKind), the request-level metrics strobe shows; [`basis`] the time
 //! basis a run is shown on;
-//! [`views`] the rows, failures and the rest read from a file; [`repeat`] repeated runs and
-//! their groups; [`text`] the capped text.
+//! [`views`] the rows, failures and the rest read from a file; [`workload`] the traffic a run
+//! sent (its `workload` block, each row's origin); [`repeat`] repeated runs and their groups;
+//! [`text`] the capped text.
 
 use serde_json::Value;
 use thiserror::Error;
@@ -26,6 +27,7 @@ use crate::core::read::loaded::text::{capped_string, markup_notices, CappedText,
 use crate::core::read::loaded::views::{
     finite_f64, ClientView, FailureView, RowView, RunIdentity, SamplingView, SloView, WorkloadView,
 };
+use crate::core::read::loaded::workload::WorkloadBlockView;
 use crate::core::read::locust::{import::import_records, LocustError};
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};
@@ -37,6 +39,7 @@ pub mod metrics;
 pub mod repeat;
 pub mod text;
 pub mod views;
+pub mod workload;
 
 /// Largest artifact text strobe reads (64 MiB). Real artifacts are at most a few MB even with
 /// 10,000 rows; beyond this the browser tab would spend seconds and hundreds of MB on one file.
@@ -98,6 +101,9 @@ pub struct LoadedArtifact {
     pub identity: RunIdentity,
     /// What the run asked for.
     pub workload: WorkloadView,
+    /// strobe's `workload` block: the file (or synthetic prompts on the completions API) the
+    /// requests came from, when present.
+    pub workload_block: Option<WorkloadBlockView>,
     /// The `metrics` headline numbers.
     pub metrics: KeyMetrics,
     /// `request_timings`, in file order (empty for G1/G2).
@@ -445,6 +451,7 @@ impl LoadedArtifact {
             notices: Vec::new(),
             identity: RunIdentity::default(),
             workload: WorkloadView::default(),
+            workload_block: None,
             metrics: KeyMetrics::default(),
             rows: Vec::new(),
             failures: Vec::new(),
@@ -569,6 +576,10 @@ impl LoadedArtifact {
             .get("sweep")
             .and_then(Value::as_object)
             .map(SweepView::from_json);
+        self.workload_block = artifact
+            .get("workload")
+            .and_then(Value::as_object)
+            .map(WorkloadBlockView::from_json);
         self.repeat = artifact
             .get("repeat")
             .and_then(Value::as_object)

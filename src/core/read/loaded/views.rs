@@ -12,6 +12,7 @@ use crate::core::config::slo::Slo;
 use crate::core::format::{counted, format_duration_ms, quoted_preview};
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
 use crate::core::read::loaded::text::{capped_string, CappedText};
+use crate::core::read::loaded::workload::OriginView;
 
 /// Who and what was measured. Every field is absent when the file lacks it or it is not a string.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -128,6 +129,9 @@ pub struct RowView {
     /// Gaps between consecutive stream reads that carried events, ms, from the optional
     /// per-chunk trace `chunk_arrivals_ms` (strobe's *Chunk traces*); empty without a trace.
     pub read_gaps_ms: Vec<f64>,
+    /// `workload` (strobe addition): the record, session and turn a workload file's request
+    /// came from.
+    pub origin: Option<OriginView>,
 }
 
 impl RowView {
@@ -157,6 +161,11 @@ impl RowView {
                 .as_deref()
                 .map(read_gaps)
                 .unwrap_or_default(),
+            origin: row.workload.as_deref().map(|origin| OriginView {
+                record: Some(origin.record),
+                session: Some(origin.session),
+                turn: Some(origin.turn),
+            }),
         }
     }
 
@@ -210,6 +219,7 @@ impl RowView {
             read_gaps_ms: traced_arrivals(row.get("chunk_arrivals_ms"))
                 .map(|arrivals| read_gaps(&arrivals))
                 .unwrap_or_default(),
+            origin: OriginView::of_entry(row),
         }
     }
 }
@@ -258,6 +268,8 @@ pub struct FailureView {
     pub started_at_ms: Option<f64>,
     /// `response_received`.
     pub response_received: Option<bool>,
+    /// `workload` (strobe addition): where a workload file's request came from.
+    pub origin: Option<OriginView>,
 }
 
 impl FailureView {
@@ -272,6 +284,11 @@ impl FailureView {
             elapsed_ms: failure.elapsed_ms,
             started_at_ms: None,
             response_received: Some(failure.response_received),
+            origin: failure.workload.as_deref().map(|origin| OriginView {
+                record: Some(origin.record),
+                session: Some(origin.session),
+                turn: Some(origin.turn),
+            }),
         }
     }
 
@@ -296,6 +313,7 @@ impl FailureView {
                 )
             }),
             response_received: failure.get("response_received").and_then(Value::as_bool),
+            origin: OriginView::of_entry(failure),
         }
     }
 }

@@ -143,11 +143,18 @@ pub enum RuleId {
     /// non-empty `group_id` string, an integer `count` of 1 to 20 and an integer `index` of 0
     /// to `count − 1`.
     RepeatBlock,
+    /// strobe addition (docs/workloads.md): a `workload` block has only the keys strobe writes
+    /// (never a prompt), its spellings and ranges, and counts that agree.
+    WorkloadBlock,
+    /// strobe addition: every row and failure of a workload file's run records its `workload`
+    /// origin within the block's counts, one record per session, turns 0, 1, 2… each once; no
+    /// other run's rows carry one.
+    WorkloadOrigin,
 }
 
 impl RuleId {
     /// Every rule, in the order of ARTIFACT.md §9, then strobe's additions.
-    pub const ALL: [RuleId; 48] = [
+    pub const ALL: [RuleId; 50] = [
         RuleId::InvalidJson,
         RuleId::NestingTooDeep,
         RuleId::NonFiniteNumber,
@@ -196,6 +203,8 @@ impl RuleId {
         RuleId::DistributionOrder,
         RuleId::ContextWithinMax,
         RuleId::RepeatBlock,
+        RuleId::WorkloadBlock,
+        RuleId::WorkloadOrigin,
     ];
 
     /// The stable kebab-case id, e.g. `"timing-order"`.
@@ -249,6 +258,8 @@ impl RuleId {
             RuleId::DistributionOrder => "distribution-order",
             RuleId::ContextWithinMax => "context-within-max",
             RuleId::RepeatBlock => "repeat-block",
+            RuleId::WorkloadBlock => "workload-block",
+            RuleId::WorkloadOrigin => "workload-origin",
         }
     }
 

@@ -128,3 +128,20 @@ fn the_prompts_sample_is_twenty_vllm_custom_prompts_of_mixed_lengths() {
     assert_eq!(outputs.len(), 20);
     assert!(outputs.iter().min() < Some(&20) && outputs.iter().max() > Some(&300));
 }
+
+#[test]
+fn formats_and_skip_reasons_are_spelled_as_serde_writes_them() {
+    use crate::core::workload::SkipReason;
+    for format in WorkloadFormat::ALL {
+        assert_eq!(
+            serde_json::to_value(format).ok(),
+            Some(serde_json::Value::from(format.as_str()))
+        );
+    }
+    for reason in SkipReason::ALL {
+        assert_eq!(
+            serde_json::to_value(reason).ok(),
+            Some(serde_json::Value::from(reason.as_str()))
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! strobe's additions to the artifact (docs/spec/converted.md) that a reader must be able to
 //! trust: the `repeat` block, which groups repeated runs and so decides which runs a
 //! comparison pools. Every v1 reader that does not know a key ignores it; one that reads it
-//! checks it here.
+//! checks it here. The `workload` block and the rows' origins have their own file,
+//! [`super::workload`].
 
 use serde_json::{Map, Value};
 

@@ -17,6 +17,7 @@ mod modern;
 mod rows;
 mod structure;
 mod time;
+mod workload;
 
 pub(super) fn run_checks(value: &Value, suppressed: &HashSet<String>) -> Report {
     let generation = detect_generation(value);
@@ -140,6 +141,7 @@ impl Checker {
         self.check_time(artifact);
         self.check_identifiers(artifact);
         self.check_repeat(artifact);
+        self.check_workload(artifact);
         self.check_distributions(artifact);
         self.check_context_within_max(artifact);
     }
