@@ -130,14 +130,14 @@ pub fn format_bytes(bytes: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn sizes_read_in_bytes_kb_and_mb() {
-        assert_eq!(super::format_bytes(812), "812 B");
-        assert_eq!(super::format_bytes(12_595), "12.3 KB");
-        assert_eq!(super::format_bytes(4_300_000), "4.1 MB");
+        assert_eq!(format_bytes(812), "812 B");
+        assert_eq!(format_bytes(12_595), "12.3 KB");
+        assert_eq!(format_bytes(4_300_000), "4.1 MB");
     }
-
-    use super::*;
 
     #[test]
     fn file_stems_are_safe_whatever_the_text() {
