@@ -283,6 +283,23 @@ fn the_client_block_says_how_the_numbers_were_taken() {
         notes[0].starts_with("1 of 2 requests got no usage"),
         "{notes:?}"
     );
+    // A session's later turns carry their history: only first turns speak of the tokenizer.
+    let session = |turn: u64, planned: u64, measured: u64| {
+        json!({"request_index": turn, "planned_context_tokens": planned,
+               "prompt_tokens": measured, "workload": {"record": 0, "session": 0, "turn": turn}})
+    };
+    let rows = json!({"request_timings": [
+        session(0, 20, 21), session(1, 20, 180), session(2, 20, 400),
+    ]});
+    let loaded = LoadedArtifact::from_text("s.json", &rows.to_string());
+    assert!(
+        row_notes(&loaded.rows).is_empty(),
+        "{:?}",
+        row_notes(&loaded.rows)
+    );
+    let rows = json!({"request_timings": [session(0, 20, 60), session(1, 20, 180)]});
+    let loaded = LoadedArtifact::from_text("s.json", &rows.to_string());
+    assert!(row_notes(&loaded.rows)[0].starts_with("Prompts measured 3.00 server tokens"));
     // An older strobe file: no thread, no pool, nothing suspected.
     let old =
         json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});

@@ -323,12 +323,22 @@ pub const PROMPT_TOKENS_TOLERANCE: f64 = 0.25;
 
 /// What the rows say about how far their numbers can be trusted, one sentence each: prompts
 /// whose measured size is far from the plan (the server's tokenizer is not strobe's estimate of
-/// 3 characters per token), and requests whose output tokens were counted as content chunks
+/// 3 characters per token; a session's later turns, which carry their history, are left out),
+/// and requests whose output tokens were counted as content chunks
 /// (the server sent no `usage`).
 pub fn row_notes(rows: &[RowView]) -> Vec<String> {
     let mut notes = Vec::new();
     let mut ratios: Vec<(f64, u64, u64)> = rows
         .iter()
+        // A session's later turns carry their history, which their planned size leaves out:
+        // their ratio says nothing of the tokenizer.
+        .filter(|row| {
+            row.origin
+                .as_ref()
+                .and_then(|origin| origin.turn)
+                .unwrap_or(0)
+                == 0
+        })
         .filter_map(|row| {
             let planned = row.planned_context_tokens.filter(|planned| *planned > 0)?;
             let measured = row.prompt_tokens?;
