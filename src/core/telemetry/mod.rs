@@ -8,13 +8,16 @@
 //! - [`engines`]: which engine's names an answer uses, and where vLLM, SGLang, llama.cpp and
 //!   TGI keep the common series (running, waiting, KV-cache use, prefix-cache hits, tokens, …);
 //! - [`summary`]: those series over the measured window, counters' restarts handled, and
-//!   histograms' means and quantiles.
+//!   histograms' means and quantiles;
+//! - [`scrape`]: the scrape schedule as a state machine (baseline, interval, final scrape, one
+//!   at a time, giving up on a server without metrics) that ends in the `server_metrics` block.
 //!
 //! The artifact's `server_metrics` block that carries the samples and the summary is
 //! [`server_metrics`](crate::core::artifact::schema::server_metrics).
 
 pub mod engines;
 pub mod exposition;
+pub mod scrape;
 pub mod summary;
 
 use crate::core::artifact::schema::server_metrics::ServerMetricsSample;

@@ -10,6 +10,7 @@ use super::Checker;
 use crate::core::artifact::schema::server_metrics::INTERVAL_MS;
 use crate::core::read::validate::report::RuleId;
 use crate::core::read::validate::values::{as_int, as_number, describe, index_path, show_opt};
+use crate::core::telemetry::scrape::credential_in_url;
 
 /// Longest `source` accepted.
 const MAX_SOURCE_CHARS: usize = 2048;
@@ -17,8 +18,6 @@ const MAX_SOURCE_CHARS: usize = 2048;
 const MAX_FAMILY_CHARS: usize = 64;
 /// Broken samples reported one by one; past these, one message counts the rest.
 const MAX_SAMPLE_REPORTS: usize = 10;
-/// Query keys that carry a secret (`?api_key=`, `?token=`, …), compared in lowercase.
-const SECRET_QUERY_WORDS: [&str; 5] = ["key", "token", "secret", "password", "auth"];
 
 const BASE: &str = "$.server_metrics";
 
@@ -290,36 +289,13 @@ fn numbers_are_sane(value: &Value) -> bool {
     }
 }
 
-/// Where `url` carries a credential: user information before the host, or a query key that
-/// names one (`api_key`, `token`, …). `None` when it carries none.
-pub fn credential_in_url(url: &str) -> Option<&'static str> {
-    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority_end = after_scheme
-        .find(['/', '?', '#'])
-        .unwrap_or(after_scheme.len());
-    if after_scheme[..authority_end].contains('@') {
-        return Some("a user name or password before the host");
-    }
-    let query = after_scheme[authority_end..]
-        .split_once('?')
-        .map(|(_, query)| query.split('#').next().unwrap_or(query));
-    let secret_key = query
-        .into_iter()
-        .flat_map(|query| query.split('&'))
-        .any(|pair| {
-            let key = pair.split('=').next().unwrap_or(pair).to_ascii_lowercase();
-            SECRET_QUERY_WORDS.iter().any(|word| key.contains(word))
-        });
-    secret_key.then_some("a key or token in the query")
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
 
-    use super::credential_in_url;
     use crate::core::read::validate::report::RuleId;
     use crate::core::read::validate::validate_artifact;
+    use crate::core::telemetry::scrape::credential_in_url;
 
     fn block() -> Value {
         json!({
