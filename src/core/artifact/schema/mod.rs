@@ -426,8 +426,12 @@ impl ArtifactV1 {
         for (position, failure) in self.failures.iter().enumerate() {
             floats.extend(failure_floats(&format!("failures[{position}]"), failure));
         }
-        if let Some(server_metrics) = &self.server_metrics {
-            floats.extend(server_metrics.floats());
+        if let Some(offender) = self
+            .server_metrics
+            .as_ref()
+            .and_then(ServerMetricsBlock::first_non_finite)
+        {
+            floats.push(offender);
         }
         floats.into_iter().find(|(_, value)| !value.is_finite())
     }

@@ -112,22 +112,27 @@ pub struct HistogramSummary {
 }
 
 impl ServerMetricsBlock {
-    /// Every float of the block, named by its place (`server_metrics.samples[3].t_ms`), so the
-    /// writer can refuse a NaN or an infinity instead of writing null.
-    pub(crate) fn floats(&self) -> Vec<(String, f64)> {
-        let mut floats = Vec::new();
+    /// The first NaN or infinity in the block, named by its place
+    /// (`server_metrics.samples[3].t_ms`), so the writer can refuse it instead of writing
+    /// null. Only the offender's name is built: a long run holds many numbers.
+    pub(crate) fn first_non_finite(&self) -> Option<(String, f64)> {
         for (index, sample) in self.samples.iter().enumerate() {
-            let place = format!("server_metrics.samples[{index}]");
-            floats.push((format!("{place}.t_ms"), sample.t_ms));
-            floats.push((format!("{place}.latency_ms"), sample.latency_ms));
-            for (name, value) in &sample.values {
-                floats.push((format!("{place}.values[{name:?}]"), *value));
+            let place = || format!("server_metrics.samples[{index}]");
+            for (field, value) in [("t_ms", sample.t_ms), ("latency_ms", sample.latency_ms)] {
+                if !value.is_finite() {
+                    return Some((format!("{}.{field}", place()), value));
+                }
+            }
+            if let Some((name, value)) = sample.values.iter().find(|(_, value)| !value.is_finite())
+            {
+                return Some((format!("{}.values[{name:?}]", place()), *value));
             }
         }
-        if let Some(summary) = &self.summary {
-            floats.extend(summary.floats());
-        }
-        floats
+        self.summary
+            .as_ref()?
+            .floats()
+            .into_iter()
+            .find(|(_, value)| !value.is_finite())
     }
 }
 
@@ -173,5 +178,63 @@ impl ServerMetricsSummary {
                 .filter_map(|(key, value)| value.map(|value| (format!("{place}.{key}"), value))),
         );
         floats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block() -> ServerMetricsBlock {
+        ServerMetricsBlock {
+            source: "http://h/metrics".to_owned(),
+            interval_ms: 1000,
+            family: "vllm".to_owned(),
+            samples: vec![ServerMetricsSample {
+                t_ms: 0.0,
+                latency_ms: 1.0,
+                values: [("a".to_owned(), 1.0), ("b".to_owned(), 2.0)]
+                    .into_iter()
+                    .collect(),
+            }],
+            summary: Some(ServerMetricsSummary::default()),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_first_non_finite_number_is_named_by_its_place() {
+        assert_eq!(block().first_non_finite(), None);
+        let mut value = block();
+        value.samples[0]
+            .values
+            .insert("b".to_owned(), f64::INFINITY);
+        assert_eq!(
+            value.first_non_finite(),
+            Some((
+                "server_metrics.samples[0].values[\"b\"]".to_owned(),
+                f64::INFINITY
+            ))
+        );
+        let mut summary = block();
+        if let Some(summary) = summary.summary.as_mut() {
+            summary.gauges.insert(
+                "running".to_owned(),
+                GaugeSummary {
+                    min: 0.0,
+                    mean: f64::NAN,
+                    max: 1.0,
+                    samples: 2,
+                },
+            );
+        }
+        let (place, _) = summary.first_non_finite().expect("the NaN");
+        assert_eq!(place, "server_metrics.summary.gauges.running.mean");
+        let mut rate = block();
+        if let Some(summary) = rate.summary.as_mut() {
+            summary.prefix_cache_hit_rate = Some(f64::NEG_INFINITY);
+        }
+        let (place, _) = rate.first_non_finite().expect("the infinity");
+        assert_eq!(place, "server_metrics.summary.prefix_cache_hit_rate");
     }
 }
