@@ -813,6 +813,7 @@ fn a_duration_sets_how_many_requests_an_open_loop_has() {
 #[test]
 fn a_server_metrics_block_stays_valid_reads_back_and_refuses_nan() {
     use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
+    use crate::core::telemetry::beside::{beside_client, ClientFigures};
     use crate::core::telemetry::engines::Family;
     use crate::core::telemetry::sample_from_answer;
     use crate::core::telemetry::summary::{summarize, Window};
@@ -850,9 +851,11 @@ fn a_server_metrics_block_stays_valid_reads_back_and_refuses_nan() {
         start_ms: 0.0,
         end_ms: 1000.0,
     };
-    let summary = summarize(&samples, Family::Vllm, window);
+    let mut summary = summarize(&samples, Family::Vllm, window);
     assert_eq!(summary.counters["prompt_tokens"].delta, 42.0);
     assert_eq!(summary.histograms["ttft"].mean_ms, Some(50.0));
+    let client = ClientFigures::of_artifact(&artifact.metrics, &artifact.request_timings);
+    summary.beside_client = Some(beside_client(&summary, &client));
     artifact.server_metrics = Some(ServerMetricsBlock {
         source: "http://127.0.0.1:8000/metrics".to_owned(),
         interval_ms: 500,
@@ -875,6 +878,10 @@ fn a_server_metrics_block_stays_valid_reads_back_and_refuses_nan() {
         value["server_metrics"]["summary"]["gauges"]["running"]["max"],
         1.0
     );
+    // The one row's TTFT beside the server's: client − server.
+    let ttft = &value["server_metrics"]["summary"]["beside_client"]["ttft"];
+    assert_eq!(ttft["server_mean_ms"], 50.0);
+    assert!(ttft["mean_gap_ms"].is_number(), "{ttft}");
 
     // A non-finite number is refused by name rather than written as null.
     let mut broken = artifact.clone();

@@ -9,12 +9,14 @@
 //!   TGI keep the common series (running, waiting, KV-cache use, prefix-cache hits, tokens, …);
 //! - [`summary`]: those series over the measured window, counters' restarts handled, and
 //!   histograms' means and quantiles;
+//! - [`beside`]: the server's TTFT, E2E and token counts beside the client's;
 //! - [`scrape`]: the scrape schedule as a state machine (baseline, interval, final scrape, one
 //!   at a time, giving up on a server without metrics) that ends in the `server_metrics` block.
 //!
 //! The artifact's `server_metrics` block that carries the samples and the summary is
 //! [`server_metrics`](crate::core::artifact::schema::server_metrics).
 
+pub mod beside;
 pub mod engines;
 pub mod exposition;
 pub mod scrape;

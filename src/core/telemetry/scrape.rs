@@ -104,8 +104,8 @@ pub struct ScrapeSession {
     in_flight: Option<f64>,
     /// When the last scrape was sent.
     last_sent: Option<f64>,
-    /// The final scrape was asked for and not yet sent.
-    final_wanted: bool,
+    /// A scrape was asked for out of turn and not yet sent.
+    now_wanted: bool,
     samples: Vec<ServerMetricsSample>,
     failures: BTreeMap<ScrapeFailure, u32>,
     lasting_in_a_row: u32,
@@ -122,7 +122,7 @@ impl ScrapeSession {
             interval_ms: interval_ms.clamp(*INTERVAL_MS.start(), *INTERVAL_MS.end()),
             in_flight: None,
             last_sent: None,
-            final_wanted: false,
+            now_wanted: false,
             samples: Vec::new(),
             failures: BTreeMap::new(),
             lasting_in_a_row: 0,
@@ -154,20 +154,22 @@ impl ScrapeSession {
         }
         let due = match self.last_sent {
             None => true,
-            Some(_) if self.final_wanted => true,
+            Some(_) if self.now_wanted => true,
             Some(last) => now_ms >= last + self.interval_ms as f64,
         };
         if due {
             self.in_flight = Some(now_ms);
             self.last_sent = Some(now_ms);
-            self.final_wanted = false;
+            self.now_wanted = false;
         }
         due
     }
 
-    /// The last request ended: one more scrape is due as soon as none is in flight.
-    pub fn want_final(&mut self) {
-        self.final_wanted = true;
+    /// A scrape is due as soon as none is in flight, whatever the interval. Call it when the
+    /// warm-up has ended, so the counters count from a sample that leaves the warm-up out, and
+    /// when the last request has ended, for the final scrape.
+    pub fn want_now(&mut self) {
+        self.now_wanted = true;
     }
 
     /// The scrape sent at `sent_ms` was answered at `now_ms` with `status` and `body`.

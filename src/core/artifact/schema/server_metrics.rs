@@ -67,6 +67,48 @@ pub struct ServerMetricsSummary {
     pub prefix_cache_hit_rate: Option<f64>,
     /// The server's distributions by common series (`ttft`, `e2e`, `queue_time`), in ms.
     pub histograms: BTreeMap<String, HistogramSummary>,
+    /// The server's TTFT, E2E and token counts beside the client's; absent when not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside_client: Option<BesideClient>,
+}
+
+/// The server's numbers beside the client's, for the same run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BesideClient {
+    /// Time to first token: client − server is what the network and the client add.
+    pub ttft: LatencyBeside,
+    /// End to end.
+    pub e2e: LatencyBeside,
+    /// Prompt tokens: the rows' usage beside the server's counter.
+    pub prompt_tokens: TokensBeside,
+    /// Tokens out: the rows' completion tokens beside the server's generation counter.
+    pub generation_tokens: TokensBeside,
+}
+
+/// One latency as the client and the server saw it, ms; a gap is client − server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyBeside {
+    /// The client's mean over the rows.
+    pub client_mean_ms: Option<f64>,
+    /// The server histogram's exact mean (its sum over its count).
+    pub server_mean_ms: Option<f64>,
+    /// `client_mean_ms − server_mean_ms`.
+    pub mean_gap_ms: Option<f64>,
+    /// The client's median over the rows.
+    pub client_p50_ms: Option<f64>,
+    /// The server's median, interpolated inside its buckets: only as fine as they are.
+    pub server_p50_ms: Option<f64>,
+    /// `client_p50_ms − server_p50_ms`.
+    pub p50_gap_ms: Option<f64>,
+}
+
+/// One token count as the client and the server counted it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TokensBeside {
+    /// The sum over the rows' usage; null when a row has none.
+    pub client: Option<u64>,
+    /// The server counter's growth over the window.
+    pub server: Option<f64>,
 }
 
 /// A gauge over the window.
@@ -170,6 +212,26 @@ impl ServerMetricsSummary {
                 ("p99_ms", histogram.p99_ms),
             ] {
                 optional.push((format!("histograms.{key}.{field}"), value));
+            }
+        }
+        if let Some(beside) = &self.beside_client {
+            for (key, latency) in [("ttft", &beside.ttft), ("e2e", &beside.e2e)] {
+                for (field, value) in [
+                    ("client_mean_ms", latency.client_mean_ms),
+                    ("server_mean_ms", latency.server_mean_ms),
+                    ("mean_gap_ms", latency.mean_gap_ms),
+                    ("client_p50_ms", latency.client_p50_ms),
+                    ("server_p50_ms", latency.server_p50_ms),
+                    ("p50_gap_ms", latency.p50_gap_ms),
+                ] {
+                    optional.push((format!("beside_client.{key}.{field}"), value));
+                }
+            }
+            for (key, tokens) in [
+                ("prompt_tokens", &beside.prompt_tokens),
+                ("generation_tokens", &beside.generation_tokens),
+            ] {
+                optional.push((format!("beside_client.{key}.server"), tokens.server));
             }
         }
         floats.extend(

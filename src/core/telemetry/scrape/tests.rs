@@ -52,7 +52,7 @@ fn scrapes_go_at_once_then_every_interval_one_at_a_time() {
     assert!(session.next_send(2500.0));
     session.answered(2500.0, 2502.0, 200, &vllm_body(2, 90));
     // The last request ended: the final scrape does not wait for the interval.
-    session.want_final();
+    session.want_now();
     assert!(session.next_send(2600.0));
     session.answered(2600.0, 2601.5, 200, &vllm_body(0, 100));
     assert!(!session.next_send(2700.0));
@@ -137,7 +137,7 @@ fn the_block_names_the_family_summarizes_and_validates() {
     ] {
         if t == 1200.0 {
             // After the last request: the final scrape, before the interval is up.
-            session.want_final();
+            session.want_now();
         }
         assert!(session.next_send(t));
         let mut body = vllm_body(running, tokens);
@@ -145,7 +145,7 @@ fn the_block_names_the_family_summarizes_and_validates() {
         session.answered(t, t + 2.0, 200, &body);
     }
     // An answer with nothing in it is no sample.
-    session.want_final();
+    session.want_now();
     assert!(session.next_send(1300.0));
     session.answered(1300.0, 1301.0, 200, b"<html>busy</html>");
     let block = session.finish(Some(Window {
