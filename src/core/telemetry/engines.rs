@@ -51,6 +51,12 @@ impl Family {
             .unwrap_or(Family::Unknown)
     }
 
+    /// Whether the engine's prompt-token counter leaves out the tokens its prefix cache held
+    /// (llama.cpp counts those apart, in `prompt_tokens_cached_total`).
+    pub fn prompt_tokens_exclude_cached(self) -> bool {
+        self == Family::Llamacpp
+    }
+
     /// The prefix every metric name of this family starts with.
     fn prefix(self) -> Option<&'static str> {
         match self {
@@ -233,6 +239,8 @@ impl CommonSeries {
             (Family::Llamacpp, S::Waiting) => &["llamacpp:requests_deferred"],
             // Removed from current llama.cpp; older builds still answer it.
             (Family::Llamacpp, S::KvCacheUse) => &["llamacpp:kv_cache_usage_ratio"],
+            // Newer builds count cached prompt tokens apart from the processed ones.
+            (Family::Llamacpp, S::PrefixCacheHits) => &["llamacpp:prompt_tokens_cached_total"],
             (Family::Llamacpp, S::PromptTokens) => &["llamacpp:prompt_tokens_total"],
             (Family::Llamacpp, S::GenerationTokens) => &["llamacpp:tokens_predicted_total"],
 
@@ -335,17 +343,21 @@ mod tests {
 
     #[test]
     fn llamacpp_names_map_without_labels_or_kv_use() {
+        // Recorded from a real llama-server after three requests.
         let (family, found) = common("llamacpp");
         assert_eq!(family, Family::Llamacpp);
         assert_eq!(
             found,
             [
-                ("running", 4.0),
-                ("waiting", 2.0),
-                ("prompt_tokens", 2048.0),
-                ("generation_tokens", 768.0),
+                ("running", 0.0),
+                ("waiting", 0.0),
+                ("prefix_cache_hits", 14.0),
+                ("prompt_tokens", 31.0),
+                ("generation_tokens", 48.0),
             ]
         );
+        assert!(Family::Llamacpp.prompt_tokens_exclude_cached());
+        assert!(!Family::Vllm.prompt_tokens_exclude_cached());
     }
 
     #[test]

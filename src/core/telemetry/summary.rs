@@ -270,7 +270,7 @@ pub fn summarize(
             }
         }
     }
-    summary.prefix_cache_hit_rate = hit_rate(&summary);
+    summary.prefix_cache_hit_rate = hit_rate(&summary, family);
     summary
 }
 
@@ -306,13 +306,19 @@ fn add(a: &Histogram, b: &Histogram) -> Histogram {
     }
 }
 
-/// Hits over queries in the window from the counters; else the hit-rate gauge's mean.
-fn hit_rate(summary: &ServerMetricsSummary) -> Option<f64> {
+/// Hits over queries in the window from the counters; else the hit-rate gauge's mean. An
+/// engine whose prompt counter leaves cached tokens out (llama.cpp) has no queries counter:
+/// its queries are its prompt tokens plus its hits.
+fn hit_rate(summary: &ServerMetricsSummary, family: Family) -> Option<f64> {
     let counted = |series: CommonSeries| summary.counters.get(series.key()).map(|c| c.delta);
-    match (
-        counted(CommonSeries::PrefixCacheHits),
-        counted(CommonSeries::PrefixCacheQueries),
-    ) {
+    let hits = counted(CommonSeries::PrefixCacheHits);
+    let queries = counted(CommonSeries::PrefixCacheQueries).or_else(|| {
+        family
+            .prompt_tokens_exclude_cached()
+            .then(|| Some(counted(CommonSeries::PromptTokens)? + hits?))
+            .flatten()
+    });
+    match (hits, queries) {
         (Some(hits), Some(queries)) if queries > 0.0 => Some((hits / queries).clamp(0.0, 1.0)),
         _ => summary
             .gauges

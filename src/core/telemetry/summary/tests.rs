@@ -340,3 +340,53 @@ fn an_engine_hit_rate_gauge_stands_in_when_there_are_no_counters() {
     );
     assert!(unknown.gauges.is_empty());
 }
+
+#[test]
+fn llamacpp_hits_count_against_prompt_tokens_plus_hits() {
+    // llama.cpp's prompt counter leaves out the cached tokens it counts apart.
+    let samples = [
+        sample(
+            0.0,
+            &[
+                ("llamacpp:prompt_tokens_total", 0.0),
+                ("llamacpp:prompt_tokens_cached_total", 0.0),
+            ],
+        ),
+        sample(
+            1000.0,
+            &[
+                ("llamacpp:prompt_tokens_total", 31.0),
+                ("llamacpp:prompt_tokens_cached_total", 14.0),
+            ],
+        ),
+    ];
+    let window = Window {
+        start_ms: 0.0,
+        end_ms: 1000.0,
+    };
+    let summary = summarize(&samples, Family::Llamacpp, window);
+    assert_eq!(summary.prefix_cache_hit_rate, Some(14.0 / 45.0));
+    // The same counters read as vLLM's would have no queries to divide by.
+    let renamed: Vec<ServerMetricsSample> = samples
+        .iter()
+        .map(|s| {
+            sample(
+                s.t_ms,
+                &[
+                    (
+                        "vllm:prompt_tokens_total",
+                        s.values["llamacpp:prompt_tokens_total"],
+                    ),
+                    (
+                        "vllm:prefix_cache_hits_total",
+                        s.values["llamacpp:prompt_tokens_cached_total"],
+                    ),
+                ],
+            )
+        })
+        .collect();
+    assert_eq!(
+        summarize(&renamed, Family::Vllm, window).prefix_cache_hit_rate,
+        None
+    );
+}
