@@ -2,7 +2,8 @@
 //! behind one lock, with the async waiting that the real clock needs.
 //!
 //! A queued request waits on a oneshot channel that the finishing request's [`AdmissionSlot`]
-//! fires, so admission is FIFO and costs nothing while waiting.
+//! fires, so admission is FIFO and costs nothing while waiting. The running totals `/metrics`
+//! reports ([`ServerCounters`]) sit under the same lock, so one snapshot is one moment.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::oneshot;
 
+use crate::metrics::{MetricsSnapshot, ServerCounters};
 use crate::model::{Admission, Arrival, LatencyParams, PrefillLane, PrefillSlot};
 use crate::prefix_cache::PrefixCache;
 
@@ -19,6 +21,7 @@ struct EngineState {
     waiters: HashMap<u64, oneshot::Sender<()>>,
     lane: PrefillLane,
     cache: PrefixCache,
+    counters: ServerCounters,
 }
 
 /// Admission, prefill and cache state shared by all requests of one server.
@@ -61,6 +64,7 @@ impl Engine {
                 waiters: HashMap::new(),
                 lane: PrefillLane::default(),
                 cache,
+                counters: ServerCounters::default(),
             }),
             params,
             active: AtomicUsize::new(0),
@@ -167,10 +171,46 @@ impl Engine {
         let slot = state
             .lane
             .schedule(now_ms, self.params.prefill_ms(uncached));
+        state.counters.prefill_booked(prompt_tokens, cached_tokens);
         PrefillPlan {
             cached_tokens,
             slot,
         }
+    }
+
+    /// A request ended having sent `generated` tokens, its first `ttft_s` after receipt.
+    pub fn request_ended(&self, generated: u32, ttft_s: Option<f64>) {
+        self.state().counters.request_ended(generated, ttft_s);
+    }
+
+    /// What `/metrics` answers now: queue, batch, cache and totals read at one moment.
+    pub fn metrics(&self) -> MetricsSnapshot {
+        let state = self.state();
+        let capacity = state.cache.capacity_blocks();
+        MetricsSnapshot {
+            num_requests_running: state.admission.active(),
+            num_requests_waiting: state.admission.queued(),
+            kv_cache_usage_perc: if capacity == 0 {
+                0.0
+            } else {
+                state.cache.len() as f64 / capacity as f64
+            },
+            prefix_cache_queries: state.counters.prefix_cache_queries,
+            prefix_cache_hits: state.counters.prefix_cache_hits,
+            num_preemptions: 0,
+            prompt_tokens: state.counters.prompt_tokens,
+            generation_tokens: state.counters.generation_tokens,
+            time_to_first_token_seconds: state.counters.ttft(),
+        }
+    }
+
+    /// Forgets every cached prefix block (vLLM's `POST /reset_prefix_cache`); returns how
+    /// many blocks were dropped. Prefills already booked keep their plan.
+    pub fn reset_prefix_cache(&self) -> usize {
+        let mut state = self.state();
+        let dropped = state.cache.len();
+        state.cache.clear();
+        dropped
     }
 
     fn release(&self) {
@@ -256,6 +296,32 @@ mod tests {
             0,
             "nobody was left waiting for the freed slot"
         );
+    }
+
+    #[test]
+    fn metrics_count_lookups_and_a_reset_empties_the_cache() {
+        let engine = engine(4);
+        engine.schedule_prefill("m", b"AAAABBBBCC", 100, 0.0);
+        engine.schedule_prefill("m", b"AAAABBBBCC", 100, 0.0);
+        engine.request_ended(12, Some(0.05));
+        let before = engine.metrics();
+        assert_eq!(
+            (
+                before.prefix_cache_queries,
+                before.prefix_cache_hits,
+                before.prompt_tokens,
+                before.generation_tokens,
+            ),
+            (200, 2, 200, 12)
+        );
+        assert_eq!(before.kv_cache_usage_perc, 0.02, "2 of 100 blocks");
+        assert_eq!(before.time_to_first_token_seconds.count, 1);
+        assert_eq!(engine.reset_prefix_cache(), 2);
+        let after = engine.metrics();
+        assert_eq!(after.kv_cache_usage_perc, 0.0);
+        assert_eq!(after.prefix_cache_queries, 200, "counters only grow");
+        let cold = engine.schedule_prefill("m", b"AAAABBBBCC", 100, 0.0);
+        assert_eq!(cold.cached_tokens, 0, "the reset prefix misses");
     }
 
     #[test]

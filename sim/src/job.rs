@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::contract::OutputPlan;
+use crate::engine::Engine;
 use crate::faults::FaultSet;
 use crate::rng::SimRng;
 use crate::shared::Shared;
@@ -37,6 +38,7 @@ pub(crate) struct Trace {
     pushed: bool,
     log: Arc<TruthLog>,
     clock: SimClock,
+    engine: Arc<Engine>,
 }
 
 impl Trace {
@@ -46,6 +48,7 @@ impl Trace {
             pushed: false,
             log: Arc::clone(&shared.truth),
             clock: shared.clock,
+            engine: Arc::clone(&shared.engine),
         }
     }
 
@@ -70,7 +73,31 @@ impl Trace {
             self.record.times.last_byte_sent = Some(self.clock.now());
         }
         self.pushed = true;
+        self.book();
         self.log.push(self.record.clone());
+    }
+
+    /// Adds what the request sent to the totals `/metrics` reports: its tokens, and the time
+    /// from its receipt to its first token of either kind.
+    fn book(&self) {
+        let record = &self.record;
+        let times = &record.times;
+        let first = [
+            times.first_reasoning_byte_sent,
+            times.first_content_byte_sent,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|stamp| stamp.monotonic_ms)
+        .reduce(f64::min);
+        let ttft_s = match (times.received, first) {
+            (Some(received), Some(first)) => Some((first - received.monotonic_ms) / 1000.0),
+            _ => None,
+        };
+        let generated = record
+            .reasoning_tokens_sent
+            .saturating_add(record.content_tokens_sent);
+        self.engine.request_ended(generated, ttft_s);
     }
 }
 
@@ -79,6 +106,7 @@ impl Drop for Trace {
         if !self.pushed {
             self.record.outcome = Outcome::ServerShutdown;
             self.record.error = Some("the server shut down before the response finished".into());
+            self.book();
             self.log.push(self.record.clone());
         }
     }

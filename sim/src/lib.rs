@@ -4,11 +4,14 @@
 //! an inference server, paces tokens on an explicit latency model (admission queue, serial
 //! prefill with a prefix cache, decode that slows with load), obeys the benchmark's output contract, injects
 //! faults on demand, and records for every request what it really sent and when, readable at
-//! `GET /sim/truth`. Start one in-process with [`spawn`]; the `strobe-sim` binary wraps it.
+//! `GET /sim/truth`. Like vLLM it answers `GET /metrics` from its true state and
+//! `POST /reset_prefix_cache`, and the truth log records each of those too. Start one
+//! in-process with [`spawn`]; the `strobe-sim` binary wraps it.
 //!
 //! Module map: pure parts first — [`model`] (latency model on a virtual clock),
 //! [`prefix_cache`], [`contract`] (what the model says), [`faults`], [`wire`] (bytes on the
-//! wire), [`rng`] — then the runtime: [`engine`], [`http`], [`truth`], and the private parts:
+//! wire), [`metrics`] (its `/metrics` in vLLM's names), [`rng`] — then the runtime:
+//! [`engine`], [`http`], [`truth`], and the private parts:
 //! the shared state, replies (with CORS), the request pipeline both endpoints share (`request`, `job`,
 //! then `respond`) with what each reads of its body (`chat`, `completions`), and the server that
 //! routes to them.
@@ -18,6 +21,7 @@ pub mod contract;
 pub mod engine;
 pub mod faults;
 pub mod http;
+pub mod metrics;
 pub mod model;
 pub mod prefix_cache;
 pub mod rng;
@@ -36,4 +40,7 @@ mod shared;
 pub use config::{Args, ConfigError, SimConfig};
 pub use faults::Fault;
 pub use server::{spawn, Running, SimError};
-pub use truth::{Api, Outcome, ReceivedJson, Stamp, TruthLog, TruthPage, TruthRecord, TruthTimes};
+pub use truth::{
+    Api, Outcome, ReceivedJson, ScrapeEndpoint, ScrapeRecord, Stamp, TruthLog, TruthPage,
+    TruthRecord, TruthTimes,
+};

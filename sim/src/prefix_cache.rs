@@ -40,6 +40,11 @@ impl PrefixCache {
         self.last_used.len()
     }
 
+    /// The most blocks the cache holds.
+    pub fn capacity_blocks(&self) -> usize {
+        self.capacity_blocks
+    }
+
     /// Whether no block is cached.
     pub fn is_empty(&self) -> bool {
         self.last_used.is_empty()

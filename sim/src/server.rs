@@ -1,5 +1,6 @@
 //! Listeners, connections and routing: everything between an accepted socket and the chat and
-//! completions handler, plus the small endpoints (`/health`, `/v1/models`, `/sim/truth`) and CORS.
+//! completions handler, plus the small endpoints (`/health`, `/v1/models`, `/sim/truth`, and
+//! vLLM's `/metrics` and `/reset_prefix_cache`) and CORS.
 
 use std::io;
 use std::net::SocketAddr;
@@ -16,11 +17,12 @@ use crate::config::SimConfig;
 use crate::engine::Engine;
 use crate::faults::FAULT_HEADER;
 use crate::http::{response_head, Connection, HttpError, HttpRequest, Limits};
+use crate::metrics::render_vllm;
 use crate::prefix_cache::PrefixCache;
 use crate::reply::{check_api_key, send, to_json, Reply};
 use crate::request;
 use crate::shared::Shared;
-use crate::truth::{Api, JsonlOpenError, SimClock, TruthLog};
+use crate::truth::{Api, JsonlOpenError, ScrapeEndpoint, ScrapeRecord, SimClock, TruthLog};
 use crate::wire::ErrorBody;
 
 /// How long an idle keep-alive connection may wait for its next request.
@@ -257,13 +259,30 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
             Some(denied) => denied,
             None => Reply::json(200, models_body(shared)),
         },
-        ("GET", "/sim/truth") => match parse_since(request.query.as_deref()) {
-            Ok(since) => Reply::json(200, to_json(&shared.truth.page(since))),
-            Err(message) => Reply::error(
-                400,
-                ErrorBody::new(message, "invalid_request_error", Some("since"), None),
-            ),
-        },
+        // As vLLM's, the metrics and the cache reset are outside /v1, so no API key guards them.
+        ("GET", "/metrics") => metrics_reply(shared, connection.port()),
+        ("POST", "/reset_prefix_cache") => reset_prefix_cache(shared, connection.port()),
+        ("GET", "/sim/truth") => {
+            let query = request.query.as_deref();
+            match (parse_seq(query, "since"), parse_seq(query, "scrapes_since")) {
+                (Ok(since), Ok(scrapes_since)) => {
+                    Reply::json(200, to_json(&shared.truth.page(since, scrapes_since)))
+                }
+                (Err(message), _) => Reply::error(
+                    400,
+                    ErrorBody::new(message, "invalid_request_error", Some("since"), None),
+                ),
+                (_, Err(message)) => Reply::error(
+                    400,
+                    ErrorBody::new(
+                        message,
+                        "invalid_request_error",
+                        Some("scrapes_since"),
+                        None,
+                    ),
+                ),
+            }
+        }
         ("POST", "/sim/truth/reset") | ("DELETE", "/sim/truth") => {
             let dropped = shared.truth.reset();
             let body = format!(
@@ -279,7 +298,9 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
             | "/v1/chat/completions"
             | "/v1/completions"
             | "/sim/truth"
-            | "/sim/truth/reset",
+            | "/sim/truth/reset"
+            | "/metrics"
+            | "/reset_prefix_cache",
         ) => {
             let message = format!("{method} is not allowed on {path}");
             let mut reply = Reply::error(
@@ -293,7 +314,7 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
         }
         _ => {
             let message = format!(
-                "{path} is not an endpoint of strobe-sim; use /v1/chat/completions, /v1/completions, /v1/models, /sim/truth or /health"
+                "{path} is not an endpoint of strobe-sim; use /v1/chat/completions, /v1/completions, /v1/models, /metrics, /reset_prefix_cache, /sim/truth or /health"
             );
             Reply::error(
                 404,
@@ -306,24 +327,75 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
 
 fn allowed_methods(path: &str) -> &'static str {
     match path {
-        "/v1/chat/completions" | "/v1/completions" | "/sim/truth/reset" => "POST, OPTIONS",
+        "/v1/chat/completions" | "/v1/completions" | "/sim/truth/reset" | "/reset_prefix_cache" => {
+            "POST, OPTIONS"
+        }
         "/sim/truth" => "GET, DELETE, OPTIONS",
         _ => "GET, OPTIONS",
     }
 }
 
-fn parse_since(query: Option<&str>) -> Result<u64, String> {
+/// The integer query parameter `name` (a record seq), 0 when absent.
+fn parse_seq(query: Option<&str>, name: &str) -> Result<u64, String> {
     let Some(query) = query else {
         return Ok(0);
     };
     for pair in query.split('&') {
-        if let Some(value) = pair.strip_prefix("since=") {
+        if let Some(value) = pair
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('='))
+        {
             return value.parse::<u64>().map_err(|_| {
-                format!("since must be a record seq (an integer ≥ 0), got `{value}`")
+                format!("{name} must be a record seq (an integer ≥ 0), got `{value}`")
             });
         }
     }
     Ok(0)
+}
+
+/// `GET /metrics`: the engine's state in vLLM's names, recorded in the truth log as answered.
+fn metrics_reply(shared: &Shared, port: u16) -> Reply {
+    let received = shared.clock.now();
+    let snapshot = shared.engine.metrics();
+    let model = shared.config.models.first().map_or("", String::as_str);
+    let body = render_vllm(&snapshot, model);
+    shared.truth.push_scrape(ScrapeRecord {
+        seq: 0,
+        port,
+        endpoint: ScrapeEndpoint::Metrics,
+        received,
+        status: 200,
+        metrics: Some(snapshot),
+        cleared_blocks: None,
+    });
+    Reply {
+        status: 200,
+        headers: vec![(
+            "content-type".into(),
+            "text/plain; version=0.0.4; charset=utf-8".into(),
+        )],
+        body,
+    }
+}
+
+/// `POST /reset_prefix_cache`: empties the prefix cache and, as vLLM, answers 200 with no body.
+fn reset_prefix_cache(shared: &Shared, port: u16) -> Reply {
+    let received = shared.clock.now();
+    let cleared = shared.engine.reset_prefix_cache();
+    shared.truth.push_scrape(ScrapeRecord {
+        seq: 0,
+        port,
+        endpoint: ScrapeEndpoint::ResetPrefixCache,
+        received,
+        status: 200,
+        metrics: None,
+        cleared_blocks: Some(cleared),
+    });
+    Reply {
+        status: 200,
+        headers: Vec::new(),
+        body: String::new(),
+    }
 }
 
 #[derive(Serialize)]
@@ -455,9 +527,13 @@ mod tests {
 
     #[test]
     fn since_defaults_to_zero_and_rejects_junk() {
-        assert_eq!(parse_since(None), Ok(0));
-        assert_eq!(parse_since(Some("x=1&since=7")), Ok(7));
-        assert!(parse_since(Some("since=-1")).is_err());
+        assert_eq!(parse_seq(None, "since"), Ok(0));
+        assert_eq!(parse_seq(Some("x=1&since=7"), "since"), Ok(7));
+        assert!(parse_seq(Some("since=-1"), "since").is_err());
+        let both = Some("scrapes_since=3&since=9");
+        assert_eq!(parse_seq(both, "since"), Ok(9));
+        assert_eq!(parse_seq(both, "scrapes_since"), Ok(3));
+        assert_eq!(parse_seq(Some("sinceX=4"), "since"), Ok(0));
     }
 
     #[test]

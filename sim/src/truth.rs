@@ -6,6 +6,10 @@
 //! for `GET /sim/truth?since=<seq>` and optionally appended to a JSON-lines file by a writer
 //! thread, so file IO never blocks the server.
 //!
+//! Each `GET /metrics` and `POST /reset_prefix_cache` becomes a [`ScrapeRecord`] of its own
+//! (what the server answered, read at the moment it answered), numbered apart from the
+//! requests' records and kept in memory only, listed in the same page under `scrapes`.
+//!
 //! Times are [`Stamp`]s read from one monotonic clock and expressed two ways: milliseconds since
 //! server start, and Unix-epoch nanoseconds computed as the wall-clock reading taken once at
 //! start plus the monotonic elapsed time (so they never jump with the system clock).
@@ -22,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::faults::FaultSet;
+use crate::metrics::MetricsSnapshot;
 use crate::wire::Usage;
 
 /// The server's clock: a monotonic start instant and the wall-clock time at that instant.
@@ -292,6 +297,37 @@ impl TruthRecord {
     }
 }
 
+/// The server-side endpoint a [`ScrapeRecord`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScrapeEndpoint {
+    /// `GET /metrics`.
+    Metrics,
+    /// `POST /reset_prefix_cache`.
+    ResetPrefixCache,
+}
+
+/// One `GET /metrics` or `POST /reset_prefix_cache`, and what the server answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScrapeRecord {
+    /// Position among the scrape records; grows by one, never repeats, even after a reset.
+    pub seq: u64,
+    /// The local port it came in on.
+    pub port: u16,
+    /// Which endpoint.
+    pub endpoint: ScrapeEndpoint,
+    /// When the request had been read, on the server's clock.
+    pub received: Stamp,
+    /// The HTTP status answered.
+    pub status: u16,
+    /// For `/metrics`: the state the answer reported, read once for the whole answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<MetricsSnapshot>,
+    /// For `/reset_prefix_cache`: the prefix-cache blocks it dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleared_blocks: Option<usize>,
+}
+
 /// How many characters of content a record keeps.
 pub const CONTENT_CAPTURE_CHARS: usize = 8192;
 
@@ -308,6 +344,15 @@ pub struct TruthPage {
     pub last_seq: u64,
     /// Records with seq greater than `since`, oldest first.
     pub records: Vec<TruthRecord>,
+    /// The `scrapes_since` asked for.
+    #[serde(default)]
+    pub scrapes_since: u64,
+    /// The highest scrape seq issued so far.
+    #[serde(default)]
+    pub last_scrape_seq: u64,
+    /// Scrape records with seq greater than `scrapes_since`, oldest first.
+    #[serde(default)]
+    pub scrapes: Vec<ScrapeRecord>,
 }
 
 /// Text describing the clocks behind [`Stamp`].
@@ -331,6 +376,8 @@ impl ClockDescription {
 struct LogState {
     records: VecDeque<TruthRecord>,
     last_seq: u64,
+    scrapes: VecDeque<ScrapeRecord>,
+    last_scrape_seq: u64,
 }
 
 /// The in-memory truth log, with an optional JSON-lines file.
@@ -374,6 +421,8 @@ impl TruthLog {
             state: Mutex::new(LogState {
                 records: VecDeque::new(),
                 last_seq: 0,
+                scrapes: VecDeque::new(),
+                last_scrape_seq: 0,
             }),
             jsonl: Mutex::new(writer),
         })
@@ -414,6 +463,29 @@ impl TruthLog {
         seq
     }
 
+    /// Appends a scrape's record, giving it the next scrape seq, and returns that seq. Kept in
+    /// memory only (as many as requests' records), so the truth file stays one record type.
+    pub fn push_scrape(&self, mut record: ScrapeRecord) -> u64 {
+        let mut state = self.state();
+        state.last_scrape_seq += 1;
+        record.seq = state.last_scrape_seq;
+        if state.scrapes.len() == self.capacity {
+            state.scrapes.pop_front();
+        }
+        state.scrapes.push_back(record);
+        state.last_scrape_seq
+    }
+
+    /// Scrape records with seq greater than `since`, oldest first.
+    pub fn scrapes_since(&self, since: u64) -> Vec<ScrapeRecord> {
+        self.state()
+            .scrapes
+            .iter()
+            .filter(|record| record.seq > since)
+            .cloned()
+            .collect()
+    }
+
     /// Records with seq greater than `since`, oldest first.
     pub fn since(&self, since: u64) -> Vec<TruthRecord> {
         self.state()
@@ -424,8 +496,8 @@ impl TruthLog {
             .collect()
     }
 
-    /// The page `GET /sim/truth?since=<since>` returns.
-    pub fn page(&self, since: u64) -> TruthPage {
+    /// The page `GET /sim/truth?since=<since>&scrapes_since=<scrapes_since>` returns.
+    pub fn page(&self, since: u64, scrapes_since: u64) -> TruthPage {
         let state = self.state();
         TruthPage {
             clocks: ClockDescription::current(),
@@ -438,6 +510,14 @@ impl TruthLog {
                 .filter(|record| record.seq > since)
                 .cloned()
                 .collect(),
+            scrapes_since,
+            last_scrape_seq: state.last_scrape_seq,
+            scrapes: state
+                .scrapes
+                .iter()
+                .filter(|record| record.seq > scrapes_since)
+                .cloned()
+                .collect(),
         }
     }
 
@@ -446,11 +526,13 @@ impl TruthLog {
         self.state().last_seq
     }
 
-    /// Forgets all records in memory (the file keeps them); returns how many were dropped.
+    /// Forgets all records in memory, scrapes included (the file keeps the requests'); returns
+    /// how many requests' records were dropped.
     pub fn reset(&self) -> usize {
         let mut state = self.state();
         let dropped = state.records.len();
         state.records.clear();
+        state.scrapes.clear();
         dropped
     }
 
@@ -521,8 +603,37 @@ mod tests {
         assert_eq!(log.reset(), 2);
         assert!(log.since(0).is_empty());
         assert_eq!(log.push(record("c")), 3);
-        let page = log.page(0);
+        let page = log.page(0, 0);
         assert_eq!((page.last_seq, page.records.len()), (3, 1));
+    }
+
+    #[test]
+    fn scrapes_have_their_own_seqs_bound_and_reset() {
+        let log = TruthLog::new(SimClock::start(), 2, None).expect("no file to open");
+        let scrape = |endpoint| ScrapeRecord {
+            seq: 0,
+            port: 1,
+            endpoint,
+            received: Stamp {
+                unix_ns: 0,
+                monotonic_ms: 0.0,
+            },
+            status: 200,
+            metrics: None,
+            cleared_blocks: None,
+        };
+        log.push(record("a"));
+        assert_eq!(log.push_scrape(scrape(ScrapeEndpoint::Metrics)), 1);
+        assert_eq!(log.push_scrape(scrape(ScrapeEndpoint::ResetPrefixCache)), 2);
+        assert_eq!(log.push_scrape(scrape(ScrapeEndpoint::Metrics)), 3);
+        let kept: Vec<u64> = log.scrapes_since(0).into_iter().map(|r| r.seq).collect();
+        assert_eq!(kept, vec![2, 3], "bounded like the records");
+        let page = log.page(0, 2);
+        assert_eq!((page.last_seq, page.last_scrape_seq), (1, 3));
+        assert_eq!(page.scrapes.len(), 1);
+        log.reset();
+        assert!(log.scrapes_since(0).is_empty());
+        assert_eq!(log.push_scrape(scrape(ScrapeEndpoint::Metrics)), 4);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! - [`plan`]: everything fixed before the first request; [`prompt`]: the prompts and bodies;
 //! - [`stream`]: bytes to SSE events to the chunk fields the measurement reads;
 //! - [`observe`]: timestamped events to a row or a failure record, per request;
+//! - [`telemetry`]: the server's own `/metrics` read, mapped to common series, summarized;
 //! - [`artifact`]: the artifact's types, its metrics, building it, recomputing a file;
 //! - [`read`]: validating a file (§9) and reading it for the results pages;
 //! - [`slo`]: requests judged against a service-level objective: attainment, goodput,
@@ -32,6 +33,8 @@ pub mod workload;
 pub mod stream;
 
 pub mod observe;
+
+pub mod telemetry;
 
 pub mod artifact;
 

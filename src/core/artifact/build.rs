@@ -141,6 +141,7 @@ pub fn build_artifact(
         load,
         sweep: None,
         repeat: None,
+        server_metrics: None,
         slo: None,
         workload: workload_block(plan),
     })

@@ -809,3 +809,95 @@ fn a_duration_sets_how_many_requests_an_open_loop_has() {
     assert_eq!(plan.requests(), 4, "due at 0, 250, 500 and 750 ms");
     assert_eq!(plan.planned_context_tokens().len(), 4);
 }
+
+#[test]
+fn a_server_metrics_block_stays_valid_reads_back_and_refuses_nan() {
+    use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
+    use crate::core::telemetry::beside::{beside_client, ClientFigures};
+    use crate::core::telemetry::engines::Family;
+    use crate::core::telemetry::sample_from_answer;
+    use crate::core::telemetry::summary::{summarize, Window};
+    let config = RunConfig {
+        engine: Some("strobe-sim".to_owned()),
+        ..small_config(1)
+    };
+    let plan = RunPlan::new(&config, None).expect("a valid plan");
+    let mut artifact = one_row_artifact(&config, &plan);
+    let answers: [(f64, &[u8]); 3] = [
+        (
+            -25.0,
+            b"vllm:num_requests_running 0\nvllm:prompt_tokens_total 10\n\
+              vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} 0\n\
+              vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} 0\n\
+              vllm:time_to_first_token_seconds_sum 0\nvllm:time_to_first_token_seconds_count 0\n",
+        ),
+        (
+            500.0,
+            b"vllm:num_requests_running 1\nvllm:prompt_tokens_total 30\n",
+        ),
+        (
+            1100.0,
+            b"vllm:num_requests_running 0\nvllm:prompt_tokens_total 52\n\
+              vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} 1\n\
+              vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} 1\n\
+              vllm:time_to_first_token_seconds_sum 0.05\nvllm:time_to_first_token_seconds_count 1\n",
+        ),
+    ];
+    let samples: Vec<_> = answers
+        .iter()
+        .map(|(t_ms, body)| sample_from_answer(*t_ms, 1.5, body).0)
+        .collect();
+    let window = Window {
+        start_ms: 0.0,
+        end_ms: 1000.0,
+    };
+    let mut summary = summarize(&samples, Family::Vllm, window);
+    assert_eq!(summary.counters["prompt_tokens"].delta, 42.0);
+    assert_eq!(summary.histograms["ttft"].mean_ms, Some(50.0));
+    let client = ClientFigures::of_artifact(&artifact.metrics, &artifact.request_timings);
+    summary.beside_client = Some(beside_client(&summary, &client));
+    artifact.server_metrics = Some(ServerMetricsBlock {
+        source: "http://127.0.0.1:8000/metrics".to_owned(),
+        interval_ms: 500,
+        family: Family::Vllm.as_str().to_owned(),
+        samples,
+        summary: Some(summary),
+        notes: vec!["1 scrape was refused (HTTP 503)".to_owned()],
+    });
+    let text = artifact.to_json_text().expect("writes");
+    let report = crate::core::read::validate::validate_artifact_text(&text);
+    assert!(report.is_acceptable(), "{report}");
+    let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(parsed.server_metrics, artifact.server_metrics);
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(
+        value["server_metrics"]["samples"][2]["values"]["vllm:prompt_tokens_total"],
+        52.0
+    );
+    assert_eq!(
+        value["server_metrics"]["summary"]["gauges"]["running"]["max"],
+        1.0
+    );
+    // The one row's TTFT beside the server's: client − server.
+    let ttft = &value["server_metrics"]["summary"]["beside_client"]["ttft"];
+    assert_eq!(ttft["server_mean_ms"], 50.0);
+    assert!(ttft["mean_gap_ms"].is_number(), "{ttft}");
+
+    // A non-finite number is refused by name rather than written as null.
+    let mut broken = artifact.clone();
+    if let Some(block) = broken.server_metrics.as_mut() {
+        block.samples[1].latency_ms = f64::NAN;
+    }
+    match broken.to_json_text() {
+        Err(ArtifactError::NonFiniteValue { field, .. }) => {
+            assert_eq!(field, "server_metrics.samples[1].latency_ms");
+        }
+        other => panic!("a NaN must be refused, got {other:?}"),
+    }
+
+    // Without scraping the key is absent, so every v1 reader sees the file it always saw.
+    artifact.server_metrics = None;
+    let value: serde_json::Value =
+        serde_json::from_str(&artifact.to_json_text().expect("writes")).expect("JSON");
+    assert!(value.get("server_metrics").is_none());
+}

@@ -1,8 +1,9 @@
 //! Every serde type of the artifact file: [`ArtifactV1`] (the 41 top-level keys of the
 //! reference artifact plus strobe's optional `client` block, ARTIFACT.md §8, §12) with its
 //! byte-exact text (§8.4), `metric_population` (§8.2) and `timing_methodology` (§8.3); the rows
-//! and failures ([`rows`]); the `client` block ([`client`]); strobe's `load`, `sweep`, `repeat`
-//! and `slo` blocks ([`load`], [`sweep`], [`repeat`], [`slo`]).
+//! and failures ([`rows`]); the `client` block ([`client`]); strobe's `load`, `sweep`, `repeat`,
+//! `slo` and `server_metrics` blocks ([`load`], [`sweep`], [`repeat`], [`slo`],
+//! [`server_metrics`]).
 
 pub mod client;
 pub mod distributed;
@@ -10,6 +11,7 @@ pub mod from_wire;
 pub mod load;
 pub mod repeat;
 pub mod rows;
+pub mod server_metrics;
 pub mod slo;
 pub mod sweep;
 pub mod workload;
@@ -24,6 +26,7 @@ use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::load::LoadBlock;
 use crate::core::artifact::schema::repeat::RepeatBlock;
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
+use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::artifact::schema::slo::SloBlock;
 use crate::core::artifact::schema::sweep::SweepBlock;
 use crate::core::artifact::schema::workload::WorkloadBlock;
@@ -358,6 +361,10 @@ pub struct ArtifactV1 {
     /// or the completions API. Absent for synthetic prompts on the chat API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadBlock>,
+    /// strobe addition (server metrics, docs/telemetry.md): the server's own `/metrics`
+    /// sampled through the run and summarized over its window. Absent when not scraped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_metrics: Option<ServerMetricsBlock>,
 }
 
 impl ArtifactV1 {
@@ -418,6 +425,13 @@ impl ArtifactV1 {
         }
         for (position, failure) in self.failures.iter().enumerate() {
             floats.extend(failure_floats(&format!("failures[{position}]"), failure));
+        }
+        if let Some(offender) = self
+            .server_metrics
+            .as_ref()
+            .and_then(ServerMetricsBlock::first_non_finite)
+        {
+            floats.push(offender);
         }
         floats.into_iter().find(|(_, value)| !value.is_finite())
     }

@@ -150,11 +150,16 @@ pub enum RuleId {
     /// origin within the block's counts, one record per session, turns 0, 1, 2… each once; no
     /// other run's rows carry one.
     WorkloadOrigin,
+    /// strobe addition (docs/telemetry.md): a `server_metrics` block names its source without
+    /// credentials, an interval of 100 to 60,000 ms and a family, and holds samples in the
+    /// order sent with numeric `t_ms`, `latency_ms` ≥ 0 and numeric `values`, and a summary of
+    /// numbers (gauges min ≤ mean ≤ max, counters' deltas ≥ 0).
+    ServerMetricsBlock,
 }
 
 impl RuleId {
     /// Every rule, in the order of ARTIFACT.md §9, then strobe's additions.
-    pub const ALL: [RuleId; 50] = [
+    pub const ALL: [RuleId; 51] = [
         RuleId::InvalidJson,
         RuleId::NestingTooDeep,
         RuleId::NonFiniteNumber,
@@ -205,6 +210,7 @@ impl RuleId {
         RuleId::RepeatBlock,
         RuleId::WorkloadBlock,
         RuleId::WorkloadOrigin,
+        RuleId::ServerMetricsBlock,
     ];
 
     /// The stable kebab-case id, e.g. `"timing-order"`.
@@ -260,6 +266,7 @@ impl RuleId {
             RuleId::RepeatBlock => "repeat-block",
             RuleId::WorkloadBlock => "workload-block",
             RuleId::WorkloadOrigin => "workload-origin",
+            RuleId::ServerMetricsBlock => "server-metrics-block",
         }
     }
 

@@ -15,6 +15,7 @@ mod contract;
 mod distributions;
 mod modern;
 mod rows;
+mod server_metrics;
 mod structure;
 mod time;
 mod workload;
@@ -142,6 +143,7 @@ impl Checker {
         self.check_identifiers(artifact);
         self.check_repeat(artifact);
         self.check_workload(artifact);
+        self.check_server_metrics(artifact);
         self.check_distributions(artifact);
         self.check_context_within_max(artifact);
     }

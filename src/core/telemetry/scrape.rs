@@ -1,0 +1,306 @@
+//! The scrape schedule as a pure state machine (docs/telemetry.md, *Scraping*): where to
+//! scrape, when the next scrape is due, what each answer or failure becomes, and the
+//! `server_metrics` block at the end. The caller owns the clock and the network: it asks
+//! [`ScrapeSession::next_send`] on its timer, sends, and reports back with
+//! [`ScrapeSession::answered`] or [`ScrapeSession::failed`]; all times are ms on the run's
+//! clock.
+//!
+//! One scrape at a time: a scrape still unanswered when the next is due delays it, so a slow
+//! server is never sent a pile of them. A server that has no `/metrics` or refuses the page is
+//! given up on after a few tries, with a note that says how to enable it; the run goes on.
+
+use std::collections::BTreeMap;
+
+use crate::core::artifact::schema::server_metrics::{
+    ServerMetricsBlock, ServerMetricsSample, INTERVAL_MS,
+};
+use crate::core::telemetry::engines::Family;
+use crate::core::telemetry::exposition::read_exposition;
+use crate::core::telemetry::summary::{summarize, Window};
+
+/// Failures in a row, of a kind that will not mend by itself, before scraping stops.
+pub const GIVE_UP_AFTER: u32 = 3;
+/// Longest a scrape may take before the caller should abort it, ms.
+pub const MAX_TIMEOUT_MS: f64 = 5_000.0;
+/// Distinct reading notes kept for the block.
+const MAX_READING_NOTES: usize = 8;
+/// Query keys that carry a secret (`?api_key=`, `?token=`, …), compared in lowercase.
+const SECRET_QUERY_WORDS: [&str; 5] = ["key", "token", "secret", "password", "auth"];
+
+/// `<origin of base_url>/metrics`: where vLLM, SGLang, llama.cpp and TGI serve their metrics,
+/// beside (not under) the `/v1` API. Any user name or password is left out. `None` when
+/// `base_url` is not an `http://` or `https://` URL.
+pub fn default_metrics_url(base_url: &str) -> Option<String> {
+    let (scheme, rest) = base_url.trim().split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    if host.is_empty() {
+        return None;
+    }
+    Some(format!("{scheme}://{host}/metrics"))
+}
+
+/// Why a scrape brought no sample.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ScrapeFailure {
+    /// `fetch` failed without a status: the server is down, or it does not allow this page's
+    /// origin (CORS); a browser cannot tell the two apart.
+    Unreachable,
+    /// Aborted after [`ScrapeSession::timeout_ms`].
+    Timeout,
+    /// An HTTP status other than 200.
+    Status(u16),
+}
+
+impl ScrapeFailure {
+    /// Whether trying again is pointless: nothing there, refused, or blocked.
+    fn is_lasting(&self) -> bool {
+        matches!(
+            self,
+            ScrapeFailure::Unreachable | ScrapeFailure::Status(401 | 403 | 404 | 405)
+        )
+    }
+
+    /// What happened and what to do, for the block's notes.
+    pub fn advice(&self) -> String {
+        match self {
+            ScrapeFailure::Unreachable => "no answer the page could read: the server is down, \
+                 or it does not allow this page's origin on /metrics (CORS; docs/telemetry.md \
+                 names each engine's flag)"
+                .to_owned(),
+            ScrapeFailure::Timeout => format!(
+                "no answer within the timeout (at most {MAX_TIMEOUT_MS} ms); the server may be \
+                 too busy to answer its metrics"
+            ),
+            ScrapeFailure::Status(404) => "HTTP 404: this server has no /metrics here; vLLM \
+                 serves it by default, SGLang needs --enable-metrics, llama-server --metrics, \
+                 and Ollama has none (or give the metrics URL if they are on another port)"
+                .to_owned(),
+            ScrapeFailure::Status(status @ (401 | 403)) => format!(
+                "HTTP {status}: the metrics need a key (llama-server with --api-key guards \
+                 /metrics too)"
+            ),
+            ScrapeFailure::Status(503) => {
+                "HTTP 503: the server is not ready (llama-server answers 503 while it loads)"
+                    .to_owned()
+            }
+            ScrapeFailure::Status(status) => format!("HTTP {status}"),
+        }
+    }
+}
+
+/// The scrapes of one run.
+#[derive(Clone, Debug)]
+pub struct ScrapeSession {
+    source: String,
+    interval_ms: u64,
+    /// When the scrape in flight was sent.
+    in_flight: Option<f64>,
+    /// When the last scrape was sent.
+    last_sent: Option<f64>,
+    /// A scrape was asked for out of turn and not yet sent.
+    now_wanted: bool,
+    samples: Vec<ServerMetricsSample>,
+    failures: BTreeMap<ScrapeFailure, u32>,
+    lasting_in_a_row: u32,
+    gave_up: bool,
+    reading_notes: Vec<String>,
+}
+
+impl ScrapeSession {
+    /// Scrapes of `url` every `interval_ms` (clamped to [`INTERVAL_MS`]). The first is due at
+    /// once: the baseline before warm-up.
+    pub fn new(url: &str, interval_ms: u64) -> Self {
+        Self {
+            source: url.to_owned(),
+            interval_ms: interval_ms.clamp(*INTERVAL_MS.start(), *INTERVAL_MS.end()),
+            in_flight: None,
+            last_sent: None,
+            now_wanted: false,
+            samples: Vec::new(),
+            failures: BTreeMap::new(),
+            lasting_in_a_row: 0,
+            gave_up: false,
+            reading_notes: Vec::new(),
+        }
+    }
+
+    /// The interval between scrapes, ms.
+    pub fn interval_ms(&self) -> u64 {
+        self.interval_ms
+    }
+
+    /// How long one scrape may take before the caller aborts it: the interval, at most
+    /// [`MAX_TIMEOUT_MS`].
+    pub fn timeout_ms(&self) -> f64 {
+        (self.interval_ms as f64).min(MAX_TIMEOUT_MS)
+    }
+
+    /// Whether scraping stopped because the server cannot be scraped.
+    pub fn gave_up(&self) -> bool {
+        self.gave_up
+    }
+
+    /// Whether a scrape should be sent at `now_ms`; if so it is counted as sent then.
+    pub fn next_send(&mut self, now_ms: f64) -> bool {
+        if self.gave_up || self.in_flight.is_some() {
+            return false;
+        }
+        let due = match self.last_sent {
+            None => true,
+            Some(_) if self.now_wanted => true,
+            Some(last) => now_ms >= last + self.interval_ms as f64,
+        };
+        if due {
+            self.in_flight = Some(now_ms);
+            self.last_sent = Some(now_ms);
+            self.now_wanted = false;
+        }
+        due
+    }
+
+    /// A scrape is due as soon as none is in flight, whatever the interval. Call it when the
+    /// warm-up has ended, so the counters count from a sample that leaves the warm-up out, and
+    /// when the last request has ended, for the final scrape.
+    pub fn want_now(&mut self) {
+        self.now_wanted = true;
+    }
+
+    /// The scrape sent at `sent_ms` was answered at `now_ms` with `status` and `body`.
+    pub fn answered(&mut self, sent_ms: f64, now_ms: f64, status: u16, body: &[u8]) {
+        if status != 200 {
+            self.failed(sent_ms, ScrapeFailure::Status(status));
+            return;
+        }
+        self.settle(sent_ms);
+        self.lasting_in_a_row = 0;
+        let mut reading = read_exposition(body);
+        for note in reading.notes.drain(..) {
+            let note = note.to_string();
+            if self.reading_notes.len() < MAX_READING_NOTES && !self.reading_notes.contains(&note) {
+                self.reading_notes.push(note);
+            }
+        }
+        if reading.values.is_empty() {
+            return;
+        }
+        self.samples.push(ServerMetricsSample {
+            t_ms: sent_ms,
+            latency_ms: (now_ms - sent_ms).max(0.0),
+            values: reading.values,
+        });
+    }
+
+    /// The scrape sent at `sent_ms` brought nothing.
+    pub fn failed(&mut self, sent_ms: f64, failure: ScrapeFailure) {
+        self.settle(sent_ms);
+        if failure.is_lasting() {
+            self.lasting_in_a_row += 1;
+            if self.lasting_in_a_row >= GIVE_UP_AFTER {
+                self.gave_up = true;
+            }
+        } else {
+            self.lasting_in_a_row = 0;
+        }
+        *self.failures.entry(failure).or_insert(0) += 1;
+    }
+
+    fn settle(&mut self, sent_ms: f64) {
+        if self.in_flight == Some(sent_ms) {
+            self.in_flight = None;
+        }
+    }
+
+    /// The samples so far, oldest first (for a live chart).
+    pub fn samples(&self) -> &[ServerMetricsSample] {
+        &self.samples
+    }
+
+    /// The `server_metrics` block, summarized over `window` when given. `source` keeps no
+    /// credential: a URL that carries one is written as its origin and path only.
+    pub fn finish(self, window: Option<Window>) -> ServerMetricsBlock {
+        let mut samples = self.samples;
+        samples.sort_by(|a, b| a.t_ms.total_cmp(&b.t_ms));
+        let family = Family::detect(
+            samples
+                .iter()
+                .flat_map(|sample| sample.values.keys())
+                .map(String::as_str),
+        );
+        let mut notes: Vec<String> = self
+            .failures
+            .iter()
+            .map(|(failure, count)| {
+                let scrapes = if *count == 1 { "scrape" } else { "scrapes" };
+                format!("{count} {scrapes} failed: {}", failure.advice())
+            })
+            .collect();
+        if self.gave_up {
+            notes.push(format!(
+                "scraping stopped after {GIVE_UP_AFTER} failures in a row; the run went on"
+            ));
+        }
+        notes.extend(self.reading_notes);
+        let summary = window
+            .filter(|_| !samples.is_empty())
+            .map(|window| summarize(&samples, family, window));
+        ServerMetricsBlock {
+            source: shareable_source(&self.source),
+            interval_ms: self.interval_ms,
+            family: family.as_str().to_owned(),
+            samples,
+            summary,
+            notes,
+        }
+    }
+}
+
+/// Where `url` carries a credential: user information before the host, or a query key that
+/// names one (`api_key`, `token`, …). `None` when it carries none.
+pub fn credential_in_url(url: &str) -> Option<&'static str> {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority_end = after_scheme
+        .find(['/', '?', '#'])
+        .unwrap_or(after_scheme.len());
+    if after_scheme[..authority_end].contains('@') {
+        return Some("a user name or password before the host");
+    }
+    let query = after_scheme[authority_end..]
+        .split_once('?')
+        .map(|(_, query)| query.split('#').next().unwrap_or(query));
+    let secret_key = query
+        .into_iter()
+        .flat_map(|query| query.split('&'))
+        .any(|pair| {
+            let key = pair.split('=').next().unwrap_or(pair).to_ascii_lowercase();
+            SECRET_QUERY_WORDS.iter().any(|word| key.contains(word))
+        });
+    secret_key.then_some("a key or token in the query")
+}
+
+/// `url` as it may be written into a shared file: unchanged, or without user information and
+/// query when it carries a credential.
+fn shareable_source(url: &str) -> String {
+    if credential_in_url(url).is_none() {
+        return url.to_owned();
+    }
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+    let path_start = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let host = rest[..path_start]
+        .rsplit_once('@')
+        .map_or(&rest[..path_start], |(_, host)| host);
+    let path = rest[path_start..]
+        .split(['?', '#'])
+        .next()
+        .unwrap_or_default();
+    format!("{scheme}://{host}{path}")
+}
+
+#[cfg(test)]
+mod tests;

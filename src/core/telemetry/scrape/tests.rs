@@ -1,0 +1,205 @@
+//! The scrape schedule: when scrapes go, what failures do, and the block it ends with.
+
+use serde_json::Value;
+
+use super::*;
+use crate::core::read::validate::report::RuleId;
+use crate::core::read::validate::validate_artifact;
+
+const URL: &str = "http://127.0.0.1:8000/metrics";
+
+fn vllm_body(running: u32, prompt_tokens: u32) -> Vec<u8> {
+    format!(
+        "# TYPE vllm:num_requests_running gauge\n\
+         vllm:num_requests_running{{model_name=\"m\"}} {running}\n\
+         # TYPE vllm:prompt_tokens_total counter\n\
+         vllm:prompt_tokens_total{{model_name=\"m\"}} {prompt_tokens}\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn the_metrics_url_is_beside_the_api_without_credentials() {
+    let url = default_metrics_url;
+    assert_eq!(
+        url("http://127.0.0.1:8000/v1").as_deref(),
+        Some("http://127.0.0.1:8000/metrics")
+    );
+    assert_eq!(
+        url(" HTTPS://user:pw@gpu-box/api/v1?x=1 ").as_deref(),
+        Some("https://gpu-box/metrics")
+    );
+    assert_eq!(
+        url("http://[::1]:8011").as_deref(),
+        Some("http://[::1]:8011/metrics")
+    );
+    assert_eq!(url("ftp://gpu-box/v1"), None);
+    assert_eq!(url("gpu-box:8000/v1"), None);
+    assert_eq!(url("http:///v1"), None);
+}
+
+#[test]
+fn scrapes_go_at_once_then_every_interval_one_at_a_time() {
+    let mut session = ScrapeSession::new(URL, 1000);
+    assert!(session.next_send(0.0), "the baseline goes at once");
+    assert!(!session.next_send(10.0), "one in flight at a time");
+    session.answered(0.0, 4.0, 200, &vllm_body(0, 10));
+    assert!(!session.next_send(500.0));
+    assert!(session.next_send(1000.0));
+    // A slow answer delays the next scrape; it goes as soon as the answer is in.
+    assert!(!session.next_send(2000.0));
+    session.answered(1000.0, 2500.0, 200, &vllm_body(3, 40));
+    assert!(session.next_send(2500.0));
+    session.answered(2500.0, 2502.0, 200, &vllm_body(2, 90));
+    // The last request ended: the final scrape does not wait for the interval.
+    session.want_now();
+    assert!(session.next_send(2600.0));
+    session.answered(2600.0, 2601.5, 200, &vllm_body(0, 100));
+    assert!(!session.next_send(2700.0));
+    let latencies: Vec<f64> = session.samples().iter().map(|s| s.latency_ms).collect();
+    assert_eq!(latencies, [4.0, 1500.0, 2.0, 1.5]);
+}
+
+#[test]
+fn the_interval_is_held_to_its_bounds_and_the_timeout_to_it() {
+    let fast = ScrapeSession::new(URL, 5);
+    assert_eq!((fast.interval_ms(), fast.timeout_ms()), (100, 100.0));
+    let slow = ScrapeSession::new(URL, 1_000_000);
+    assert_eq!(
+        (slow.interval_ms(), slow.timeout_ms()),
+        (60_000, MAX_TIMEOUT_MS)
+    );
+}
+
+#[test]
+fn a_server_without_metrics_is_given_up_on_with_advice() {
+    let mut session = ScrapeSession::new(URL, 100);
+    for attempt in 0..GIVE_UP_AFTER {
+        let t = f64::from(attempt) * 100.0;
+        assert!(session.next_send(t));
+        session.answered(t, t + 1.0, 404, b"Not Found");
+    }
+    assert!(session.gave_up());
+    assert!(!session.next_send(10_000.0), "no more scrapes");
+    let block = session.finish(Some(Window {
+        start_ms: 0.0,
+        end_ms: 500.0,
+    }));
+    assert_eq!(block.family, "unknown");
+    assert!(block.samples.is_empty() && block.summary.is_none());
+    assert!(
+        block.notes[0].starts_with("3 scrapes failed: HTTP 404"),
+        "{:?}",
+        block.notes
+    );
+    assert!(block.notes[0].contains("--enable-metrics"));
+    assert!(block.notes[1].contains("the run went on"));
+}
+
+#[test]
+fn passing_trouble_does_not_stop_scraping() {
+    let mut session = ScrapeSession::new(URL, 100);
+    let mut t = 0.0;
+    let mut step = |session: &mut ScrapeSession, outcome: Option<ScrapeFailure>| {
+        assert!(session.next_send(t));
+        match outcome {
+            Some(failure) => session.failed(t, failure),
+            None => session.answered(t, t + 1.0, 200, &vllm_body(1, 1)),
+        }
+        t += 100.0;
+    };
+    for _ in 0..10 {
+        step(&mut session, Some(ScrapeFailure::Timeout));
+    }
+    step(&mut session, Some(ScrapeFailure::Unreachable));
+    step(&mut session, Some(ScrapeFailure::Unreachable));
+    step(&mut session, None);
+    step(&mut session, Some(ScrapeFailure::Unreachable));
+    step(&mut session, Some(ScrapeFailure::Status(503)));
+    step(&mut session, Some(ScrapeFailure::Unreachable));
+    assert!(!session.gave_up(), "never three lasting failures in a row");
+    let notes = session.finish(None).notes;
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(notes[0].starts_with("4 scrapes failed: no answer the page could read"));
+    assert!(notes[0].contains("CORS"));
+    assert!(notes[1].starts_with("10 scrapes failed: no answer within the timeout"));
+    assert!(notes[2].starts_with("1 scrape failed: HTTP 503"));
+}
+
+#[test]
+fn the_block_names_the_family_summarizes_and_validates() {
+    let mut session = ScrapeSession::new("http://admin:pw@127.0.0.1:8000/metrics?token=abc", 500);
+    for (t, running, tokens) in [
+        (-30.0, 0, 0),
+        (470.0, 4, 300),
+        (970.0, 2, 800),
+        (1200.0, 0, 900),
+    ] {
+        if t == 1200.0 {
+            // After the last request: the final scrape, before the interval is up.
+            session.want_now();
+        }
+        assert!(session.next_send(t));
+        let mut body = vllm_body(running, tokens);
+        body.extend_from_slice(b"broken line\n");
+        session.answered(t, t + 2.0, 200, &body);
+    }
+    // An answer with nothing in it is no sample.
+    session.want_now();
+    assert!(session.next_send(1300.0));
+    session.answered(1300.0, 1301.0, 200, b"<html>busy</html>");
+    let block = session.finish(Some(Window {
+        start_ms: 0.0,
+        end_ms: 1000.0,
+    }));
+    assert_eq!(
+        block.source, "http://127.0.0.1:8000/metrics",
+        "no credential kept"
+    );
+    assert_eq!((block.family.as_str(), block.samples.len()), ("vllm", 4));
+    let summary = block.summary.as_ref().expect("a summary");
+    assert_eq!(summary.gauges["running"].max, 4.0);
+    assert_eq!(summary.counters["prompt_tokens"].delta, 900.0);
+    // The broken line of every answer is one note, not four.
+    assert_eq!(
+        block
+            .notes
+            .iter()
+            .filter(|note| note.contains("no valid metric name"))
+            .count(),
+        1,
+        "{:?}",
+        block.notes
+    );
+    assert!(block
+        .notes
+        .iter()
+        .any(|note| note.contains("no metric sample")));
+
+    let text = include_str!("../../../../tests/fixtures/reference-artifact.json");
+    let mut artifact: Value = serde_json::from_str(text).expect("the reference artifact");
+    artifact["server_metrics"] = serde_json::to_value(&block).expect("a JSON block");
+    let broken: Vec<_> = validate_artifact(&artifact)
+        .violations
+        .into_iter()
+        .filter(|violation| violation.rule == RuleId::ServerMetricsBlock)
+        .collect();
+    assert!(broken.is_empty(), "{broken:?}");
+}
+
+#[test]
+fn a_source_with_a_credential_is_cut_to_its_origin_and_path() {
+    assert_eq!(shareable_source(URL), URL);
+    assert_eq!(
+        shareable_source("https://u:p@h:9/a/metrics?api_key=x#f"),
+        "https://h:9/a/metrics"
+    );
+    assert_eq!(
+        shareable_source("http://h/metrics?x=1"),
+        "http://h/metrics?x=1"
+    );
+    assert_eq!(
+        credential_in_url(&shareable_source("http://t@h/m?token=1")),
+        None
+    );
+}
