@@ -326,16 +326,10 @@ impl WorkloadRequests {
     /// When each request is due in a trace, ms from the run's start: each session's arrival
     /// divided by `speed` (relative to the first), for single-turn traces; `None` otherwise.
     pub fn arrival_times_ms(&self, speed: f64) -> Option<Vec<f64>> {
-        if !self.timed || self.has_conversations() {
+        if self.has_conversations() {
             return None;
         }
-        let first = self.sessions.first()?.arrival_ms.unwrap_or(0.0);
-        Some(
-            self.sessions
-                .iter()
-                .map(|session| (session.arrival_ms.unwrap_or(first) - first).max(0.0) / speed)
-                .collect(),
-        )
+        self.session_times_ms(speed)
     }
 
     /// When each session's first turn is due in a timed workload of conversations, ms from the
@@ -343,7 +337,15 @@ impl WorkloadRequests {
     /// workload is not timed or has no conversations (a single-turn trace is scheduled request
     /// by request, [`arrival_times_ms`](Self::arrival_times_ms)).
     pub fn session_arrivals_ms(&self, speed: f64) -> Option<Vec<f64>> {
-        if !self.timed || !self.has_conversations() {
+        if !self.has_conversations() {
+            return None;
+        }
+        self.session_times_ms(speed)
+    }
+
+    /// Each session's arrival over `speed`, relative to the first, when the workload is timed.
+    fn session_times_ms(&self, speed: f64) -> Option<Vec<f64>> {
+        if !self.timed {
             return None;
         }
         let first = self.sessions.first()?.arrival_ms.unwrap_or(0.0);
