@@ -159,6 +159,26 @@ pub(crate) const BASE_URL: FieldSpec = FieldSpec {
            this page's origin (CORS).",
     group: FieldGroup::Endpoint,
 };
+pub(crate) const SERVER_METRICS: FieldSpec = FieldSpec {
+    key: "server_metrics",
+    label: "Server metrics",
+    kind: FieldKind::Text,
+    help: "The server's own Prometheus /metrics, scraped from the page beside the run (not from \
+           the measuring thread) and kept in the artifact: auto (the base URL's origin + \
+           /metrics), off, or the metrics URL (another port or host). A server without them \
+           leaves the run untouched, with a note.",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const SERVER_METRICS_INTERVAL_MS: FieldSpec = FieldSpec {
+    key: "server_metrics_interval_ms",
+    label: "Metrics interval (ms)",
+    kind: FieldKind::Integer {
+        min: 100,
+        max: 60_000,
+    },
+    help: "How often the server's metrics are scraped during a run, 100–60000 ms.",
+    group: FieldGroup::Endpoint,
+};
 pub(crate) const POOL: FieldSpec = FieldSpec {
     key: "pool",
     label: "Endpoint pool",
@@ -732,6 +752,8 @@ macro_rules! run_form_fields {
 run_form_fields! {
     BaseUrl => BASE_URL,
     Pool => POOL,
+    ServerMetrics => SERVER_METRICS,
+    ServerMetricsIntervalMs => SERVER_METRICS_INTERVAL_MS,
     Model => MODEL,
     Engine => ENGINE,
     Gpu => GPU,

@@ -68,10 +68,13 @@ use crate::core::config::fields::{
     ENDPOINT, HISTORY, OUTPUT_LENGTHS, SESSION_HEADER, THINK_TIME_MS, TRACE_SPEED, WORKLOAD_ORDER,
     WORKLOAD_SEED, WORKLOAD_TURNS, WORKLOAD_URL,
 };
+use crate::core::config::fields::{SERVER_METRICS, SERVER_METRICS_INTERVAL_MS};
 use crate::core::config::load::{
     LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S, REPEATS as REPEATS_RANGE,
 };
-use crate::core::config::settings::{ClientOptions, RunConfig};
+use crate::core::config::settings::{
+    ClientOptions, RunConfig, DEFAULT_SERVER_METRICS_INTERVAL_MS, SERVER_METRICS_OFF,
+};
 use crate::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use crate::core::config::sweep::{SweepKind, SweepSpec};
 use crate::core::config::workload::WorkloadOptions;
@@ -148,6 +151,11 @@ impl RunForm {
                 MeasurementThread::Worker.as_str().to_owned(),
             ),
             (LIVE_VIEW.key, LiveView::During.as_str().to_owned()),
+            (SERVER_METRICS.key, SERVER_METRICS_OFF.to_owned()),
+            (
+                SERVER_METRICS_INTERVAL_MS.key,
+                DEFAULT_SERVER_METRICS_INTERVAL_MS.to_string(),
+            ),
             (ENDPOINT.key, ApiEndpoint::Chat.as_str().to_owned()),
             (WORKLOAD_TURNS.key, WorkloadTurns::First.as_str().to_owned()),
             (WORKLOAD_ORDER.key, WorkloadOrder::File.as_str().to_owned()),
@@ -216,6 +224,11 @@ impl RunForm {
             (REPEATS.key, "1".to_owned()),
             (SLO_TARGET.key, DEFAULT_SLO_TARGET_PERCENT.to_string()),
             (POOL.key, config.client.endpoint_pool.join(" ")),
+            (SERVER_METRICS.key, config.client.server_metrics.clone()),
+            (
+                SERVER_METRICS_INTERVAL_MS.key,
+                config.client.server_metrics_interval_ms.to_string(),
+            ),
             (WARMUP.key, config.client.warmup.to_string()),
             (TRACES.key, config.client.chunk_traces.to_string()),
             (MEASUREMENT.key, config.client.measurement.to_string()),
@@ -395,6 +408,12 @@ impl RunForm {
                 context_calibration: parser
                     .toggle(&CONTEXT_CALIBRATION)
                     .unwrap_or(defaults.client.context_calibration),
+                server_metrics: parser
+                    .optional_text(&SERVER_METRICS)
+                    .unwrap_or(defaults.client.server_metrics),
+                server_metrics_interval_ms: parser
+                    .unsigned(&SERVER_METRICS_INTERVAL_MS)
+                    .unwrap_or(defaults.client.server_metrics_interval_ms),
             },
             endpoint: parser.choice(&ENDPOINT).unwrap_or(defaults.endpoint),
             workload: WorkloadOptions {

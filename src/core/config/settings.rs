@@ -2,6 +2,7 @@
 //! (ARTIFACT.md §1.1) and their validation, which reports every violation with what to change;
 //! strobe's own [`ClientOptions`]; and the origin rule browsers count connections by.
 
+use crate::core::artifact::schema::server_metrics::INTERVAL_MS;
 use crate::core::config::choices::ApiEndpoint;
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::config::choices::LiveView;
@@ -13,6 +14,7 @@ use crate::core::config::error::ConfigError;
 use crate::core::config::load::LoadOptions;
 use crate::core::config::workload::WorkloadOptions;
 use crate::core::format::quoted_preview;
+use crate::core::telemetry::scrape::{credential_in_url, default_metrics_url};
 use serde::{Deserialize, Serialize};
 
 /// Largest `requests` value (`--requests` is 1..=10000).
@@ -165,6 +167,11 @@ pub struct ClientOptions {
     /// run (default off: prompts at 3 characters per token, the same bytes on every server;
     /// see [`calibration`](crate::core::plan::calibration)).
     pub context_calibration: bool,
+    /// The server's `/metrics`, scraped from the page during the run (docs/telemetry.md):
+    /// `auto` (the base URL's origin + `/metrics`, the default), `off`, or the metrics URL.
+    pub server_metrics: String,
+    /// How often the metrics are scraped, ms (100–60,000; default 1,000).
+    pub server_metrics_interval_ms: u64,
 }
 
 impl Default for ClientOptions {
@@ -176,6 +183,28 @@ impl Default for ClientOptions {
             live_view: LiveView::During,
             endpoint_pool: Vec::new(),
             context_calibration: false,
+            server_metrics: SERVER_METRICS_OFF.to_owned(),
+            server_metrics_interval_ms: DEFAULT_SERVER_METRICS_INTERVAL_MS,
+        }
+    }
+}
+
+/// `server_metrics=auto`: scrape `<origin of base_url>/metrics`.
+pub const SERVER_METRICS_AUTO: &str = "auto";
+/// `server_metrics=off` (the default until the fidelity benchmark has measured what scraping
+/// costs the measurement: docs/telemetry.md).
+pub const SERVER_METRICS_OFF: &str = "off";
+/// The default scrape interval, ms.
+pub const DEFAULT_SERVER_METRICS_INTERVAL_MS: u64 = 1_000;
+
+impl ClientOptions {
+    /// Where the run scrapes the server's metrics, if anywhere: `<origin of base_url>/metrics`
+    /// for `auto`, nothing for `off`, else the URL given.
+    pub fn metrics_url(&self, base_url: &str) -> Option<String> {
+        match self.server_metrics.trim() {
+            SERVER_METRICS_OFF => None,
+            SERVER_METRICS_AUTO => default_metrics_url(base_url),
+            url => Some(url.to_owned()),
         }
     }
 }
@@ -458,6 +487,7 @@ impl RunConfig {
             }
         }
         self.check_endpoint_pool(&mut errors);
+        self.check_server_metrics(&mut errors);
         self.load.check(self.burst, &mut errors);
         self.workload.check(&mut errors);
         if !self.timeout_s.is_finite() || self.timeout_s <= 0.0 || self.timeout_s > MAX_TIMEOUT_S {
@@ -505,6 +535,43 @@ impl RunConfig {
             .into_iter()
             .map(|base| self.url_at(base))
             .collect()
+    }
+
+    /// `server_metrics` is `auto`, `off` or an http(s) URL that carries no credential (it is
+    /// written into the artifact), and its interval is 100–60,000 ms.
+    fn check_server_metrics(&self, errors: &mut Vec<ConfigError>) {
+        let setting = self.client.server_metrics.trim();
+        if ![SERVER_METRICS_AUTO, SERVER_METRICS_OFF].contains(&setting) {
+            if url_origin(setting).is_none() {
+                errors.push(ConfigError::new(
+                    "server_metrics",
+                    format!(
+                        "server_metrics must be auto, off, or the metrics URL like \
+                         http://gpu-box:8000/metrics (got {})",
+                        quoted_preview(setting)
+                    ),
+                ));
+            } else if let Some(what) = credential_in_url(setting) {
+                errors.push(ConfigError::new(
+                    "server_metrics",
+                    format!(
+                        "the metrics URL carries {what}, which would be written into the \
+                         artifact: give it without"
+                    ),
+                ));
+            }
+        }
+        let interval = self.client.server_metrics_interval_ms;
+        if !INTERVAL_MS.contains(&interval) {
+            errors.push(ConfigError::new(
+                "server_metrics_interval_ms",
+                format!(
+                    "server_metrics_interval_ms must be from {} to {} ms (got {interval})",
+                    INTERVAL_MS.start(),
+                    INTERVAL_MS.end()
+                ),
+            ));
+        }
     }
 
     /// The pool's rules: at most [`MAX_ENDPOINTS`] base URLs in all, each a valid base URL on

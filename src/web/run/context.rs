@@ -25,6 +25,7 @@ use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::host::Measurement;
 use crate::web::run::keep;
+use crate::web::run::metrics::MetricsScrape;
 use crate::web::state::error::RunError;
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
@@ -70,8 +71,21 @@ impl RunContext {
             plan,
             api_key: self.api_key.clone(),
         };
+        // The server's metrics: a baseline before the warm-up, then beside the run.
+        let scrape = MetricsScrape::start(&setup.config, self.clock.clone());
         let (live, result) =
-            Measurement::start(self.clock.clone(), setup, self.discovered_max_model_len)?;
+            match Measurement::start(self.clock.clone(), setup, self.discovered_max_model_len) {
+                Ok(started) => started,
+                Err(error) => {
+                    if let Some(scrape) = &scrape {
+                        scrape.stop();
+                    }
+                    return Err(error);
+                }
+            };
+        if let Some(scrape) = &scrape {
+            spawn_local(scrape_after_warmup(live.clone(), scrape.clone()));
+        }
         let cancel = {
             let live = live.clone();
             Rc::new(move || live.cancel())
@@ -80,9 +94,19 @@ impl RunContext {
         if !quiet {
             poll_live(live.clone(), state, self.slo.clone());
         }
-        let result = result.await;
+        let mut result = result.await;
         live.refresh();
         state.live_update(live.snapshot(), None, None);
+        if let Some(scrape) = scrape {
+            match result.as_mut() {
+                Ok(artifact) => {
+                    let started = artifact.started_at_unix_ns as f64 / 1e6;
+                    let finished = artifact.finished_at_unix_ns as f64 / 1e6;
+                    artifact.server_metrics = Some(scrape.finish(started, finished).await);
+                }
+                Err(_) => scrape.stop(),
+            }
+        }
         result
     }
 
@@ -152,6 +176,18 @@ impl RunContext {
         artifact.slo = Some(slo_block(spec, &outcome));
     }
 }
+
+/// Asks for a scrape as soon as the page hears that the warm-up has ended, so the server's
+/// counters count from a sample that leaves the warm-up out.
+async fn scrape_after_warmup(live: Rc<Measurement>, scrape: Rc<MetricsScrape>) {
+    while live.warming_up() && !live.is_finished() {
+        sleep_ms(WARMUP_WATCH_MS).await;
+    }
+    scrape.want_now();
+}
+
+/// How often [`scrape_after_warmup`] looks whether the warm-up has ended.
+const WARMUP_WATCH_MS: f64 = 20.0;
 
 /// How often the live numbers are refreshed: a few times a second is plenty for a person, and
 /// every refresh is main-thread work that competes for the CPU with the thread taking the

@@ -162,6 +162,11 @@ impl Measurement {
         self.tally.borrow().views()
     }
 
+    /// Whether the run is still warming up, as far as the page has heard.
+    pub fn warming_up(&self) -> bool {
+        self.tally.borrow().progress().warming_up
+    }
+
     /// The page's clock now, in ms.
     pub fn now_ms(&self) -> f64 {
         self.clock.now_ms()

@@ -9,6 +9,8 @@ fn fields_are_the_artifact_keys_once_each_in_contiguous_groups() {
     let mut expected = vec![
         "base_url",
         "pool",
+        "server_metrics",
+        "server_metrics_interval_ms",
         "model",
         "engine",
         "gpu",

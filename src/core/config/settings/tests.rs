@@ -203,7 +203,9 @@ fn config_round_trips_and_missing_keys_take_defaults() {
             "measurement": "worker",
             "live_view": "during",
             "endpoint_pool": [],
-            "context_calibration": false
+            "context_calibration": false,
+            "server_metrics": "off",
+            "server_metrics_interval_ms": 1000
         })
     );
     let back: Option<RunConfig> = serde_json::from_value(value).ok();
@@ -539,4 +541,54 @@ fn urls_drop_trailing_slashes() {
         ..valid_config()
     };
     assert_eq!(rootless.server_url("/info"), "http://h:8000/openai/info");
+}
+
+#[test]
+fn server_metrics_is_auto_off_or_a_url_without_credentials() {
+    let with = |setting: &str, interval: u64| RunConfig {
+        client: ClientOptions {
+            server_metrics: setting.to_owned(),
+            server_metrics_interval_ms: interval,
+            ..ClientOptions::default()
+        },
+        ..valid_config()
+    };
+    let fields = |config: RunConfig| -> Vec<String> {
+        config
+            .validate()
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|error| error.field.to_string())
+            .collect()
+    };
+    for good in ["auto", "off", "http://gpu-box:8000/metrics"] {
+        assert!(fields(with(good, 1000)).is_empty(), "{good}");
+    }
+    assert_eq!(fields(with("metrics please", 1000)), ["server_metrics"]);
+    assert_eq!(
+        fields(with("http://u:p@gpu-box:8000/metrics", 1000)),
+        ["server_metrics"]
+    );
+    assert_eq!(
+        fields(with("http://gpu-box/metrics?token=1", 1000)),
+        ["server_metrics"]
+    );
+    assert_eq!(fields(with("auto", 99)), ["server_metrics_interval_ms"]);
+    assert_eq!(fields(with("auto", 60_001)), ["server_metrics_interval_ms"]);
+
+    let base = "http://user:pw@gpu-box:8000/v1";
+    assert_eq!(
+        with("auto", 1000).client.metrics_url(base).as_deref(),
+        Some("http://gpu-box:8000/metrics")
+    );
+    assert_eq!(with("off", 1000).client.metrics_url(base), None);
+    assert_eq!(
+        with("http://gpu-box:9100/metrics", 1000)
+            .client
+            .metrics_url(base)
+            .as_deref(),
+        Some("http://gpu-box:9100/metrics")
+    );
+    assert_eq!(ClientOptions::default().server_metrics, "off");
 }

@@ -1,0 +1,184 @@
+//! The server's own `/metrics`, scraped from the page while a run measures
+//! (docs/telemetry.md, *Scraping*): never from the measuring thread, one scrape at a time on
+//! the schedule the core's [`ScrapeSession`] keeps, each answer read to a bounded size and
+//! handed to the core. A baseline goes out before the warm-up, one as the warm-up ends, then
+//! one every interval, and a last one after the last request; the samples are then put on the
+//! run's clock (ms from the measured run's start, like the rows' `started_at_ms`) and become
+//! the artifact's `server_metrics` block. A server without metrics, or one that does not let
+//! the page read them, leaves the run as it is, with a note in the block.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use js_sys::Uint8Array;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestCache,
+    RequestCredentials, RequestInit, RequestMode, Response,
+};
+
+use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
+use crate::core::config::settings::RunConfig;
+use crate::core::telemetry::exposition::MAX_TEXT_BYTES;
+use crate::core::telemetry::scrape::{ScrapeFailure, ScrapeSession};
+use crate::core::telemetry::summary::Window;
+
+use crate::web::platform::clock::Clock;
+use crate::web::platform::timers::sleep_ms;
+
+/// The most a scrape reads of an answer: the reader's own cap and one more line's worth, so
+/// the reader sees that it was cut.
+const MOST_BYTES_READ: usize = MAX_TEXT_BYTES + 64 * 1024;
+/// The scraping loop's tick at most, ms: how late a due scrape can go out.
+const LONGEST_TICK_MS: f64 = 100.0;
+
+/// The scrapes of one run, on the page's thread. Times are the page clock's Unix ms until
+/// [`finish`](Self::finish) puts them on the run's clock.
+pub struct MetricsScrape {
+    session: Rc<RefCell<ScrapeSession>>,
+    url: String,
+    clock: Clock,
+    stopped: Rc<Cell<bool>>,
+}
+
+impl MetricsScrape {
+    /// Starts scraping for a run of `config`, unless its `server_metrics` is `off`.
+    pub fn start(config: &RunConfig, clock: Clock) -> Option<Rc<Self>> {
+        let url = config.client.metrics_url(&config.base_url)?;
+        let session = ScrapeSession::new(&url, config.client.server_metrics_interval_ms);
+        let scrape = Rc::new(Self {
+            session: Rc::new(RefCell::new(session)),
+            url,
+            clock,
+            stopped: Rc::new(Cell::new(false)),
+        });
+        spawn_local(scrape.clone().schedule());
+        Some(scrape)
+    }
+
+    /// Sends each scrape when the session says it is due, until stopped.
+    async fn schedule(self: Rc<Self>) {
+        let tick_ms = (self.session.borrow().interval_ms() as f64 / 10.0).min(LONGEST_TICK_MS);
+        while !self.stopped.get() {
+            let now = self.clock.now_unix_ms();
+            if self.session.borrow_mut().next_send(now) {
+                spawn_local(self.clone().scrape_once(now));
+            }
+            if self.session.borrow().gave_up() {
+                return;
+            }
+            sleep_ms(tick_ms).await;
+        }
+    }
+
+    /// One scrape sent at `sent` (Unix ms), its answer or failure reported to the session.
+    async fn scrape_once(self: Rc<Self>, sent: f64) {
+        let timeout_ms = self.session.borrow().timeout_ms();
+        let outcome = fetch_bounded(&self.url, timeout_ms).await;
+        let now = self.clock.now_unix_ms();
+        let mut session = self.session.borrow_mut();
+        match outcome {
+            Ok((status, body)) => session.answered(sent, now, status, &body),
+            Err(failure) => session.failed(sent, failure),
+        }
+    }
+
+    /// Asks for a scrape at once (the warm-up has ended).
+    pub fn want_now(&self) {
+        self.session.borrow_mut().want_now();
+    }
+
+    /// The last scrape, then the block: samples on the run's clock (ms from
+    /// `run_started_unix_ms`), summarized over the measured window up to
+    /// `run_finished_unix_ms`. Waits at most the scrape timeout for the last answer.
+    pub async fn finish(
+        &self,
+        run_started_unix_ms: f64,
+        run_finished_unix_ms: f64,
+    ) -> ServerMetricsBlock {
+        let before = self.session.borrow().samples().len();
+        self.want_now();
+        let timeout_ms = self.session.borrow().timeout_ms();
+        let deadline = self.clock.now_unix_ms() + timeout_ms + 2.0 * LONGEST_TICK_MS;
+        while self.clock.now_unix_ms() < deadline && !self.session.borrow().gave_up() {
+            let last_answered = self.session.borrow().samples().len() > before;
+            if last_answered {
+                break;
+            }
+            sleep_ms(LONGEST_TICK_MS / 4.0).await;
+        }
+        self.stopped.set(true);
+        let session = self.session.replace(ScrapeSession::new(&self.url, 1_000));
+        let window = Window {
+            start_ms: run_started_unix_ms,
+            end_ms: run_finished_unix_ms,
+        };
+        let mut block = session.finish(Some(window));
+        for sample in &mut block.samples {
+            sample.t_ms -= run_started_unix_ms;
+        }
+        block
+    }
+
+    /// Stops scraping without a block (the run failed or was refused).
+    pub fn stop(&self) {
+        self.stopped.set(true);
+    }
+}
+
+/// GETs `url` without credentials, aborted after `timeout_ms`: its status and at most
+/// [`MOST_BYTES_READ`] bytes of its body.
+async fn fetch_bounded(url: &str, timeout_ms: f64) -> Result<(u16, Vec<u8>), ScrapeFailure> {
+    let window = web_sys::window().ok_or(ScrapeFailure::Unreachable)?;
+    let controller = AbortController::new().map_err(|_| ScrapeFailure::Unreachable)?;
+    let timed_out = Rc::new(Cell::new(false));
+    {
+        let (controller, timed_out) = (controller.clone(), timed_out.clone());
+        spawn_local(async move {
+            sleep_ms(timeout_ms).await;
+            timed_out.set(true);
+            controller.abort();
+        });
+    }
+    let failure = |timed_out: &Cell<bool>| {
+        if timed_out.get() {
+            ScrapeFailure::Timeout
+        } else {
+            ScrapeFailure::Unreachable
+        }
+    };
+    let init = RequestInit::new();
+    init.set_method("GET");
+    init.set_mode(RequestMode::Cors);
+    init.set_credentials(RequestCredentials::Omit);
+    init.set_cache(RequestCache::NoStore);
+    init.set_signal(Some(&controller.signal()));
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+        .await
+        .map_err(|_| failure(&timed_out))?;
+    let response: Response = response.dyn_into().map_err(|_| failure(&timed_out))?;
+    let status = response.status();
+    let mut bytes = Vec::new();
+    if let Some(body) = response.body() {
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        while bytes.len() < MOST_BYTES_READ {
+            let read = JsFuture::from(reader.read())
+                .await
+                .map_err(|_| failure(&timed_out))?;
+            let read: &ReadableStreamReadResult = read.unchecked_ref();
+            if read.get_done().unwrap_or(true) {
+                break;
+            }
+            match read.get_value().dyn_into::<Uint8Array>() {
+                Ok(chunk) => bytes.extend(chunk.to_vec()),
+                Err(_) => break,
+            }
+        }
+        let _ = reader.cancel();
+    }
+    controller.abort();
+    bytes.truncate(MOST_BYTES_READ);
+    Ok((status, bytes))
+}

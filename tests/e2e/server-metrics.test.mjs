@@ -1,0 +1,103 @@
+// End-to-end: the server's own view. With server_metrics=auto the page scrapes strobe-sim's
+// /metrics beside the run (a baseline before it, then every interval, a last one after it);
+// the artifact's server_metrics block holds one sample per answered scrape, each with the
+// values the simulator says it answered, on the run's clock within a few milliseconds of the
+// simulator's receipt. A server without metrics leaves the run whole, with a note.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
+import { startSim } from './sim.mjs';
+import { validateArtifact } from './artifact-tools.mjs';
+
+const env = browserAndSite();
+
+async function run(settings, name) {
+  const { page, errors } = await env.open(settings);
+  await page.getByTestId('run').click();
+  await waitForRunEnd(page, 120_000);
+  assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+  const downloaded = await downloadArtifact(page, name);
+  await page.close();
+  return { ...downloaded, errors };
+}
+
+test('the page scrapes /metrics beside the run, each sample the state the server answered', async () => {
+  const sim = await startSim(['--seed', '41']);
+  try {
+    const { path, artifact, errors } = await run(
+      {
+        base_url: sim.baseUrls[0],
+        requests: '24',
+        concurrency: '4',
+        context_tokens: '512',
+        max_tokens: '48',
+        server_metrics: 'auto',
+        server_metrics_interval_ms: '200',
+      },
+      'server-metrics',
+    );
+    assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
+    assert.equal(validateArtifact(path).exitCode, 0);
+    const block = artifact.server_metrics;
+    assert.ok(block, 'the artifact has a server_metrics block');
+    assert.equal(block.source, `${sim.origin}/metrics`);
+    assert.equal(block.interval_ms, 200);
+    assert.equal(block.family, 'vllm');
+    assert.ok(block.samples.length >= 3, `${block.samples.length} samples`);
+    const times = block.samples.map((sample) => sample.t_ms);
+    assert.deepEqual(times, [...times].sort((a, b) => a - b), 'samples in time order');
+    assert.ok(times[0] < 0, 'a baseline before the measured run');
+    const lastEnd = Math.max(...artifact.request_timings.map((row) => row.started_at_ms + row.e2e_ms));
+    assert.ok(times.at(-1) >= lastEnd - 5, `a last scrape after the last request (${times.at(-1)} vs ${lastEnd})`);
+    assert.ok(block.summary, 'a summary over the measured window');
+
+    // Each sample is what the simulator answered to one of its scrapes, sent from the page
+    // on the run's clock a little before the simulator read it.
+    const scrapes = (await sim.truth()).scrapes.filter((scrape) => scrape.endpoint === 'metrics' && scrape.status === 200);
+    assert.equal(scrapes.length, block.samples.length, 'one sample per answered scrape');
+    const startUnixMs = artifact.started_at_unix_ns / 1e6;
+    block.samples.forEach((sample, i) => {
+      const truth = scrapes[i].metrics;
+      assert.equal(sample.values['vllm:generation_tokens_total'], truth.generation_tokens, `sample ${i}`);
+      assert.equal(sample.values['vllm:prompt_tokens_total'], truth.prompt_tokens, `sample ${i}`);
+      assert.equal(sample.values['vllm:num_requests_running'], truth.num_requests_running, `sample ${i}`);
+      const receivedMs = scrapes[i].received.unix_ns / 1e6 - startUnixMs;
+      const lead = receivedMs - sample.t_ms;
+      assert.ok(lead > -5 && lead < 100, `sample ${i}: sent at ${sample.t_ms} ms, received at ${receivedMs} ms`);
+    });
+    // The server generated every token the rows counted, and the last sample saw them all.
+    const generated = artifact.request_timings.reduce((sum, row) => sum + row.output_tokens, 0);
+    assert.ok(block.samples.at(-1).values['vllm:generation_tokens_total'] >= generated);
+    assert.deepEqual(errors, []);
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a server without metrics leaves the run whole, with a note that says why', async () => {
+  const sim = await startSim(['--seed', '42']);
+  try {
+    const { path, artifact } = await run(
+      {
+        base_url: sim.baseUrls[0],
+        requests: '8',
+        concurrency: '2',
+        context_tokens: '256',
+        max_tokens: '16',
+        // Nothing listens on port 9 of this machine.
+        server_metrics: 'http://127.0.0.1:9/metrics',
+        server_metrics_interval_ms: '100',
+      },
+      'server-metrics-absent',
+    );
+    assert.equal(artifact.completed, 8, JSON.stringify(artifact.failures));
+    assert.equal(validateArtifact(path).exitCode, 0);
+    const block = artifact.server_metrics;
+    assert.deepEqual(block.samples, []);
+    assert.ok(block.notes.some((note) => /no answer the page could read/.test(note)), JSON.stringify(block.notes));
+    assert.ok(block.notes.some((note) => /scraping stopped/.test(note)), JSON.stringify(block.notes));
+    assert.equal((await sim.truth()).scrapes.length, 0, 'nothing was asked of the simulator');
+  } finally {
+    await sim.stop();
+  }
+});
