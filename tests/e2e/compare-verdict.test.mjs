@@ -48,7 +48,7 @@ test('a 20 % slower decode is a significant TPOT difference, in the page as in t
   await page.getByTestId('compare-runs').waitFor();
   const verdicts = page.getByTestId('verdicts');
   await verdicts.waitFor();
-  assert.equal(await verdicts.getByTestId('verdict').count(), 1);
+  assert.equal(await verdicts.getByTestId('verdict-pair').count(), 1);
   const lines = verdicts.getByTestId('verdict-metric');
   assert.equal(await lines.count(), 4);
   for (const [key, entry] of Object.entries(cli.metrics)) {

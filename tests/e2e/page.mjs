@@ -41,8 +41,8 @@ export function browserAndSite() {
  * with the library a first visit has; `{ keepLibrary: true }` opens it as it was left.
  */
 export async function openApp(browser, siteUrl, settings = {}, { keepLibrary = false } = {}) {
+  if (!keepLibrary) await emptyKeptLibrary(browser, siteUrl);
   const page = await browser.newPage();
-  if (!keepLibrary) await emptyKeptLibrary(page, siteUrl);
   const errors = collectPageErrors(page);
   const query = new URLSearchParams(settings).toString();
   await page.goto(query ? `${siteUrl}?${query}` : siteUrl);
@@ -50,17 +50,26 @@ export async function openApp(browser, siteUrl, settings = {}, { keepLibrary = f
   return { page, errors };
 }
 
-/** Deletes the library the app keeps for `siteUrl`'s origin, from a page of that origin. */
-export async function emptyKeptLibrary(page, siteUrl) {
-  await page.goto(new URL('public/example-artifact.json', siteUrl).href);
-  await page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const request = indexedDB.deleteDatabase('strobe');
-        request.onsuccess = () => resolve();
-        request.onerror = () => reject(request.error);
-      }),
-  );
+/**
+ * Deletes the library the app keeps for `siteUrl`'s origin, from a page of that origin opened
+ * for it alone (the browser's own requests for that page, such as its icon, stay out of the
+ * app page's console).
+ */
+export async function emptyKeptLibrary(browser, siteUrl) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(new URL('public/example-artifact.json', siteUrl).href);
+    await page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          const request = indexedDB.deleteDatabase('strobe');
+          request.onsuccess = () => resolve();
+          request.onerror = () => reject(request.error);
+        }),
+    );
+  } finally {
+    await page.close();
+  }
 }
 
 /**

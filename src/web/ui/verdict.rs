@@ -37,7 +37,7 @@ pub fn Verdicts(
                 .into_iter()
                 .map(|shown| {
                     view! {
-                        <div class="verdict-pair" data-testid="verdict">
+                        <div class="verdict-pair" data-testid="verdict-pair">
                             <h5>{shown.heading()}</h5>
                             {shown
                                 .verdict
