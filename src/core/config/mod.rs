@@ -6,6 +6,7 @@
 //! - [`error`]: a setting out of bounds, with the field to fix and what is allowed;
 //! - [`settings`]: [`RunConfig`](settings::RunConfig), its bounds and validation;
 //! - [`load`]: the load shape (closed loop, or a request rate with its arrivals);
+//! - [`metrics`]: where a server's metrics are, and the scrape interval's bounds;
 //! - [`fields`]: the field table the form, the link and their help text read;
 //! - [`form`]: the run form (raw text per field) and its parsing into a `RunConfig`;
 //! - [`link`]: the page's query string, both ways, with secrets refused;
@@ -21,6 +22,7 @@ pub mod fields;
 pub mod form;
 pub mod link;
 pub mod load;
+pub mod metrics;
 pub mod models;
 pub mod pool;
 pub mod settings;

@@ -2,7 +2,6 @@
 //! (ARTIFACT.md §1.1) and their validation, which reports every violation with what to change;
 //! strobe's own [`ClientOptions`]; and the origin rule browsers count connections by.
 
-use crate::core::artifact::schema::server_metrics::INTERVAL_MS;
 use crate::core::config::choices::ApiEndpoint;
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::config::choices::LiveView;
@@ -12,9 +11,9 @@ use crate::core::config::choices::ReasoningEffort;
 use crate::core::config::choices::ThinkingMode;
 use crate::core::config::error::ConfigError;
 use crate::core::config::load::LoadOptions;
+use crate::core::config::metrics::{credential_in_url, default_metrics_url, INTERVAL_MS};
 use crate::core::config::workload::WorkloadOptions;
 use crate::core::format::quoted_preview;
-use crate::core::telemetry::scrape::{credential_in_url, default_metrics_url};
 use serde::{Deserialize, Serialize};
 
 /// Largest `requests` value (`--requests` is 1..=10000).

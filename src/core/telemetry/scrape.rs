@@ -11,6 +11,8 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::core::config::metrics::{credential_in_url, default_metrics_url};
+
 use crate::core::artifact::schema::server_metrics::{
     ServerMetricsBlock, ServerMetricsSample, INTERVAL_MS,
 };
@@ -24,27 +26,6 @@ pub const GIVE_UP_AFTER: u32 = 3;
 pub const MAX_TIMEOUT_MS: f64 = 5_000.0;
 /// Distinct reading notes kept for the block.
 const MAX_READING_NOTES: usize = 8;
-/// Query keys that carry a secret (`?api_key=`, `?token=`, …), compared in lowercase.
-const SECRET_QUERY_WORDS: [&str; 5] = ["key", "token", "secret", "password", "auth"];
-
-/// `<origin of base_url>/metrics`: where vLLM, SGLang, llama.cpp and TGI serve their metrics,
-/// beside (not under) the `/v1` API. Any user name or password is left out. `None` when
-/// `base_url` is not an `http://` or `https://` URL.
-pub fn default_metrics_url(base_url: &str) -> Option<String> {
-    let (scheme, rest) = base_url.trim().split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return None;
-    }
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    if host.is_empty() {
-        return None;
-    }
-    Some(format!("{scheme}://{host}/metrics"))
-}
 
 /// Why a scrape brought no sample.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -259,29 +240,6 @@ impl ScrapeSession {
             notes,
         }
     }
-}
-
-/// Where `url` carries a credential: user information before the host, or a query key that
-/// names one (`api_key`, `token`, …). `None` when it carries none.
-pub fn credential_in_url(url: &str) -> Option<&'static str> {
-    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority_end = after_scheme
-        .find(['/', '?', '#'])
-        .unwrap_or(after_scheme.len());
-    if after_scheme[..authority_end].contains('@') {
-        return Some("a user name or password before the host");
-    }
-    let query = after_scheme[authority_end..]
-        .split_once('?')
-        .map(|(_, query)| query.split('#').next().unwrap_or(query));
-    let secret_key = query
-        .into_iter()
-        .flat_map(|query| query.split('&'))
-        .any(|pair| {
-            let key = pair.split('=').next().unwrap_or(pair).to_ascii_lowercase();
-            SECRET_QUERY_WORDS.iter().any(|word| key.contains(word))
-        });
-    secret_key.then_some("a key or token in the query")
 }
 
 /// `url` as it may be written into a shared file: unchanged, or without user information and

@@ -8,12 +8,10 @@
 //! reads.
 
 use std::collections::BTreeMap;
-use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
 
-/// The scrape interval's bounds, ms.
-pub const INTERVAL_MS: RangeInclusive<u64> = 100..=60_000;
+pub use crate::core::config::metrics::INTERVAL_MS;
 
 /// The `server_metrics` block.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -222,7 +222,7 @@ fn test_rows(a: &RunSide, b: &RunSide, metric: MetricKind) -> TestOutcome {
             ""
         };
         return TestOutcome::TooFew(format!(
-            "A has {} and B {} with a {}, and the test needs {MIN_ROWS} each{hint}",
+            "A has {} and B {} that record {}, and the test needs {MIN_ROWS} each{hint}",
             counted(a.n as u64, "row", "rows"),
             counted(b.n as u64, "row", "rows"),
             metric.short_label(),
@@ -244,7 +244,7 @@ fn test_rows(a: &RunSide, b: &RunSide, metric: MetricKind) -> TestOutcome {
 fn test_groups(a: &GroupSide, b: &GroupSide, metric: MetricKind) -> TestOutcome {
     if a.runs < MIN_RUNS || b.runs < MIN_RUNS {
         return TestOutcome::TooFew(format!(
-            "A has {} and B {} with a {} p50, and the test needs {MIN_RUNS} each: repeat the \
+            "A has {} and B {} that state the {} p50, and the test needs {MIN_RUNS} each: repeat the \
              runs",
             counted(a.runs as u64, "run", "runs"),
             counted(b.runs as u64, "run", "runs"),

@@ -116,7 +116,7 @@ fn too_few_rows_or_no_rows_say_so_and_claim_nothing() {
     let ttft = verdict.of(MetricKind::Ttft).expect("TTFT");
     assert_eq!(
         ttft.sentence(),
-        "too few samples to tell: A has 3 rows and B 20 rows with a TTFT, and the test needs 8 each"
+        "too few samples to tell: A has 3 rows and B 20 rows that record TTFT, and the test needs 8 each"
     );
     let json = verdict.to_json();
     assert_eq!(json["metrics"]["ttft_ms"]["p_value"], Value::Null);
