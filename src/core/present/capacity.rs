@@ -1,14 +1,19 @@
 //! The capacity view's data (docs/load.md): each run as one point of a throughput–latency curve,
 //! grouped into curves — the steps of one sweep (by its id), or, for runs without a sweep
 //! block, the selected runs of one load mode and one setup — and ordered by the variable they step through
-//! (concurrency or rate).
+//! (concurrency or rate). Repeats of one group at one load are one point
+//! ([`PointRepeats`]): the mean of their statistics, with the Student-t 95 % interval across
+//! them for the chart's error bar and the table's "1,057 ms ± 8 (95 %, 3 runs)"
+//! ([`capacity_rows`]).
 
 use std::collections::BTreeMap;
 
 use crate::core::config::slo::Slo;
+use crate::core::inference::spread::AcrossRuns;
 use crate::core::load::sweep::SATURATION_SHARE;
 use crate::core::present::compare::setup_key;
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
+use crate::core::present::verdict::{across_runs_text, disagreement};
+use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat, MetricSummary};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::{
     capacity_at_slo, judge_loaded, AttainmentAtLoad, CapacityAtSlo, SloOutcome,
@@ -25,14 +30,43 @@ pub struct CapacityPoint {
     pub output_tok_s: Option<f64>,
     /// Completed requests per second of wall time.
     pub requests_per_s: Option<f64>,
-    /// The run's summary statistics (p50, p95 … of TTFO, TTFT, TPOT, E2E, decode).
+    /// The run's summary statistics (p50, p95 … of TTFO, TTFT, TPOT, E2E, decode); for a
+    /// group of repeats, each statistic's mean over the runs that have it in every run.
     pub metrics: KeyMetrics,
     /// The rate offered (open loop), requests per second.
     pub offered_rate: Option<f64>,
     /// Completions per second against the offered rate fell below 90 %.
     pub saturated: bool,
-    /// What the SLO said of this step, when one is applied and the step can be judged.
+    /// What the SLO said of this step, when one is applied and the step can be judged; for a
+    /// group of repeats, the runs' requests pooled.
     pub slo: Option<SloOutcome>,
+    /// The repeats this point stands for, when it is a group of two or more runs.
+    pub repeats: Option<PointRepeats>,
+}
+
+/// The runs of one repeat group at one load, drawn as one point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointRepeats {
+    /// The group's id, as the files' `repeat` blocks state it.
+    pub group_id: String,
+    /// Each run's summary statistics, in the order the runs were given.
+    pub runs: Vec<KeyMetrics>,
+}
+
+impl CapacityPoint {
+    /// `metric`'s `stat` across the point's runs (one run when it has no repeats); `None` when
+    /// a run lacks it.
+    pub fn across(&self, metric: MetricKind, stat: MetricStat) -> Option<AcrossRuns> {
+        let values: Option<Vec<f64>> = match &self.repeats {
+            Some(repeats) => repeats
+                .runs
+                .iter()
+                .map(|run| run.get(metric).stat(stat))
+                .collect(),
+            None => self.metrics.get(metric).stat(stat).map(|value| vec![value]),
+        };
+        AcrossRuns::of(&values?).ok()
+    }
 }
 
 /// One curve: the points of one sweep, or of the selected runs of one load mode and setup.
@@ -96,8 +130,9 @@ pub fn capacity_series_with_slo(
     runs: &[&LoadedArtifact],
     slo: Option<&Slo>,
 ) -> Vec<CapacitySeries> {
-    // Key → (name, first run's position, points).
-    let mut groups: BTreeMap<String, (String, usize, Vec<CapacityPoint>)> = BTreeMap::new();
+    // Key → (name, first run's position, points with their repeat group).
+    type Points = Vec<(Option<String>, CapacityPoint)>;
+    let mut groups: BTreeMap<String, (String, usize, Points)> = BTreeMap::new();
     for (position, run) in runs.iter().enumerate() {
         let rate = run.load.as_ref().and_then(|load| load.rate);
         let variable = if rate.is_some() {
@@ -116,12 +151,21 @@ pub fn capacity_series_with_slo(
             continue;
         };
         point.slo = slo.and_then(|slo| judge_loaded(slo, run).ok());
+        let repeat_group = run
+            .repeat
+            .as_ref()
+            .and_then(|repeat| repeat.group_id.as_ref())
+            .map(ToString::to_string);
         let group = groups.entry(key).or_insert((name, position, Vec::new()));
-        group.2.push(point);
+        group.2.push((repeat_group, point));
     }
     let mut series: Vec<(usize, CapacitySeries)> = groups
         .into_values()
-        .filter(|(_, _, points)| points.len() >= 2)
+        .map(|(name, first, points)| (name, first, merge_repeats(points)))
+        // One run is no curve; one group of repeats is a point with an interval worth drawing.
+        .filter(|(_, _, points)| {
+            points.len() >= 2 || points.iter().any(|point| point.repeats.is_some())
+        })
         .map(|(name, first, mut points)| {
             let rates = points.iter().filter(|p| p.offered_rate.is_some()).count();
             let variable = match rates {
@@ -148,6 +192,175 @@ pub fn capacity_series_with_slo(
         .collect();
     series.sort_by_key(|(first, _)| *first);
     series.into_iter().map(|(_, series)| series).collect()
+}
+
+/// The points of one curve with the runs of each repeat group at one value merged into one
+/// point ([`PointRepeats`]); runs outside a group stay as they are.
+fn merge_repeats(points: Vec<(Option<String>, CapacityPoint)>) -> Vec<CapacityPoint> {
+    let mut buckets: Vec<(Option<String>, Vec<CapacityPoint>)> = Vec::new();
+    for (group, point) in points {
+        let same = buckets.iter_mut().find(|(id, members)| {
+            group.is_some() && *id == group && members[0].value == point.value
+        });
+        match same {
+            Some((_, members)) => members.push(point),
+            None => buckets.push((group, vec![point])),
+        }
+    }
+    buckets
+        .into_iter()
+        .map(|(group, members)| match group {
+            Some(group_id) if members.len() >= 2 => merged_point(group_id, members),
+            _ => members.into_iter().next().expect("a bucket has a point"),
+        })
+        .collect()
+}
+
+/// The mean of `values` when every run has one.
+fn mean_of(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let values: Vec<f64> = values.into_iter().collect::<Option<_>>()?;
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// One point for the repeats `members` (two or more) of group `group_id` at one value.
+fn merged_point(group_id: String, members: Vec<CapacityPoint>) -> CapacityPoint {
+    let runs: Vec<KeyMetrics> = members.iter().map(|point| point.metrics.clone()).collect();
+    let summary = |get: fn(&KeyMetrics) -> &MetricSummary| {
+        let of = |stat: fn(&MetricSummary) -> Option<f64>| {
+            mean_of(runs.iter().map(|run| stat(get(run))))
+        };
+        MetricSummary {
+            p50: of(|s| s.p50),
+            p95: of(|s| s.p95),
+            p99: of(|s| s.p99),
+            mean: of(|s| s.mean),
+            samples: runs.iter().map(|run| get(run).samples).sum(),
+            source_prefix: get(&runs[0]).source_prefix,
+        }
+    };
+    let metrics = KeyMetrics {
+        ttfo: summary(|m| &m.ttfo),
+        ttft: summary(|m| &m.ttft),
+        e2e: summary(|m| &m.e2e),
+        tpot: summary(|m| &m.tpot),
+        decode: summary(|m| &m.decode),
+        prefill: summary(|m| &m.prefill),
+        throughput_tok_s: mean_of(runs.iter().map(|run| run.throughput_tok_s)),
+        prefix_cache_hit_avg: mean_of(runs.iter().map(|run| run.prefix_cache_hit_avg)),
+        output_tokens: mean_of(runs.iter().map(|run| run.output_tokens.map(|t| t as f64)))
+            .map(|tokens| tokens.round() as u64),
+    };
+    let output_tok_s = mean_of(members.iter().map(|point| point.output_tok_s));
+    let requests_per_s = mean_of(members.iter().map(|point| point.requests_per_s));
+    let offered_rate = mean_of(members.iter().map(|point| point.offered_rate));
+    let saturated = match (offered_rate, requests_per_s) {
+        (Some(offered), Some(achieved)) => achieved < SATURATION_SHARE * offered,
+        _ => false,
+    };
+    let slo = pooled_slo(&members);
+    let first = members.into_iter().next().expect("two or more runs");
+    CapacityPoint {
+        value: first.value,
+        label: first.label,
+        output_tok_s,
+        requests_per_s,
+        metrics,
+        offered_rate,
+        saturated,
+        slo,
+        repeats: Some(PointRepeats { group_id, runs }),
+    }
+}
+
+/// What the SLO says of the runs together: their requests counted as one run's, goodput the
+/// mean of theirs; `None` unless every run was judged against the same bounds.
+fn pooled_slo(members: &[CapacityPoint]) -> Option<SloOutcome> {
+    let outcomes: Vec<&SloOutcome> = members
+        .iter()
+        .map(|point| point.slo.as_ref())
+        .collect::<Option<_>>()?;
+    let first = outcomes.first()?;
+    let same_bounds = outcomes.iter().all(|outcome| {
+        outcome.bounds.len() == first.bounds.len()
+            && outcome
+                .bounds
+                .iter()
+                .zip(&first.bounds)
+                .all(|(a, b)| a.metric == b.metric && a.limit_ms == b.limit_ms)
+    });
+    if !same_bounds {
+        return None;
+    }
+    let sent = outcomes.iter().map(|o| o.sent).sum::<u64>();
+    let met = outcomes.iter().map(|o| o.met).sum::<u64>();
+    let mut bounds = first.bounds.clone();
+    for outcome in &outcomes[1..] {
+        for (pooled, bound) in bounds.iter_mut().zip(&outcome.bounds) {
+            pooled.missed += bound.missed;
+            pooled.no_value += bound.no_value;
+            pooled.skipped += bound.skipped;
+        }
+    }
+    Some(SloOutcome {
+        sent,
+        failed: outcomes.iter().map(|o| o.failed).sum(),
+        met,
+        attainment: (sent > 0).then(|| met as f64 / sent as f64),
+        goodput_req_s: mean_of(outcomes.iter().map(|o| o.goodput_req_s)),
+        goodput_output_tok_s: mean_of(outcomes.iter().map(|o| o.goodput_output_tok_s)),
+        met_uncounted_tokens: outcomes.iter().map(|o| o.met_uncounted_tokens).sum(),
+        bounds,
+    })
+}
+
+/// One line of the capacity table: a point of a curve with its latency in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityRow {
+    /// The curve's name.
+    pub curve: String,
+    /// The point's label: `c=8`, `20 req/s`.
+    pub load: String,
+    /// Completed requests per second (the mean over repeats).
+    pub requests_per_s: Option<f64>,
+    /// Output tokens per second (the mean over repeats).
+    pub output_tok_s: Option<f64>,
+    /// The latency statistic: "1,057 ms (1 run)", or across repeats
+    /// "1,057 ms ± 8 (95 %, 3 runs)"; `None` when a run lacks it.
+    pub latency: Option<String>,
+    /// What to do when the repeats disagree (their CV above 10 %).
+    pub disagreement: Option<String>,
+    /// How many runs the point stands for.
+    pub runs: usize,
+}
+
+/// The capacity table of `series` for `metric`'s `stat`: one row per point, curve by curve.
+pub fn capacity_rows(
+    series: &[CapacitySeries],
+    metric: MetricKind,
+    stat: MetricStat,
+) -> Vec<CapacityRow> {
+    series
+        .iter()
+        .flat_map(|curve| {
+            curve.points.iter().map(move |point| {
+                let across = point.across(metric, stat);
+                CapacityRow {
+                    curve: curve.name.clone(),
+                    load: point.label.clone(),
+                    requests_per_s: point.requests_per_s,
+                    output_tok_s: point.output_tok_s,
+                    latency: across
+                        .as_ref()
+                        .map(|across| across_runs_text(across, metric.unit())),
+                    disagreement: across.as_ref().and_then(disagreement),
+                    runs: point
+                        .repeats
+                        .as_ref()
+                        .map_or(1, |repeats| repeats.runs.len()),
+                }
+            })
+        })
+        .collect()
 }
 
 /// How a curve of selected runs names what they share: the model, and the engine when known.
@@ -208,6 +421,7 @@ pub fn capacity_point(run: &LoadedArtifact) -> Option<CapacityPoint> {
         offered_rate,
         saturated,
         slo: None,
+        repeats: None,
     })
 }
 
@@ -406,6 +620,123 @@ mod tests {
         );
         assert_eq!(series[0].describe_load(1.5), "c=1.5");
         assert_eq!(capacity_series(&refs)[0].capacity_at_slo(0.75), None);
+    }
+
+    /// A closed-loop run at `concurrency` with TTFT p50 `ttft_p50`, in repeat `index` of
+    /// `group` when given.
+    fn repeat(concurrency: u64, ttft_p50: f64, group: Option<(&str, u64)>) -> LoadedArtifact {
+        let repeat = group.map_or(String::new(), |(id, index)| {
+            format!(r#", "repeat": {{"group_id": "{id}", "index": {index}, "count": 3}}"#)
+        });
+        run(&format!(
+            r#"{{"concurrency": {concurrency}, "completed": 10, "wall_clock_ms": 2000,
+                "metrics": {{"output_tokens": 1000, "ttft_p50_ms": {ttft_p50},
+                             "ttft_p95_ms": {}}}{repeat}}}"#,
+            ttft_p50 * 2.0
+        ))
+    }
+
+    #[test]
+    fn repeats_of_one_group_at_one_load_are_one_point_with_their_interval() {
+        let runs = [
+            repeat(1, 500.0, None),
+            repeat(2, 1049.0, Some(("g", 0))),
+            repeat(2, 1065.0, Some(("g", 1))),
+            repeat(2, 1057.0, Some(("g", 2))),
+        ];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let series = capacity_series(&refs);
+        assert_eq!(series.len(), 1);
+        let points = &series[0].points;
+        assert_eq!(points.len(), 2, "the lone run and the group");
+        assert_eq!(points[0].repeats, None);
+        let group = points[1].repeats.as_ref().expect("the group's point");
+        assert_eq!(group.group_id, "g");
+        assert_eq!(group.runs.len(), 3);
+        assert_eq!(
+            points[1].metrics.ttft.p50,
+            Some(1057.0),
+            "the mean of the p50s"
+        );
+        assert_eq!(points[1].metrics.ttft.p95, Some(2114.0));
+        assert_eq!(points[1].output_tok_s, Some(500.0));
+        let across = points[1]
+            .across(MetricKind::Ttft, MetricStat::P50)
+            .expect("three runs");
+        let (low, high) = across.interval_95().expect("an interval");
+        assert!((high - low - 2.0 * 19.873).abs() < 0.01, "{low}..{high}");
+        let rows = capacity_rows(&series, MetricKind::Ttft, MetricStat::P50);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].latency.as_deref(), Some("500 ms (1 run)"));
+        assert_eq!(
+            rows[1].latency.as_deref(),
+            Some("1,057 ms ± 19.9 (95 %, 3 runs)")
+        );
+        assert_eq!((rows[1].runs, rows[1].disagreement.clone()), (3, None));
+        assert_eq!(rows[1].load, "c=2");
+    }
+
+    #[test]
+    fn one_group_alone_is_drawn_and_disagreeing_repeats_are_flagged() {
+        let runs = [
+            repeat(4, 929.0, Some(("tuned", 0))),
+            repeat(4, 1462.0, Some(("tuned", 1))),
+            repeat(4, 1336.0, Some(("tuned", 2))),
+        ];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let series = capacity_series(&refs);
+        assert_eq!(series.len(), 1, "a repeated point is worth drawing alone");
+        assert_eq!(series[0].points.len(), 1);
+        let rows = capacity_rows(&series, MetricKind::Ttft, MetricStat::P50);
+        let flag = rows[0].disagreement.as_deref().expect("a CV above 10 %");
+        assert!(flag.starts_with("the 3 runs disagree"), "{flag}");
+        // Runs of two groups, or of one group at two loads (a sweep's steps repeated), stay
+        // apart; a run without a group never joins one.
+        let runs = [
+            repeat(4, 100.0, Some(("a", 0))),
+            repeat(4, 110.0, Some(("a", 1))),
+            repeat(8, 200.0, Some(("a", 0))),
+            repeat(8, 210.0, Some(("a", 1))),
+            repeat(4, 300.0, Some(("b", 0))),
+            repeat(4, 120.0, None),
+        ];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let points = &capacity_series(&refs)[0].points;
+        let shown: Vec<(f64, usize)> = points
+            .iter()
+            .map(|p| (p.value, p.repeats.as_ref().map_or(1, |r| r.runs.len())))
+            .collect();
+        assert_eq!(shown, [(4.0, 2), (4.0, 1), (4.0, 1), (8.0, 2)]);
+    }
+
+    #[test]
+    fn the_slo_of_a_group_pools_its_runs_requests() {
+        let step = |ttfts: [u64; 2], index: u64| {
+            let rows: Vec<String> = ttfts
+                .iter()
+                .enumerate()
+                .map(|(i, ttft)| {
+                    format!(
+                        r#"{{"request_index": {i}, "ttft_ms": {ttft}, "e2e_ms": 500, "output_tokens": 10}}"#
+                    )
+                })
+                .collect();
+            run(&format!(
+                r#"{{"measurement_protocol": "capacity-v3", "concurrency": 2,
+                    "completed": 2, "failed": 0, "failures": [], "wall_clock_ms": 1000,
+                    "request_timings": [{}],
+                    "repeat": {{"group_id": "g", "index": {index}, "count": 2}}}}"#,
+                rows.join(",")
+            ))
+        };
+        let runs = [step([10, 20], 0), step([10, 90], 1)];
+        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let slo: Slo = "ttft:45".parse().expect("valid");
+        let series = capacity_series_with_slo(&refs, Some(&slo));
+        let outcome = series[0].points[0].slo.as_ref().expect("judged");
+        assert_eq!((outcome.sent, outcome.met), (4, 3));
+        assert_eq!(outcome.attainment, Some(0.75));
+        assert_eq!(outcome.bounds[0].missed, 1);
     }
 
     #[test]
