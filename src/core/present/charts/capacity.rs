@@ -49,10 +49,22 @@ pub fn capacity_curve(
         CapacityAxis::Tokens => "Output throughput (tok/s)",
         CapacityAxis::Requests => "Completed requests (req/s)",
     };
+    let repeated = series
+        .iter()
+        .flat_map(|curve| &curve.points)
+        .any(|point| point.repeats.is_some());
+    let subtitle = format!(
+        "one point per step, labelled with its value · ◆ saturated (below 90 % of the offered \
+         rate){}",
+        if repeated {
+            " · bars: 95 % interval across repeats"
+        } else {
+            ""
+        }
+    );
     let mut option = curves(
         &title,
-        "one point per step, labelled with its value · ◆ saturated (below 90 % of the offered \
-         rate) · bars: 95 % interval across repeats",
+        &subtitle,
         &file_stem,
         series,
         (
@@ -490,5 +502,9 @@ mod tests {
         );
         assert_eq!(bars["data"][2], "-");
         assert_eq!(bars["tooltip"]["show"], false);
+        assert!(option["title"][0]["subtext"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("bars: 95 % interval across repeats"));
     }
 }
