@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::Slo;
 use crate::core::format::file_stem;
 use crate::core::present::compare::{format_delta, Comparison};
@@ -444,7 +445,30 @@ pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> St
     markdown
 }
 
-/// Several artifacts as one `.zip` (a sweep's steps): each text under its name, deflated, in
+/// Artifacts as one `.zip` (a sweep's steps, a group of repeats), each as downloaded one by
+/// one (its own file name; `base_url` replaced by the redaction marker when `redact`), through
+/// [`artifacts_zip`].
+pub fn artifact_files_zip<A: std::borrow::Borrow<ArtifactV1>>(
+    artifacts: &[A],
+    redact: bool,
+) -> Result<Vec<u8>, String> {
+    let files = artifacts
+        .iter()
+        .map(|artifact| {
+            let mut artifact = artifact.borrow().clone();
+            if redact {
+                artifact.redact_base_url();
+            }
+            artifact
+                .to_json_text()
+                .map(|text| (artifact.file_name(), text))
+                .map_err(|error| error.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    artifacts_zip(&files)
+}
+
+/// Several artifacts as one `.zip` (a sweep's steps, a group of repeats): each text under its name, deflated, in
 /// the given order, with no timestamps from a clock (every entry is dated 1980-01-01, the zip
 /// format's first day). Names are made safe with [`file_stem`] and given `.json`; a name given
 /// twice gets its position appended.
@@ -464,12 +488,12 @@ pub fn artifacts_zip(files: &[(String, String)]) -> Result<Vec<u8>, String> {
         writer
             .start_file(entry, options)
             .and_then(|()| writer.write_all(text.as_bytes()).map_err(Into::into))
-            .map_err(|error| format!("the sweep could not be zipped: {error}"))?;
+            .map_err(|error| format!("the artifacts could not be zipped: {error}"))?;
     }
     writer
         .finish()
         .map(std::io::Cursor::into_inner)
-        .map_err(|error| format!("the sweep could not be zipped: {error}"))
+        .map_err(|error| format!("the artifacts could not be zipped: {error}"))
 }
 
 #[cfg(test)]
@@ -636,5 +660,43 @@ mod tests {
             Ok(bytes),
             "the same files give the same bytes"
         );
+    }
+
+    #[test]
+    fn a_repeat_group_zips_and_regroups_when_dropped() {
+        use crate::core::artifact::schema::repeat::RepeatBlock;
+        use crate::core::present::repeats::group_repeats;
+        use crate::core::read::bundle::load_dropped;
+        let reference: ArtifactV1 = serde_json::from_str(include_str!(
+            "../../../tests/fixtures/reference-artifact.json"
+        ))
+        .expect("the reference artifact");
+        let group: Vec<std::rc::Rc<ArtifactV1>> = [2_u64, 0, 1]
+            .into_iter()
+            .map(|index| {
+                let mut artifact = reference.clone();
+                artifact.run_id = format!("{}-{index}", artifact.run_id);
+                artifact.base_url = "http://10.0.0.7:8000/v1".to_owned();
+                artifact.repeat = Some(RepeatBlock {
+                    group_id: "repeat-x".to_owned(),
+                    index,
+                    count: 3,
+                });
+                std::rc::Rc::new(artifact)
+            })
+            .collect();
+        let bytes = artifact_files_zip(&group, true).expect("zips");
+        let runs = load_dropped("repeat-x.zip", &bytes);
+        assert_eq!(runs.len(), 3);
+        let groups = group_repeats(&runs);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].group_id, "repeat-x");
+        assert_eq!(groups[0].members, [1, 2, 0], "by repeat index");
+        assert!(groups[0].missing.is_empty());
+        let bundle = crate::core::read::bundle::read_bundle(&bytes).expect("reads");
+        let first: serde_json::Value =
+            serde_json::from_slice(&bundle.entries[0].bytes).expect("JSON");
+        assert_ne!(first["base_url"], "http://10.0.0.7:8000/v1", "redacted");
+        assert_eq!(first["repeat"]["index"], 2, "in the order given");
     }
 }

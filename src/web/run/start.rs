@@ -122,7 +122,10 @@ async fn run_repeats(
                 count,
             });
         }
-        context.file(artifact)?;
+        let (filed, _) = context.file(artifact)?;
+        if count > 1 {
+            context.state.repeat_filed(filed);
+        }
         if context.state.snapshot().get_untracked().cancelled {
             break;
         }

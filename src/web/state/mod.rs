@@ -128,6 +128,7 @@ pub struct AppState {
     live_rows: RwSignal<LiveRows>,
     finished: RwSignal<Option<FinishedRun>, LocalStorage>,
     sweep: RwSignal<Option<SweepProgress>, LocalStorage>,
+    repeat_group: RwSignal<Vec<Rc<ArtifactV1>>, LocalStorage>,
     sweep_cancelled: RwSignal<bool>,
     sweep_cooling_s: RwSignal<Option<f64>>,
     slo: Memo<Result<Option<SloSpec>, String>>,
@@ -180,6 +181,7 @@ impl AppState {
             quiet_run: RwSignal::new(false),
             finished: RwSignal::new_local(None),
             sweep: RwSignal::new_local(None),
+            repeat_group: RwSignal::new_local(Vec::new()),
             sweep_cancelled: RwSignal::new(false),
             sweep_cooling_s: RwSignal::new(None),
             slo: Memo::new(move |_| form.with(read_slo)),
@@ -272,6 +274,12 @@ impl AppState {
     /// The sweep in progress or last run: where it is, and its finished steps.
     pub fn sweep(&self) -> ReadSignal<Option<SweepProgress>, LocalStorage> {
         self.sweep.read_only()
+    }
+
+    /// The artifacts of the repeat group last run, by repeat index (empty when the last run
+    /// was not repeated).
+    pub fn repeat_group(&self) -> ReadSignal<Vec<Rc<ArtifactV1>>, LocalStorage> {
+        self.repeat_group.read_only()
     }
 
     /// Whether Cancel was pressed during the sweep in progress: no further step starts.
@@ -418,6 +426,7 @@ impl AppState {
     pub fn clear_last_run(&self) {
         self.finished.set(None);
         self.sweep.set(None);
+        self.repeat_group.set(Vec::new());
         self.sweep_cancelled.set(false);
         self.sweep_cooling_s.set(None);
     }
@@ -466,6 +475,11 @@ impl AppState {
     /// A run's artifact is ready: it is the one the results show.
     pub fn show_run(&self, artifact: Rc<ArtifactV1>) {
         self.finished.set(Some(FinishedRun { artifact }));
+    }
+
+    /// A repeat of the group in progress is filed: it joins the group's download.
+    pub fn repeat_filed(&self, artifact: Rc<ArtifactV1>) {
+        self.repeat_group.update(|group| group.push(artifact));
     }
 
     /// The run (or the sweep) ended with its artifacts filed.

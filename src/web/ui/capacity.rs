@@ -1,7 +1,8 @@
 //! The capacity view (docs/load.md): when the selected artifacts form curves — the steps of a
 //! sweep, or runs of one load mode — their throughput against a latency the user picks, the
 //! offered against the achieved rate, and the per-user decode rate against throughput; with an
-//! SLO, goodput and attainment against load and the capacity at SLO (docs/metrics.md).
+//! SLO, goodput and attainment against load and the capacity at SLO (docs/metrics.md); and a
+//! table of the points, a group of repeats with its 95 % interval across its runs.
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use serde_json::Value;
 
 use crate::core::format::counted;
 use crate::core::present::capacity::{
-    capacity_series, capacity_series_with_slo, CAPACITY_LATENCIES,
+    capacity_rows, capacity_series, capacity_series_with_slo, CapacityRow, CAPACITY_LATENCIES,
 };
 use crate::core::present::charts::{
     attainment_curve, capacity_curve, goodput_curve, offered_vs_achieved, pareto, CapacityAxis,
@@ -87,6 +88,9 @@ pub fn CapacityView(
                 .collect()
         })
     };
+    let table_series = series.clone();
+    let rows = move || capacity_rows(&table_series, metric.get(), stat.get());
+    let latency_heading = move || format!("{} {}", metric.get().short_label(), stat.get().id());
     let names: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
     // Closed-loop steps offer no rate: the offered-against-achieved chart would be empty.
     let has_rate_steps = series
@@ -98,7 +102,7 @@ pub fn CapacityView(
             <h3>"Capacity"</h3>
             <p class="capacity-help">
                 {format!("{}: {}. ", counted(series.len() as u64, "curve", "curves"), names.join(", "))}
-                "Each point is one run. Read off the highest throughput whose latency stays within your target."
+                "Each point is one run, or one group of repeats at their mean with its 95 % interval. Read off the highest throughput whose latency stays within your target."
             </p>
             <div class="capacity-controls">
                 <label>
@@ -169,6 +173,17 @@ pub fn CapacityView(
                         }
                     })
             }}
+            <table class="metrics-table" data-testid="capacity-table">
+                <thead>
+                    <tr>
+                        <th>"curve"</th><th>"load"</th><th>"req/s"</th><th>"tok/s"</th>
+                        <th>{latency_heading}</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || rows().into_iter().map(|row| view! { <PointRow row=row /> }).collect_view()}
+                </tbody>
+            </table>
             <div class="chart-grid">
                 <EChart option=curve title="capacity" test_id="chart-capacity" />
                 <Show when=move || judged.with(Option::is_some)>
@@ -190,4 +205,34 @@ pub fn CapacityView(
         </section>
     }
     .into_any()
+}
+
+/// One point of the capacity table: its load, what it carried and its latency, across repeats
+/// with their interval and the flag when they disagree.
+#[component]
+fn PointRow(
+    /// The row as the core words it.
+    row: CapacityRow,
+) -> impl IntoView {
+    let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
+    view! {
+        <tr data-testid="capacity-point" data-runs=row.runs.to_string()>
+            <td>{row.curve}</td>
+            <td>{row.load}</td>
+            <td>{number(row.requests_per_s)}</td>
+            <td>{number(row.output_tok_s)}</td>
+            <td data-testid="capacity-latency">
+                {row.latency.unwrap_or_else(|| "–".to_owned())}
+                {row
+                    .disagreement
+                    .map(|flag| {
+                        view! {
+                            <span class="warning" data-testid="capacity-disagreement">
+                                " — "{flag}
+                            </span>
+                        }
+                    })}
+            </td>
+        </tr>
+    }
 }

@@ -12,6 +12,7 @@ pub mod echart;
 pub mod library;
 pub mod live_charts;
 pub mod notes;
+pub mod repeats;
 pub mod results;
 pub mod run_view;
 pub mod slo;

@@ -1,5 +1,5 @@
 //! The results view: the finished run's key numbers, its failures with their reasons, and the
-//! artifact download.
+//! artifact download (a sweep's and a repeat group's too).
 
 use leptos::prelude::*;
 
@@ -22,6 +22,7 @@ use crate::web::ui::analysis::SelectionView;
 use crate::web::ui::controls::RedactToggle;
 use crate::web::ui::library::{ArtifactDrop, ArtifactList};
 use crate::web::ui::notes::LoadWarnings;
+use crate::web::ui::repeats::RepeatGroupDownload;
 use crate::web::ui::slo::{SloOutcomeLine, SloPanel};
 use crate::web::ui::sweep::SweepSummary;
 
@@ -36,6 +37,7 @@ pub fn ResultsView() -> impl IntoView {
             <TimeBasisSwitch />
             <SloPanel />
             <SweepSummary />
+            <RepeatGroupDownload />
             {move || match state.finished().get() {
                 None => view! {
                     <p class="empty-state" data-testid="results-empty">

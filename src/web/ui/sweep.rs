@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::present::capacity::CapacityPoint;
-use crate::core::present::export::artifacts_zip;
+use crate::core::present::export::artifact_files_zip;
 
 use crate::web::platform::files::download_bytes;
 use crate::web::state::{AppState, SweepEnd};
@@ -37,7 +37,7 @@ pub fn SweepSummary() -> impl IntoView {
         }) else {
             return;
         };
-        let outcome = sweep_zip(&steps, redact.get_untracked()).and_then(|bytes| {
+        let outcome = artifact_files_zip(&steps, redact.get_untracked()).and_then(|bytes| {
             let stem = crate::core::format::file_stem(&id, "sweep");
             download_bytes(&format!("{stem}.zip"), "application/zip", &bytes)
         });
@@ -145,22 +145,4 @@ fn step_row(index: usize, point: Option<CapacityPoint>, stop: Option<String>) ->
         </tr>
     }
     .into_any()
-}
-
-/// Every step's artifact, as downloaded one by one, in one archive.
-fn sweep_zip(steps: &[Rc<ArtifactV1>], redact: bool) -> Result<Vec<u8>, String> {
-    let files = steps
-        .iter()
-        .map(|step| {
-            let mut artifact = (**step).clone();
-            if redact {
-                artifact.redact_base_url();
-            }
-            artifact
-                .to_json_text()
-                .map(|text| (artifact.file_name(), text))
-                .map_err(|error| error.to_string())
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    artifacts_zip(&files)
 }

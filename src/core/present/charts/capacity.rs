@@ -1,14 +1,16 @@
 //! The capacity view (docs/load.md): the throughput–latency curve of a sweep (or of runs of one
 //! workload), the offered against the achieved rate of its rate steps, and the Pareto view of
 //! per-user decode rate against total output throughput. One point per step, labelled with its
-//! value; saturated steps marked; several sweeps overlay as curves.
+//! value; saturated steps marked; several sweeps overlay as curves. A point that stands for a
+//! group of repeats sits at their mean, with the Student-t 95 % interval across them as an
+//! error bar (a capped vertical segment in the curve's colour).
 
 use charming::datatype::DataPoint;
 use charming::element::{
     ItemStyle, Label, LabelPosition, LineStyle, LineStyleType, Symbol, Trigger,
 };
 use charming::series::Line;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::style::{
     base_chart, default_grid, distinct_labels, finish, named_point, point, value_axis,
@@ -41,20 +43,82 @@ pub fn capacity_curve(
         CapacityAxis::Tokens => point.output_tok_s,
         CapacityAxis::Requests => point.requests_per_s,
     };
+    // A group of repeats: the mean of its runs' statistic (its metrics are the means).
     let y_of = |point: &CapacityPoint| point.metrics.get(metric).stat(stat);
     let x_name = match axis {
         CapacityAxis::Tokens => "Output throughput (tok/s)",
         CapacityAxis::Requests => "Completed requests (req/s)",
     };
-    curves(
+    let repeated = series
+        .iter()
+        .flat_map(|curve| &curve.points)
+        .any(|point| point.repeats.is_some());
+    let subtitle = format!(
+        "one point per step, labelled with its value · ◆ saturated (below 90 % of the offered \
+         rate){}",
+        if repeated {
+            " · bars: 95 % interval across repeats"
+        } else {
+            ""
+        }
+    );
+    let mut option = curves(
         &title,
-        "one point per step, labelled with its value · ◆ saturated (below 90 % of the offered rate)",
+        &subtitle,
         &file_stem,
         series,
-        (x_name, &format!("{} {} ({})", metric.short_label(), stat.id(), metric.unit())),
+        (
+            x_name,
+            &format!("{} {} ({})", metric.short_label(), stat.id(), metric.unit()),
+        ),
         |point| Some((x_of(point)?, y_of(point)?)),
         theme,
-    )
+    );
+    let names: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
+    let bars: Vec<Value> = series
+        .iter()
+        .zip(distinct_labels(&names))
+        .enumerate()
+        .filter_map(|(position, (curve, name))| {
+            let segments: Vec<Value> = curve
+                .points
+                .iter()
+                .filter(|point| point.repeats.is_some())
+                .filter_map(|point| {
+                    let x = x_of(point)?;
+                    let (low, high) = point.across(metric, stat)?.interval_95()?;
+                    Some([json!([x, low]), json!([x, high]), json!("-")])
+                })
+                .flatten()
+                .collect();
+            (!segments.is_empty())
+                .then(|| error_bars(&name, theme.series_color(position), segments))
+        })
+        .collect();
+    if let Some(list) = option.get_mut("series").and_then(Value::as_array_mut) {
+        list.extend(bars);
+    }
+    option
+}
+
+/// The error bars of one curve as a line series: one capped segment from low to high per
+/// point, `"-"` (ECharts' empty value) between them; named as the curve, so its legend entry
+/// shows and hides both.
+fn error_bars(name: &str, color: &str, data: Vec<Value>) -> Value {
+    json!({
+        "type": "line",
+        "name": name,
+        "data": data,
+        "connectNulls": false,
+        "symbol": "rect",
+        "symbolSize": [10, 2],
+        "showSymbol": true,
+        "silent": true,
+        "tooltip": {"show": false},
+        "lineStyle": {"color": color, "width": 1.5},
+        "itemStyle": {"color": color},
+        "z": 1,
+    })
 }
 
 /// The offered rate of each rate step against the rate it completed, with `achieved = offered`
@@ -239,13 +303,19 @@ fn curves(
     xy: impl Fn(&CapacityPoint) -> Option<(f64, f64)>,
     theme: ChartTheme,
 ) -> Value {
-    let drawable = series
-        .iter()
-        .any(|s| s.points.iter().filter(|point| xy(point).is_some()).count() >= 2);
+    // A lone point of repeats is drawn for its interval.
+    let drawable = series.iter().any(|s| {
+        let drawn: Vec<&CapacityPoint> = s
+            .points
+            .iter()
+            .filter(|point| xy(point).is_some())
+            .collect();
+        drawn.len() >= 2 || drawn.iter().any(|point| point.repeats.is_some())
+    });
     if !drawable {
         return no_data(
             title,
-            "no curve has two steps with these values",
+            "no curve has two steps (or a repeated step) with these values",
             file_stem,
             theme,
         );
@@ -331,6 +401,7 @@ mod tests {
             offered_rate: None,
             slo: None,
             saturated,
+            repeats: None,
         }
     }
 
@@ -383,5 +454,57 @@ mod tests {
             serde_json::json!([10.0, 7.0]),
             "only the open-loop step of a mixed curve: offered 10, completed 7 req/s"
         );
+    }
+
+    #[test]
+    fn a_point_of_repeats_carries_its_95_percent_interval_as_an_error_bar() {
+        let run = |ttft_p95: f64| KeyMetrics {
+            ttft: MetricSummary {
+                p95: Some(ttft_p95),
+                ..MetricSummary::default()
+            },
+            ..KeyMetrics::default()
+        };
+        let mut group = step(4.0, 400.0, 1057.0, false);
+        group.repeats = Some(crate::core::present::capacity::PointRepeats {
+            group_id: "g".to_owned(),
+            runs: vec![run(1049.0), run(1065.0), run(1057.0)],
+        });
+        let series = [CapacitySeries {
+            name: "selected runs".to_owned(),
+            variable: "concurrency",
+            points: vec![group],
+        }];
+        let option = capacity_curve(
+            &series,
+            MetricKind::Ttft,
+            MetricStat::P95,
+            CapacityAxis::Tokens,
+            ChartTheme::LIGHT,
+        );
+        assert_eq!(
+            option["series"][0]["data"][0]["value"],
+            json!([400.0, 1057.0])
+        );
+        let bars = &option["series"][1];
+        assert_eq!(
+            bars["name"], "selected runs",
+            "one legend entry with its curve"
+        );
+        assert_eq!(bars["data"][0][0], 400.0);
+        let (low, high) = (
+            bars["data"][0][1].as_f64().expect("low"),
+            bars["data"][1][1].as_f64().expect("high"),
+        );
+        assert!(
+            (low - 1037.13).abs() < 0.01 && (high - 1076.87).abs() < 0.01,
+            "{low} {high}"
+        );
+        assert_eq!(bars["data"][2], "-");
+        assert_eq!(bars["tooltip"]["show"], false);
+        assert!(option["title"][0]["subtext"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("bars: 95 % interval across repeats"));
     }
 }

@@ -1,0 +1,58 @@
+//! The repeat group in the results: after a repeated run (`repeats` above 1), how many of its
+//! runs finished, and every repeat's artifact in one `.zip` that regroups when it is dropped
+//! on the library (docs/results.md).
+
+use leptos::prelude::*;
+
+use crate::core::format::file_stem;
+use crate::core::present::export::artifact_files_zip;
+
+use crate::web::platform::files::download_bytes;
+use crate::web::state::AppState;
+use crate::web::ui::controls::RedactToggle;
+
+/// The group's line and its download; nothing when the last run was not repeated.
+#[component]
+pub fn RepeatGroupDownload() -> impl IntoView {
+    let state = AppState::expect();
+    let redact = RwSignal::new(false);
+    let download_error = RwSignal::new(None::<String>);
+    let on_download = move |_| {
+        let outcome = state.repeat_group().with_untracked(|group| {
+            let id = group
+                .first()
+                .and_then(|artifact| artifact.repeat.as_ref())
+                .map_or("repeats".to_owned(), |block| block.group_id.clone());
+            artifact_files_zip(group, redact.get_untracked()).and_then(|bytes| {
+                let stem = file_stem(&id, "repeats");
+                download_bytes(&format!("{stem}.zip"), "application/zip", &bytes)
+            })
+        });
+        download_error.set(outcome.err());
+    };
+    let busy = move || state.phase().with(|phase| phase.is_busy());
+    view! {
+        {move || {
+            state.repeat_group().with(|group| {
+                let planned = group.first().and_then(|artifact| artifact.repeat.as_ref())?.count;
+                Some(view! {
+                    <div class="repeat-group" data-testid="repeat-group">
+                        <h3>{format!("Repeats · {} of {planned} runs", group.len())}</h3>
+                        <div class="actions">
+                            <RedactToggle redact=redact test_id="redact-group-base-url" />
+                            <button
+                                type="button"
+                                data-testid="download-group"
+                                disabled=busy
+                                on:click=on_download
+                            >
+                                "Download group (.zip)"
+                            </button>
+                        </div>
+                    </div>
+                })
+            })
+        }}
+        {move || download_error.get().map(|error| view! { <p class="error-box">{error}</p> })}
+    }
+}
