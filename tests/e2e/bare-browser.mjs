@@ -168,7 +168,10 @@ class PipeProtocol {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A new tab on the app with `settings` in its link, once the app says it is ready. */
+/**
+ * A new tab on the app with `settings` in its link, once the app says it is ready, its kept
+ * library emptied first (each tab starts as a first visit).
+ */
 async function openApp(protocol, downloadsDir, siteUrl, settings) {
   const { targetId } = await protocol.send('Target.createTarget', { url: 'about:blank' });
   const errors = [];
@@ -190,6 +193,9 @@ async function openApp(protocol, downloadsDir, siteUrl, settings) {
       }
     });
     await send('Runtime.enable');
+    // The library the app keeps in IndexedDB is emptied first: a tab opened after another
+    // run would otherwise read that run back and chart it while this one measures.
+    await send('Storage.clearDataForOrigin', { origin: new URL(siteUrl).origin, storageTypes: 'indexeddb' });
     const query = new URLSearchParams(settings).toString();
     const url = query ? `${siteUrl}?${query}` : siteUrl;
     const navigated = await send('Page.navigate', { url });
