@@ -1,4 +1,5 @@
-// End-to-end: a repeated run in headless Chromium against strobe-sim. repeats=3 downloads as
+// End-to-end: a repeated run in headless Chromium against strobe-sim. repeats=3 sends the same
+// six requests three times and files three runs; it downloads as
 // one .zip of three valid artifacts, each with the group's `repeat` block; dropped on a fresh
 // page, the zip regroups into one point of the capacity view whose table gives the mean of the
 // runs' TTFT p50 with its Student-t 95 % interval (and the flag when the runs disagree), the
@@ -71,6 +72,14 @@ test('a repeated run downloads as one zip that regroups with its interval when d
     await waitForRunEnd(page, 120_000);
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
     assert.match(await page.getByTestId('repeat-group').textContent(), /3 of 3 runs/);
+    assert.equal(await page.getByTestId('artifact-card').count(), 3, 'three runs in the library');
+    // Measured requests carry canary markers (the warm-up's do not): the same six, three times.
+    const served = (await sim.truth()).records.filter((record) => record.marker);
+    assert.equal(served.length, 18);
+    const counts = new Map();
+    for (const record of served) counts.set(record.marker, (counts.get(record.marker) ?? 0) + 1);
+    assert.equal(counts.size, 6);
+    assert.ok([...counts.values()].every((count) => count === 3), 'the same plan each time');
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),

@@ -274,38 +274,3 @@ test('a broken workload file is refused with the line to fix, and Run sends noth
     await sim.stop();
   }
 });
-
-test('repeats run the same plan again and file each run as one of the group', async () => {
-  const sim = await startSim(['--seed', '9']);
-  try {
-    const { page, errors } = await env.open({
-      base_url: sim.baseUrls[0],
-      requests: '6',
-      concurrency: '2',
-      context_tokens: '256',
-      max_tokens: '16',
-      repeats: '3',
-    });
-    await page.getByTestId('run').click();
-    await waitForRunEnd(page, 120_000);
-    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
-    const cards = page.getByTestId('artifact-card');
-    assert.equal(await cards.count(), 3, 'three runs in the library');
-    // The last run is the one shown; it carries the group's block.
-    const { artifact } = await downloadArtifact(page, 'repeat-last');
-    assert.equal(artifact.repeat.count, 3);
-    assert.equal(artifact.repeat.index, 2);
-    assert.match(artifact.repeat.group_id, /^repeat-/);
-    // Measured requests carry canary markers (the warm-up's do not): the same six, three times.
-    const served = (await sim.truth()).records.filter((record) => record.marker);
-    assert.equal(served.length, 18);
-    const counts = new Map();
-    for (const record of served) counts.set(record.marker, (counts.get(record.marker) ?? 0) + 1);
-    assert.equal(counts.size, 6);
-    assert.ok([...counts.values()].every((count) => count === 3));
-    assert.deepEqual(errors, []);
-    await page.close();
-  } finally {
-    await sim.stop();
-  }
-});
