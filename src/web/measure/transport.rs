@@ -406,11 +406,27 @@ fn abort_or(
 /// releases the rest unread: a hostile or runaway body can neither stall the request nor fill
 /// memory. Invalid UTF-8 is replaced.
 async fn read_text_bounded(response: &Response) -> Option<String> {
+    let (bytes, _) = read_bytes_bounded(response, ERROR_BODY_READ_LIMIT).await?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads at most `limit` bytes of `response`'s body and releases the rest unread, so a hostile
+/// or runaway body can neither stall the reader nor fill memory: the bytes read, and the error
+/// that stopped the reading early, if one did. `None` when the response has no body.
+pub async fn read_bytes_bounded(
+    response: &Response,
+    limit: usize,
+) -> Option<(Vec<u8>, Option<JsValue>)> {
     let reader: ReadableStreamDefaultReader = response.body()?.get_reader().unchecked_into();
     let mut bytes: Vec<u8> = Vec::new();
-    while bytes.len() < ERROR_BODY_READ_LIMIT {
-        let Ok(read) = JsFuture::from(reader.read()).await else {
-            break;
+    let mut error = None;
+    while bytes.len() < limit {
+        let read = match JsFuture::from(reader.read()).await {
+            Ok(read) => read,
+            Err(err) => {
+                error = Some(err);
+                break;
+            }
         };
         let Some(chunk) = read_chunk(&read) else {
             break;
@@ -418,6 +434,6 @@ async fn read_text_bounded(response: &Response) -> Option<String> {
         bytes.extend(chunk.to_vec());
     }
     let _ = reader.cancel();
-    bytes.truncate(ERROR_BODY_READ_LIMIT);
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    bytes.truncate(limit);
+    Some((bytes, error))
 }

@@ -10,13 +10,11 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use js_sys::Uint8Array;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestCache,
-    RequestCredentials, RequestInit, RequestMode, Response,
+    AbortController, RequestCache, RequestCredentials, RequestInit, RequestMode, Response,
 };
 
 use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
@@ -25,6 +23,7 @@ use crate::core::telemetry::exposition::MAX_TEXT_BYTES;
 use crate::core::telemetry::scrape::{ScrapeFailure, ScrapeSession};
 use crate::core::telemetry::summary::Window;
 
+use crate::web::measure::transport::read_bytes_bounded;
 use crate::web::platform::clock::Clock;
 use crate::web::platform::timers::sleep_ms;
 
@@ -110,7 +109,7 @@ impl MetricsScrape {
             sleep_ms(LONGEST_TICK_MS / 4.0).await;
         }
         self.stopped.set(true);
-        let session = self.session.replace(ScrapeSession::new(&self.url, 1_000));
+        let session = self.session.borrow().clone();
         let window = Window {
             start_ms: run_started_unix_ms,
             end_ms: run_finished_unix_ms,
@@ -160,25 +159,11 @@ async fn fetch_bounded(url: &str, timeout_ms: f64) -> Result<(u16, Vec<u8>), Scr
         .map_err(|_| failure(&timed_out))?;
     let response: Response = response.dyn_into().map_err(|_| failure(&timed_out))?;
     let status = response.status();
-    let mut bytes = Vec::new();
-    if let Some(body) = response.body() {
-        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-        while bytes.len() < MOST_BYTES_READ {
-            let read = JsFuture::from(reader.read())
-                .await
-                .map_err(|_| failure(&timed_out))?;
-            let read: &ReadableStreamReadResult = read.unchecked_ref();
-            if read.get_done().unwrap_or(true) {
-                break;
-            }
-            match read.get_value().dyn_into::<Uint8Array>() {
-                Ok(chunk) => bytes.extend(chunk.to_vec()),
-                Err(_) => break,
-            }
-        }
-        let _ = reader.cancel();
-    }
+    let bytes = match read_bytes_bounded(&response, MOST_BYTES_READ).await {
+        Some((_, Some(_))) => return Err(failure(&timed_out)),
+        Some((bytes, None)) => bytes,
+        None => Vec::new(),
+    };
     controller.abort();
-    bytes.truncate(MOST_BYTES_READ);
     Ok((status, bytes))
 }
