@@ -46,6 +46,7 @@ pub fn conversations_run() -> (RunPlan, ArtifactV1) {
     let bytes = std::fs::read(repo_path("public/samples/conversations.jsonl")).expect("sample");
     let options = ReadOptions {
         turns: WorkloadTurns::All,
+        ..ReadOptions::default()
     };
     let workload = read(&bytes, Some("conversations.jsonl"), &options).expect("reads");
     let mut config = RunConfig {

@@ -88,7 +88,10 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         .file
         .file_name()
         .map(|name| name.to_string_lossy().into_owned());
-    let options = ReadOptions { turns: args.turns };
+    let options = ReadOptions {
+        turns: args.turns,
+        ..ReadOptions::default()
+    };
     let workload = match read(&bytes, name.as_deref(), &options) {
         Ok(workload) => workload,
         Err(error) => {

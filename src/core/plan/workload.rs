@@ -16,9 +16,11 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::core::config::choices::{ApiEndpoint, HistoryMode, OutputLengths, WorkloadOrder};
-use crate::core::config::settings::{RunConfig, MAX_OUTPUT_SETTING};
+use crate::core::config::settings::{RunConfig, MAX_OUTPUT_SETTING, MAX_REQUESTS};
+use crate::core::config::workload::WorkloadOptions;
 use crate::core::plan::CHARS_PER_TOKEN;
 use crate::core::python::random::PyRandom;
+use crate::core::workload::read::Keep;
 use crate::core::workload::{Session, Skipped, Turn, TurnInput, Workload, WorkloadSummary};
 
 /// What one planned turn sends beyond its session's history.
@@ -115,6 +117,42 @@ pub enum WorkloadPlanError {
          (a shuffled trace would not be the trace)"
     )]
     ShuffledTrace,
+    /// The order asks for a session that reading did not keep (the file was read for
+    /// another order or seed).
+    #[error(
+        "the workload file was read for another order: usable session {position} is not in \
+         memory; wait for the file to be read again, or choose it again"
+    )]
+    NotKept {
+        /// The session's 0-based position among the usable ones.
+        position: u64,
+    },
+}
+
+/// Which usable sessions reading a workload file must keep for a run with `options`: the
+/// first [`MAX_REQUESTS`] in file order, or, shuffled, the first [`MAX_REQUESTS`] the shuffle
+/// draws of `usable` sessions (all of them when there are no more). A run sends at most
+/// [`MAX_REQUESTS`] requests, each session at least one, so no run needs another session.
+pub fn sessions_to_keep(usable: u64, options: &WorkloadOptions) -> Keep {
+    if usable <= MAX_REQUESTS {
+        return Keep::All;
+    }
+    match options.order {
+        WorkloadOrder::File => Keep::First(MAX_REQUESTS),
+        WorkloadOrder::Shuffle => {
+            let mut drawn = shuffled(usable, options.seed);
+            drawn.truncate(MAX_REQUESTS as usize);
+            drawn.sort_unstable();
+            Keep::These(drawn)
+        }
+    }
+}
+
+/// The positions `0..usable` in the order Python's `random.Random(seed).shuffle` puts them.
+fn shuffled(usable: u64, seed: i64) -> Vec<u64> {
+    let mut order: Vec<u64> = (0..usable).collect();
+    PyRandom::new(seed).shuffle(&mut order);
+    order
 }
 
 /// What the artifact records of the file a run's requests came from: what reading it found,
@@ -206,18 +244,21 @@ impl WorkloadRequests {
     pub fn plan(workload: &Workload, config: &RunConfig) -> Result<Self, WorkloadPlanError> {
         let options = &config.workload;
         let timed = workload.summary.timed;
-        let mut order: Vec<usize> = (0..workload.sessions.len()).collect();
-        match options.order {
-            WorkloadOrder::File => {}
+        // Positions among the file's usable sessions; reading kept those this order needs.
+        let mut order: Vec<u64> = match options.order {
+            WorkloadOrder::File => workload.kept_positions(),
             WorkloadOrder::Shuffle if timed => return Err(WorkloadPlanError::ShuffledTrace),
-            WorkloadOrder::Shuffle => PyRandom::new(options.seed).shuffle(&mut order),
-        }
+            WorkloadOrder::Shuffle => shuffled(workload.summary.sessions, options.seed),
+        };
         if timed {
             // A trace is sent in time order; a stable sort keeps the file's order of ties.
-            order.sort_by(|&a, &b| {
-                let at = |i: usize| workload.sessions[i].arrival_ms.unwrap_or(0.0);
-                at(a).total_cmp(&at(b))
-            });
+            let at = |position: u64| {
+                workload
+                    .session_at(position)
+                    .and_then(|session| session.arrival_ms)
+                    .unwrap_or(0.0)
+            };
+            order.sort_by(|&a, &b| at(a).total_cmp(&at(b)));
         }
         let mut sessions = Vec::new();
         let mut starts = Vec::new();
@@ -226,7 +267,9 @@ impl WorkloadRequests {
             if requests >= config.requests {
                 break;
             }
-            let session = &workload.sessions[record];
+            let session = workload
+                .session_at(record)
+                .ok_or(WorkloadPlanError::NotKept { position: record })?;
             let room = usize::try_from(config.requests - requests).unwrap_or(usize::MAX);
             let turns: Vec<PlannedTurn> = session
                 .turns
@@ -394,9 +437,9 @@ impl WorkloadRequests {
     }
 }
 
-fn planned_session(record: usize, session: &Session, turns: Vec<PlannedTurn>) -> PlannedSession {
+fn planned_session(record: u64, session: &Session, turns: Vec<PlannedTurn>) -> PlannedSession {
     PlannedSession {
-        record: record as u64,
+        record,
         id: session.id.clone(),
         arrival_ms: session.arrival_ms,
         turns,

@@ -33,66 +33,97 @@ pub(super) fn header_format(text: &str) -> Option<WorkloadFormat> {
         .then_some(WorkloadFormat::Csv)
 }
 
-/// Reads the rows of a CSV `text` whose header [`header_format`] found to be `format`.
-pub(super) fn read(
-    text: &str,
-    lead_lines: u64,
+/// The rows of a CSV file as they come, after its header.
+#[derive(Debug)]
+pub(super) struct CsvRecords {
     format: WorkloadFormat,
-) -> Result<Tally, WorkloadError> {
-    let mut rows = Rows::new(text);
-    let header = match rows.next() {
-        Some((_, Ok(header))) => header,
-        _ => return Err(WorkloadError::Empty),
-    };
-    let find = |names: &[&str]| -> Option<(usize, String)> {
-        names.iter().find_map(|name| {
-            header
-                .iter()
-                .position(|cell| cell.trim().eq_ignore_ascii_case(name))
-                .map(|index| (index, header[index].trim().to_owned()))
-        })
-    };
-    let mut tally = Tally::default();
-    let columns = if format == WorkloadFormat::Burstgpt {
-        Columns {
-            prompt: find(&["Request tokens"]),
-            output: find(&["Response tokens"]),
-            input: None,
-            timestamp: find(&["Timestamp"]),
-            id: None,
-        }
-    } else {
-        Columns {
-            prompt: find(&PROMPT_COLUMNS),
-            output: find(&[
-                "output_tokens",
-                "output_tokens_count",
-                "completion_tokens_count",
-                "max_tokens",
-            ]),
-            input: find(&["prompt_tokens_count", "input_tokens_count"]),
-            timestamp: None,
-            id: find(&["id"]),
-        }
-    };
-    for (line, row) in rows {
-        let line = lead_lines + line;
-        let outcome = match row {
-            Ok(cells) if cells.len() == header.len() => {
-                if format == WorkloadFormat::Burstgpt {
-                    burstgpt_row(&columns, &cells)
-                } else {
-                    prompt_row(&columns, &cells)
-                }
-            }
-            _ => Err(Skip::because(SkipReason::Unparsable)),
+    /// The header's number of cells: a row of another width does not parse.
+    width: usize,
+    columns: Columns,
+    tally: Tally,
+}
+
+impl CsvRecords {
+    /// Rows under the header `header_row` (the text of the file's first row), which
+    /// [`header_format`] found to be `format`, counted in `tally`.
+    pub fn new(
+        header_row: &str,
+        format: WorkloadFormat,
+        tally: Tally,
+    ) -> Result<Self, WorkloadError> {
+        let header = match Rows::new(header_row).next() {
+            Some((_, Ok(header))) => header,
+            _ => return Err(WorkloadError::Empty),
         };
-        tally.add(line, outcome);
+        let find = |names: &[&str]| -> Option<(usize, String)> {
+            names.iter().find_map(|name| {
+                header
+                    .iter()
+                    .position(|cell| cell.trim().eq_ignore_ascii_case(name))
+                    .map(|index| (index, header[index].trim().to_owned()))
+            })
+        };
+        let columns = if format == WorkloadFormat::Burstgpt {
+            Columns {
+                prompt: find(&["Request tokens"]),
+                output: find(&["Response tokens"]),
+                input: None,
+                timestamp: find(&["Timestamp"]),
+                id: None,
+            }
+        } else {
+            Columns {
+                prompt: find(&PROMPT_COLUMNS),
+                output: find(&[
+                    "output_tokens",
+                    "output_tokens_count",
+                    "completion_tokens_count",
+                    "max_tokens",
+                ]),
+                input: find(&["prompt_tokens_count", "input_tokens_count"]),
+                timestamp: None,
+                id: find(&["id"]),
+            }
+        };
+        Ok(Self {
+            format,
+            width: header.len(),
+            columns,
+            tally,
+        })
     }
-    Ok(tally)
+
+    /// One row's text (as `split::CsvRows` cuts it), starting at `line`; a blank line is no
+    /// row.
+    pub fn row(&mut self, line: u64, text: &str) {
+        for (offset, row) in Rows::new(text) {
+            let outcome = match row {
+                Ok(cells) if cells.len() == self.width => {
+                    if self.format == WorkloadFormat::Burstgpt {
+                        burstgpt_row(&self.columns, &cells)
+                    } else {
+                        prompt_row(&self.columns, &cells)
+                    }
+                }
+                _ => Err(Skip::because(SkipReason::Unparsable)),
+            };
+            self.tally.add(line + offset - 1, outcome);
+        }
+    }
+
+    /// The format the header named.
+    pub fn format(&self) -> WorkloadFormat {
+        self.format
+    }
+
+    /// What was found, once every row is in.
+    pub fn finish(self) -> Tally {
+        self.tally
+    }
 }
 
 /// Where the columns strobe reads are: index and the header's spelling.
+#[derive(Debug)]
 struct Columns {
     prompt: Option<(usize, String)>,
     output: Option<(usize, String)>,

@@ -24,7 +24,8 @@ use super::fields::{
     first_present, json_count, json_id, json_ms, json_text, json_tokens, one_turn, plain_turn,
     reply_tokens, Skip,
 };
-use super::tally::{line_breaks, Tally};
+use super::split::{Position, CUT_SHORT};
+use super::tally::Tally;
 use super::{Session, SkipReason, Turn, TurnInput, WorkloadError, WorkloadFormat};
 
 /// Mooncake's block size: one hash id stands for 512 tokens.
@@ -137,75 +138,83 @@ impl<'a> Keys<'a> {
     }
 }
 
-/// A JSON list of records (`[{…}, {…}]`), `text` starting at `[`, `lead_lines` lines down.
-pub(super) fn read_list(
-    text: &str,
-    lead_lines: u64,
-    turns: WorkloadTurns,
-) -> Result<(WorkloadFormat, Tally), WorkloadError> {
-    let entries: Vec<&RawValue> =
-        serde_json::from_str(text).map_err(|error| broken(text, lead_lines, &error))?;
-    // Each entry's line, counted on from the previous entry's start: one pass over the text.
-    let base = text.as_ptr() as usize;
-    let mut line = lead_lines + 1;
-    let mut counted_to = 0;
-    let records = entries.into_iter().map(move |entry| {
-        let offset = entry.get().as_ptr() as usize - base;
-        line += line_breaks(&text[counted_to..offset]);
-        counted_to = offset;
-        (line, entry.get())
-    });
-    read_records(records, Layout::List, turns)
-}
-
 /// Whether records are a JSON list's entries or JSONL lines (for the messages).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Layout {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// `[{…}, {…}]`: the list's entries, cut out by `split::ListEntries`.
     List,
+    /// One JSON object a non-blank line.
     Lines,
 }
 
-/// JSONL: one JSON object a non-blank line, `text` starting at `{`, `lead_lines` lines down.
-pub(super) fn read_lines(
-    text: &str,
-    lead_lines: u64,
-    turns: WorkloadTurns,
-) -> Result<(WorkloadFormat, Tally), WorkloadError> {
-    let records = text
-        .split('\n')
-        .enumerate()
-        .filter_map(move |(index, line)| {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            (!line.trim().is_empty()).then_some((lead_lines + index as u64 + 1, line))
-        });
-    read_records(records, Layout::Lines, turns)
-}
-
-/// Reads `records` (each its starting line and its JSON text): the first that parses tells
-/// the format, every one is then read as that format.
-fn read_records<'a>(
-    records: impl Iterator<Item = (u64, &'a str)>,
+/// The records of a JSON file as they come: the first that parses tells the format, every
+/// one after is read as that format.
+#[derive(Debug)]
+pub(super) struct JsonRecords {
     layout: Layout,
     turns: WorkloadTurns,
-) -> Result<(WorkloadFormat, Tally), WorkloadError> {
-    let mut tally = Tally::default();
-    let mut format = None;
-    let mut unparsed_first: Option<u64> = None;
-    for (line, record) in records {
-        let keys = match serde_json::from_str::<Keys>(record) {
+    tally: Tally,
+    format: Option<WorkloadFormat>,
+    /// The line of the first record that did not parse while the format was still unknown.
+    unparsed_first: Option<u64>,
+}
+
+impl JsonRecords {
+    /// Records in `layout`, read with `turns`, counted in `tally`.
+    pub fn new(layout: Layout, turns: WorkloadTurns, tally: Tally) -> Self {
+        Self {
+            layout,
+            turns,
+            tally,
+            format: None,
+            unparsed_first: None,
+        }
+    }
+
+    /// One JSONL line (blank ones are no records).
+    pub fn line(&mut self, line: u64, text: &str) -> Result<(), WorkloadError> {
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let keys = serde_json::from_str::<Keys>(text);
+        self.record(line, text, keys)
+    }
+
+    /// One entry of a JSON list, starting `at`. An entry that is not JSON at all breaks the
+    /// list (as a JSON parser reading the whole list would say); one that is JSON but no
+    /// record is skipped.
+    pub fn entry(&mut self, at: Position, text: &str) -> Result<(), WorkloadError> {
+        let keys = serde_json::from_str::<Keys>(text);
+        if keys.is_err() {
+            // Checking without building anything (and without recursing into a nesting bomb).
+            if let Err(error) = serde_json::from_str::<&RawValue>(text) {
+                return Err(broken(text, at, &error));
+            }
+        }
+        self.record(at.line, text, keys)
+    }
+
+    /// Counts one record, its keys parsed (or not).
+    fn record(
+        &mut self,
+        line: u64,
+        record: &str,
+        keys: Result<Keys, serde_json::Error>,
+    ) -> Result<(), WorkloadError> {
+        let keys = match keys {
             Ok(keys) => keys,
             Err(error) => {
-                if format.is_none() {
-                    let first = *unparsed_first.get_or_insert(line);
-                    if tally.records() + 1 >= RECOGNITION_WINDOW as u64 {
-                        return Err(not_records(first, layout));
+                if self.format.is_none() {
+                    let first = *self.unparsed_first.get_or_insert(line);
+                    if self.tally.records() + 1 >= RECOGNITION_WINDOW as u64 {
+                        return Err(not_records(first, self.layout));
                     }
                 }
-                tally.add(line, Err(unparsable(record, &error)));
-                continue;
+                self.tally.add(line, Err(unparsable(record, &error)));
+                return Ok(());
             }
         };
-        let known = match format {
+        let known = match self.format {
             Some(known) => known,
             None => {
                 let found = keys.format().ok_or_else(|| {
@@ -214,14 +223,19 @@ fn read_records<'a>(
                          {EXPECTED_KEYS}"
                     ))
                 })?;
-                *format.insert(found)
+                *self.format.insert(found)
             }
         };
-        tally.add(line, session(known, &keys, turns));
+        self.tally.add(line, session(known, &keys, self.turns));
+        Ok(())
     }
-    match format {
-        Some(format) => Ok((format, tally)),
-        None => Err(not_records(unparsed_first.unwrap_or(1), layout)),
+
+    /// The format and what was found, once every record is in.
+    pub fn finish(self) -> Result<(WorkloadFormat, Tally), WorkloadError> {
+        match self.format {
+            Some(format) => Ok((format, self.tally)),
+            None => Err(not_records(self.unparsed_first.unwrap_or(1), self.layout)),
+        }
     }
 }
 
@@ -259,21 +273,25 @@ fn non_finite_at(text: &str, line: usize, column: usize) -> bool {
     window.contains("NaN") || window.contains("Infinity")
 }
 
-/// A JSON list that does not parse, at the line and column serde_json names, in words.
-fn broken(text: &str, lead_lines: u64, error: &serde_json::Error) -> WorkloadError {
+/// A list entry (starting `at`) that is not JSON, at the line and column of the file where
+/// serde_json finds the fault, in words.
+fn broken(text: &str, at: Position, error: &serde_json::Error) -> WorkloadError {
     let (line, column) = (error.line(), error.column());
     let reason = if error.is_eof() {
-        "the file ends inside a value (was it cut short?)"
-    } else if error.to_string().contains("recursion limit") {
-        "it nests deeper than 128 levels"
+        CUT_SHORT
     } else if non_finite_at(text, line, column) {
         "NaN and Infinity are not JSON numbers (write null, or leave the field out)"
     } else {
         "this is not valid JSON"
     };
+    let column = if line <= 1 {
+        at.column + column.saturating_sub(1) as u64
+    } else {
+        column as u64
+    };
     WorkloadError::Broken {
-        line: lead_lines + line as u64,
-        column: column as u64,
+        line: at.line + (line.max(1) - 1) as u64,
+        column,
         reason,
     }
 }

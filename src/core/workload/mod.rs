@@ -7,19 +7,22 @@
 //! ask for, and when to send it. What could not be used is counted by reason, never dropped
 //! silently, so the page can say what it found before anything is sent.
 //!
-//! The prompts stay the user's: a [`Workload`] is never serialised whole. The artifact records
-//! only [`WorkloadSummary`] (format, counts, the file's SHA-256), never a prompt.
+//! The prompts stay the user's: a [`Workload`] crosses between the tab's own threads and is
+//! never written anywhere. The artifact records only [`WorkloadSummary`] (format, counts, the
+//! file's SHA-256), never a prompt.
 //!
-//! Submodules, in reading order: [`read`] (bytes → text → layout and format), `tally` (what
-//! was used, what skipped and why), `fields` (one field of a record, checked), `json` (the JSON formats, one
-//! record at a time), `csv` (RFC 4180 rows: CSV prompts and BurstGPT), [`sha256`], and
-//! [`summary`] (the sentence the page shows).
+//! Submodules, in reading order: [`read`] (bytes, in pieces of any size → text → layout and
+//! format), `split` (text → records: lines, a JSON list's entries, CSV rows), `tally` (what was
+//! used, what kept, what skipped and why), `fields` (one field of a record, checked), `json`
+//! (the JSON formats, one record at a time), `csv` (RFC 4180 rows: CSV prompts and BurstGPT),
+//! [`sha256`], and [`summary`] (the sentence the page shows).
 
 mod csv;
 mod fields;
 mod json;
 pub mod read;
 pub mod sha256;
+pub(crate) mod split;
 pub mod summary;
 mod tally;
 #[cfg(test)]
@@ -27,16 +30,45 @@ mod tests;
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// One file's traffic: sessions in file order, with what reading it found.
-#[derive(Clone, PartialEq)]
+/// One file's traffic: sessions in file order, with what reading it found. It crosses from
+/// the reading worker to the page as JSON inside the tab ([`crate::core::live::FromReader`]);
+/// it is never written anywhere.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
     /// What the file is and what of it is usable.
     pub summary: WorkloadSummary,
-    /// Every usable session, in the file's order. A single-turn file has one turn a session.
+    /// The usable sessions kept in memory (all of them, unless reading was told to keep
+    /// fewer), in the file's order. A single-turn file has one turn a session.
     pub sessions: Vec<Session>,
+    /// Each kept session's position among the file's usable sessions (0-based), when reading
+    /// kept fewer than all; empty when every usable session is kept (a session's position is
+    /// then its index in `sessions`).
+    pub positions: Vec<u64>,
+}
+
+impl Workload {
+    /// The session at `position` among the file's usable sessions, if it was kept.
+    pub fn session_at(&self, position: u64) -> Option<&Session> {
+        if self.positions.is_empty() {
+            return usize::try_from(position)
+                .ok()
+                .and_then(|index| self.sessions.get(index));
+        }
+        let index = self.positions.binary_search(&position).ok()?;
+        self.sessions.get(index)
+    }
+
+    /// The positions of the kept sessions among the usable ones, in file order.
+    pub fn kept_positions(&self) -> Vec<u64> {
+        if self.positions.is_empty() {
+            (0..self.sessions.len() as u64).collect()
+        } else {
+            self.positions.clone()
+        }
+    }
 }
 
 /// A workload's `Debug` names its shape only: its prompts are the user's and stay out of logs.
@@ -50,7 +82,7 @@ impl fmt::Debug for Workload {
 }
 
 /// What a workload file is, as the page shows it and the artifact records it. No prompt text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkloadSummary {
     /// The format recognised from the content.
     pub format: WorkloadFormat,
@@ -76,7 +108,7 @@ pub struct WorkloadSummary {
 }
 
 /// Records left out for one reason.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     /// Why.
     pub reason: SkipReason,
@@ -91,7 +123,7 @@ pub struct Skipped {
 }
 
 /// Why a record of a workload file is not used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
     /// A conversation with fewer than two turns where a prompt and a reply are needed.
@@ -168,7 +200,7 @@ impl SkipReason {
 }
 
 /// The formats strobe recognises, named as their tools name them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadFormat {
     /// `[{"id", "conversations": [{"from", "value"}…]}]` (`conversation` too).
@@ -237,7 +269,7 @@ impl WorkloadFormat {
 }
 
 /// One conversation (or, single-turn, one request).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Session {
     /// The file's id for it (`id`, `session_id`), if it has one.
     pub id: Option<String>,
@@ -248,7 +280,7 @@ pub struct Session {
 }
 
 /// One request of a session. Its `Debug` gives sizes, never the text.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
     /// What this turn sends, beyond the history of earlier turns.
     pub input: TurnInput,
@@ -265,7 +297,7 @@ pub struct Turn {
 }
 
 /// What one turn sends. Its `Debug` gives sizes, never the text.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub enum TurnInput {
     /// A user message's text (chat) or the prompt (completions).
     Text(String),
@@ -358,6 +390,18 @@ pub enum WorkloadError {
         format: &'static str,
         /// The skip counts in words, e.g. "3 have no reply".
         reasons: String,
+    },
+    /// One record longer than strobe buffers: a quote or bracket never closed, or a line far
+    /// longer than any prompt.
+    #[error(
+        "the workload file's record at line {line} runs past {limit} bytes (a quote or bracket \
+         never closed?): fix it there, or split the record"
+    )]
+    RecordTooLong {
+        /// 1-based line where the record starts.
+        line: u64,
+        /// The most bytes one record may hold.
+        limit: u64,
     },
     /// Larger than strobe reads.
     #[error("the workload file is {bytes} bytes; strobe reads at most {limit} bytes: split it")]

@@ -5,10 +5,32 @@ use sha2::{Digest, Sha256};
 
 /// `sha256:` and the 64 lowercase hex digits of the SHA-256 of `bytes`.
 pub fn sha256_prefixed(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
+    let mut hash = FileHash::default();
+    hash.update(bytes);
+    hash.finish()
+}
+
+/// The SHA-256 of a file read in pieces.
+#[derive(Clone, Debug, Default)]
+pub struct FileHash(Sha256);
+
+impl FileHash {
+    /// Adds the next piece of the file.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// `sha256:` and the 64 lowercase hex digits of the hash of every piece added.
+    pub fn finish(self) -> String {
+        hex_prefixed(&self.0.finalize())
+    }
+}
+
+/// `sha256:` and the hex digits of `digest`.
+fn hex_prefixed(digest: &[u8]) -> String {
     let mut text = String::with_capacity(7 + 64);
     text.push_str("sha256:");
-    for byte in digest {
+    for &byte in digest {
         text.push(hex_digit(byte >> 4));
         text.push(hex_digit(byte & 0x0f));
     }

@@ -1,26 +1,63 @@
-//! What reading a workload file found: records met, sessions kept, and the records left out
+//! What reading a workload file found: records met, sessions usable, and the records left out
 //! by reason with the line where the first of each starts, so the page can say where to look.
+//! Every usable session is counted; only those the [`Keep`] choice names stay in memory, so a
+//! file far larger than a run is read without holding its prompts.
 //!
 //! Timed records (traces, AIPerf timestamps) keep the file's order: a timestamp earlier than
 //! the record kept before it is skipped as [`SkipReason::OutOfOrder`] (a replay cannot send
 //! into the past, and sorting would change the traffic the file describes), and arrivals count
 //! from the first usable record.
 
+use serde::{Deserialize, Serialize};
+
 use super::fields::Skip;
 use super::{
     Session, SkipReason, Skipped, Workload, WorkloadError, WorkloadFormat, WorkloadSummary,
 };
 
-/// The number of line breaks in `text`.
-pub(super) fn line_breaks(text: &str) -> u64 {
-    text.bytes().filter(|&byte| byte == b'\n').count() as u64
+/// Which usable sessions reading keeps in memory; every one is counted all the same.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Keep {
+    /// Every one.
+    #[default]
+    All,
+    /// The first n, in file order.
+    First(u64),
+    /// Those at these positions among the usable sessions (0-based, ascending).
+    These(Vec<u64>),
 }
 
-/// What reading found so far: records met, sessions kept, and the skips by reason.
+impl Keep {
+    /// Whether the usable session at `position` is kept.
+    pub fn keeps(&self, position: u64) -> bool {
+        match self {
+            Self::All => true,
+            Self::First(count) => position < *count,
+            Self::These(positions) => positions.binary_search(&position).is_ok(),
+        }
+    }
+}
+
+/// What reading found so far: records met, sessions usable (and those kept), and the skips by
+/// reason.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
     records: u64,
+    /// Which usable sessions stay in memory.
+    keep: Keep,
+    /// Usable sessions met, kept or not.
+    usable: u64,
+    /// Their turns.
+    turns: u64,
+    /// How many of them carry an arrival time.
+    timed: u64,
+    /// The latest arrival among them, from the first (ms).
+    span_ms: f64,
+    /// The kept sessions, in file order.
     sessions: Vec<Session>,
+    /// Each kept session's position among the usable ones.
+    positions: Vec<u64>,
     skipped: Vec<Skipped>,
     /// The first usable record's timestamp (ms), arrivals count from it.
     first_arrival: Option<f64>,
@@ -29,13 +66,33 @@ pub(super) struct Tally {
 }
 
 impl Tally {
+    /// A tally keeping the sessions `keep` names.
+    pub fn keeping(keep: Keep) -> Self {
+        Self {
+            keep,
+            ..Self::default()
+        }
+    }
+
     /// Counts one record starting at `line`: its session, or why it is left out. A session's
     /// `arrival_ms` comes in as the file's timestamp and is kept relative to the first.
     pub fn add(&mut self, line: u64, outcome: Result<Session, Skip>) {
         self.records += 1;
         let outcome = outcome.and_then(|session| self.timed(session));
         match outcome {
-            Ok(session) => self.sessions.push(session),
+            Ok(session) => {
+                let position = self.usable;
+                self.usable += 1;
+                self.turns += session.turns.len() as u64;
+                if let Some(at) = session.arrival_ms {
+                    self.timed += 1;
+                    self.span_ms = self.span_ms.max(at);
+                }
+                if self.keep.keeps(position) {
+                    self.sessions.push(session);
+                    self.positions.push(position);
+                }
+            }
             Err(skip) => self.skip(line, skip),
         }
     }
@@ -84,43 +141,35 @@ impl Tally {
         bytes: u64,
         sha256: String,
     ) -> Result<Workload, WorkloadError> {
-        if self.sessions.is_empty() {
+        if self.usable == 0 {
             return Err(WorkloadError::NothingUsable {
                 format: format.label(),
                 reasons: reasons_text(&self.skipped),
             });
         }
-        let timed = self
-            .sessions
-            .iter()
-            .all(|session| session.arrival_ms.is_some());
-        let span_ms = timed.then(|| {
-            let last = self
-                .sessions
-                .iter()
-                .filter_map(|session| session.arrival_ms)
-                .fold(0.0_f64, f64::max);
-            last.round() as u64
-        });
+        let timed = self.timed == self.usable;
         let summary = WorkloadSummary {
             format,
             name: name.map(str::to_owned),
             bytes,
             sha256,
             records: self.records,
-            sessions: self.sessions.len() as u64,
-            turns: self
-                .sessions
-                .iter()
-                .map(|session| session.turns.len() as u64)
-                .sum(),
+            sessions: self.usable,
+            turns: self.turns,
             skipped: self.skipped,
             timed,
-            span_ms,
+            span_ms: timed.then(|| self.span_ms.round() as u64),
+        };
+        // Every usable session kept: positions are the indices, and go unsaid.
+        let positions = if self.positions.len() as u64 == self.usable {
+            Vec::new()
+        } else {
+            self.positions
         };
         Ok(Workload {
             summary,
             sessions: self.sessions,
+            positions,
         })
     }
 }

@@ -52,6 +52,7 @@ fn conversations() -> Workload {
     Workload {
         summary: summary(false, 3, 6),
         sessions,
+        positions: Vec::new(),
     }
 }
 
@@ -123,6 +124,7 @@ fn a_shuffle_is_reproducible_from_its_seed_and_a_trace_refuses_it() {
             turns: vec![text_turn(&format!("prompt {s}"), None)],
         })
         .collect();
+    workload.summary = summary(false, 20, 20);
     let mut shuffled = config(20);
     shuffled.workload.order = WorkloadOrder::Shuffle;
     shuffled.workload.seed = 7;
@@ -174,6 +176,7 @@ fn a_trace_is_due_at_its_times_over_the_speed_in_time_order() {
     let workload = Workload {
         summary: summary(true, 4, 4),
         sessions,
+        positions: Vec::new(),
     };
     let plan = WorkloadRequests::plan(&workload, &config(100)).unwrap();
     let records: Vec<u64> = plan.sessions().iter().map(|s| s.record).collect();
@@ -197,6 +200,7 @@ fn nothing_to_send_is_an_error_and_debug_never_shows_a_prompt() {
     let empty = Workload {
         summary: summary(false, 0, 0),
         sessions: Vec::new(),
+        positions: Vec::new(),
     };
     assert_eq!(
         WorkloadRequests::plan(&empty, &config(10)),
@@ -228,6 +232,7 @@ fn a_duration_cuts_an_untimed_workload_at_rate_and_plans_only_what_is_sent() {
                 turns: vec![text_turn(&format!("prompt {s}"), None)],
             })
             .collect(),
+        positions: Vec::new(),
     };
     let mut config = config(20);
     config.load.mode = crate::core::config::choices::LoadMode::Rate;
@@ -241,4 +246,41 @@ fn a_duration_cuts_an_untimed_workload_at_rate_and_plans_only_what_is_sent() {
     assert_eq!(run.requests(), due);
     assert_eq!(run.planned_context_tokens().len() as u64, due);
     assert_eq!(run.context_distribution().values().sum::<u64>(), due);
+}
+
+#[test]
+fn a_file_larger_than_a_run_keeps_only_what_the_order_sends() {
+    use crate::core::workload::read::{read, ReadOptions};
+    let usable = MAX_REQUESTS + 50;
+    let text: String = (0..usable).map(|i| format!("prompt {i}\n")).collect();
+    let all = read(text.as_bytes(), None, &ReadOptions::default()).unwrap();
+    for (order, seed) in [(WorkloadOrder::File, 0), (WorkloadOrder::Shuffle, 7)] {
+        let mut config = config(MAX_REQUESTS);
+        config.workload.order = order;
+        config.workload.seed = seed;
+        let keep = sessions_to_keep(usable, &config.workload);
+        assert!(matches!(keep, Keep::First(_) | Keep::These(_)), "{keep:?}");
+        let options = ReadOptions {
+            keep,
+            ..ReadOptions::default()
+        };
+        let kept = read(text.as_bytes(), None, &options).unwrap();
+        assert_eq!(kept.sessions.len() as u64, MAX_REQUESTS);
+        assert_eq!(kept.summary, all.summary);
+        let whole = WorkloadRequests::plan(&all, &config).unwrap();
+        let from_kept = WorkloadRequests::plan(&kept, &config).unwrap();
+        assert_eq!(from_kept, whole, "{order:?}");
+        // Another seed needs other sessions: the plan says so instead of sending others.
+        if order == WorkloadOrder::Shuffle {
+            config.workload.seed = 8;
+            assert!(matches!(
+                WorkloadRequests::plan(&kept, &config),
+                Err(WorkloadPlanError::NotKept { .. })
+            ));
+        }
+    }
+    assert_eq!(
+        sessions_to_keep(MAX_REQUESTS, &config(1).workload),
+        Keep::All
+    );
 }

@@ -53,6 +53,7 @@ fn workload() -> Workload {
             span_ms: None,
         },
         sessions,
+        positions: Vec::new(),
     }
 }
 

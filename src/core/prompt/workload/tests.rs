@@ -27,6 +27,7 @@ fn workload(sessions: Vec<Session>) -> Workload {
             span_ms: None,
         },
         sessions,
+        positions: Vec::new(),
     }
 }
 

@@ -51,6 +51,7 @@ fn a_conversation_of_one_turn_has_no_reply_and_none_usable_is_an_error() {
     // With every turn played, one turn is still a conversation without a reply.
     let options = ReadOptions {
         turns: WorkloadTurns::All,
+        ..ReadOptions::default()
     };
     assert!(matches!(
         read(text.as_bytes(), None, &options),
@@ -266,7 +267,15 @@ fn prompts_never_appear_in_debug_or_in_messages() {
     ];
     for file in &files {
         for turns in [WorkloadTurns::First, WorkloadTurns::All] {
-            let workload = read(file.as_bytes(), None, &ReadOptions { turns }).expect("usable");
+            let workload = read(
+                file.as_bytes(),
+                None,
+                &ReadOptions {
+                    turns,
+                    ..ReadOptions::default()
+                },
+            )
+            .expect("usable");
             let shown = format!(
                 "{workload:?} {:?} {:?}",
                 workload.sessions, workload.summary

@@ -3,6 +3,7 @@
 
 mod edges;
 mod formats;
+mod pieces;
 mod summary;
 
 use super::read::{read, ReadOptions};
@@ -18,6 +19,7 @@ fn first(text: &str) -> Workload {
 fn all(text: &str) -> Workload {
     let options = ReadOptions {
         turns: WorkloadTurns::All,
+        ..ReadOptions::default()
     };
     read(text.as_bytes(), Some("file"), &options).expect("a workload")
 }
