@@ -1,11 +1,14 @@
-//! The browser entry point, built by trunk for wasm32: on a page, mount the app; in the
-//! measurement worker the page starts (the same wasm, with no window), serve measurements.
+//! The browser entry point, built by trunk for wasm32: on a page, mount the app; in a worker
+//! the page starts (the same wasm, with no window), read a workload file or serve
+//! measurements, as the worker's name says.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
     if web_sys::window().is_some() {
         leptos::mount::mount_to_body(strobe::web::App);
+    } else if strobe::web::is_reader() {
+        strobe::web::serve_reading();
     } else {
         strobe::web::serve_measurements();
     }

@@ -2,7 +2,8 @@
 //! that renders: each finished request as the live view needs it ([`FinishedRequest`]), the
 //! run's counters ([`LiveProgress`]), the running numbers computed from both ([`LiveTally`],
 //! [`LiveSnapshot`]), and the messages between the page and the measurement worker
-//! ([`ToMeasurement`], [`FromMeasurement`]), which travel as JSON text.
+//! ([`ToMeasurement`], [`FromMeasurement`]) and the reading worker ([`ToReader`],
+//! [`FromReader`]), which travel as JSON text.
 //!
 //! Pure: times come in from the caller as Unix epoch milliseconds, so the page and a worker,
 //! whose `performance.now()` start at different moments, agree on them.
@@ -12,12 +13,15 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
+use crate::core::config::choices::WorkloadTurns;
 use crate::core::config::settings::RunConfig;
 use crate::core::observe::conclude::RequestOutcome;
 use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::python::stats::nearest_rank;
 use crate::core::read::loaded::views::{FailureView, RowView};
+use crate::core::workload::read::Keep;
+use crate::core::workload::Workload;
 
 /// A finished request, reduced to what the live numbers and charts read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -304,6 +308,45 @@ pub enum FromMeasurement {
         /// Requests that ended since the last message.
         finished: Vec<FinishedRequest>,
         /// What went wrong and what to do.
+        reason: String,
+    },
+}
+
+/// What the page asks the reading worker: read the workload file posted beside this message
+/// (or fetch `url`, with CORS) with `options`. The worker reads one file and is then ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToReader {
+    /// The name to record and show.
+    pub name: String,
+    /// The address to fetch, when no file is posted beside the message.
+    pub url: Option<String>,
+    /// How many requests a session gives (`workload_turns`).
+    pub turns: WorkloadTurns,
+    /// Which usable sessions to keep.
+    pub keep: Keep,
+}
+
+/// What the reading worker tells the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FromReader {
+    /// It has loaded strobe's code and waits for the file.
+    Ready,
+    /// Bytes read so far, of `total` when known.
+    Progress {
+        /// Bytes read.
+        read: u64,
+        /// The file's size, when the browser says it.
+        total: Option<u64>,
+    },
+    /// The file is read.
+    Read {
+        /// What reading found and kept (boxed: the other messages are small).
+        workload: Box<Workload>,
+    },
+    /// The file cannot be used: why, and what to do.
+    Refused {
+        /// The reason in words.
         reason: String,
     },
 }

@@ -23,5 +23,6 @@ mod run;
 mod state;
 mod ui;
 
+pub use measure::reading::{is_reader, serve_reading};
 pub use measure::worker::serve_measurements;
 pub use ui::app::App;

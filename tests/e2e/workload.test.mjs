@@ -2,12 +2,14 @@
 // the file gives it — each prompt byte for byte (the simulator's truth log keeps what it
 // received), with the record's output length as max_tokens — a Mooncake-style trace replays at
 // its timestamps over the completions API with its shared blocks hitting the prefix cache,
-// conversations play as sessions carrying the server's own replies, and a broken file is
-// refused with the line to fix before anything is sent.
+// conversations play as sessions carrying the server's own replies, a file larger than a run is
+// read off the page's thread with a progress bar (a shuffle sending the records Python's shuffle
+// draws), and a broken file is refused with the line to fix before anything is sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
 import { startSim } from './sim.mjs';
 import { validateArtifact } from './artifact-tools.mjs';
@@ -273,4 +275,89 @@ test('a broken workload file is refused with the line to fix, and Run sends noth
   } finally {
     await sim.stop();
   }
+});
+
+test('a file larger than a run is read off the page with a progress bar; a shuffle sends what it draws', async () => {
+  const sim = await startSim(['--seed', '4', '--truth-prompts']);
+  try {
+    // 12,000 prompts of about 7 KB (over 80 MB): more sessions than a run sends (10,000), and
+    // long enough to read that the page reports progress on the way.
+    mkdirSync('test-results', { recursive: true });
+    const big = 'test-results/big-prompts.jsonl';
+    const filler = 'lorem ipsum dolor sit amet '.repeat(260);
+    const prompts = Array.from({ length: 12_000 }, (_, i) => `prompt ${i}: ${filler}`);
+    writeFileSync(big, prompts.map((prompt) => JSON.stringify({ prompt, output_tokens: 2 })).join('\n'));
+    const size = statSync(big).size;
+    const sendSix = async (settings) => {
+      await sim.reset();
+      const { page, errors } = await env.open({ base_url: sim.baseUrls[0], concurrency: '3', thinking_mode: 'disabled', ...settings });
+      // Every state and progress value the picker shows, as it shows them.
+      await page.evaluate(() => {
+        window.seen = [];
+        new MutationObserver(() => {
+          const summary = document.querySelector('[data-testid=workload-summary]');
+          const bar = document.querySelector('[data-testid=workload-progress]');
+          window.seen.push({ state: summary?.dataset.state, value: Number(bar?.getAttribute('value') ?? -1), max: Number(bar?.getAttribute('max') ?? -1) });
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+      });
+      await page.getByTestId('workload-file').setInputFiles(big);
+      await page.waitForFunction(() => document.querySelector('[data-testid=workload-summary]')?.dataset.state === 'ready', null, { timeout: 120_000 });
+      const summary = await page.getByTestId('workload-summary').textContent();
+      assert.match(summary, /12,000 records/);
+      const seen = await page.evaluate(() => window.seen);
+      assert.ok(seen.some((entry) => entry.state === 'loading' && entry.max === size), 'a progress bar of the file\'s size');
+      assert.ok(seen.some((entry) => entry.state === 'loading' && entry.value > 0 && entry.value < entry.max), JSON.stringify(seen.slice(0, 20)));
+      await page.getByTestId('field-requests').fill('6');
+      await page.getByTestId('run').click();
+      await waitForRunEnd(page, 120_000);
+      assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+      const { artifact } = await downloadArtifact(page, `workload-big-${settings.workload_order ?? 'file'}`);
+      assert.equal(artifact.workload.file.usable_sessions, 12_000);
+      const truth = (await sim.truth()).records.filter(
+        (record) => record.api === 'chat' && record.received?.[0]?.content !== WARMUP_PROMPT,
+      );
+      assert.deepEqual(errors, []);
+      await page.close();
+      return {
+        received: truth.map((record) => record.received[0].content).sort(),
+        records: artifact.request_timings.map((row) => row.workload.record).sort((a, b) => a - b),
+      };
+    };
+    const inOrder = await sendSix({});
+    assert.deepEqual(inOrder.records, [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(inOrder.received, prompts.slice(0, 6).sort());
+    // Shuffled: the records Python's random.Random(5).shuffle puts first among all 12,000
+    // (strobe keeps only the 10,000 a run could send, read again for the order).
+    const drawn = JSON.parse(
+      execFileSync('python3', ['-c', 'import random; x = list(range(12000)); random.Random(5).shuffle(x); print(x[:6])']).toString(),
+    );
+    const shuffled = await sendSix({ workload_order: 'shuffle', workload_seed: '5' });
+    assert.deepEqual(shuffled.records, [...drawn].sort((a, b) => a - b));
+    assert.deepEqual(shuffled.received, drawn.map((index) => prompts[index]).sort());
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a link\'s workload_url and the sample buttons are fetched and read; a missing one says so', async () => {
+  const ready = (page) =>
+    page.waitForFunction(() => ['ready', 'refused'].includes(document.querySelector('[data-testid=workload-summary]')?.dataset.state));
+  const linked = `${env.site.url}public/samples/prompts.jsonl`;
+  const { page, errors } = await env.open({ workload_url: linked });
+  await ready(page);
+  const summary = page.getByTestId('workload-summary');
+  assert.equal(await summary.getAttribute('data-state'), 'ready');
+  assert.match(await summary.textContent(), new RegExp(`^prompts \\(JSON\\): ${jsonLines(PROMPTS).length} records`));
+  await page.getByTestId('workload-sample-trace').click();
+  await page.waitForFunction(() => /Mooncake/.test(document.querySelector('[data-testid=workload-summary]')?.textContent));
+  assert.equal(await summary.getAttribute('data-state'), 'ready');
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  const { page: missing } = await env.open({ workload_url: `${env.site.url}public/samples/nothing-here.jsonl` });
+  await ready(missing);
+  const refused = missing.getByTestId('workload-summary');
+  assert.equal(await refused.getAttribute('data-state'), 'refused');
+  assert.match(await refused.textContent(), /answered HTTP 404: check the address/);
+  await missing.close();
 });

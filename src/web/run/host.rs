@@ -185,14 +185,7 @@ fn spawn_worker(
     start: ToMeasurement,
     tally: Rc<RefCell<LiveTally>>,
 ) -> Result<(WorkerLink, oneshot::Receiver<RunResult>), RunError> {
-    let (glue_url, wasm_url) = app_module_urls()?;
-    // The bootstrap is a module of the app's own (src/web/js/measure_worker.js), served beside
-    // the glue, so no script is built from text and a CSP needs only `worker-src 'self'`.
-    let worker_options = WorkerOptions::new();
-    worker_options.set_type(WorkerType::Module);
-    worker_options.set_name("strobe-measurement");
-    let worker = Worker::new_with_options(&worker_script_url(), &worker_options)
-        .map_err(|err| RunError::WorkerNotStarted(js_text(&err)))?;
+    let (worker, code) = new_app_worker("strobe-measurement")?;
 
     let (sender, receiver) = oneshot::channel::<RunResult>();
     let sender = Rc::new(RefCell::new(Some(sender)));
@@ -302,25 +295,7 @@ fn spawn_worker(
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    // The worker's first message: the glue to import and the page's own compiled
-    // `WebAssembly.Module` (or, failing that, the wasm's URL), whose optimized code it shares.
-    let module = wasm_bindgen::module();
-    let module = if module.is_instance_of::<js_sys::WebAssembly::Module>() {
-        module
-    } else {
-        JsValue::from_str(&wasm_url)
-    };
-    let bootstrap = js_sys::Object::new();
-    for (key, value) in [
-        ("glue", JsValue::from_str(&glue_url)),
-        ("module", module),
-        ("useMainThread", JsValue::from_str(USE_MAIN_THREAD)),
-    ] {
-        let _ = js_sys::Reflect::set(&bootstrap, &JsValue::from_str(key), &value);
-    }
-    worker
-        .post_message(&bootstrap)
-        .map_err(|err| RunError::CodeNotHandedOver(js_text(&err)))?;
+    code.hand_over(&worker)?;
     Ok((
         WorkerLink {
             worker,
@@ -330,6 +305,53 @@ fn spawn_worker(
         },
         receiver,
     ))
+}
+
+/// Where this app's code is, to hand over to a worker of its own.
+pub struct AppCode {
+    glue_url: String,
+    wasm_url: String,
+}
+
+/// Starts a module worker named `name` that will run this app's own wasm once
+/// [`AppCode::hand_over`] gives it the code (its `main` sees no window and serves what the
+/// name says: measurements, or reading a workload file). Set its listeners before handing the
+/// code over: its first message follows soon after.
+pub fn new_app_worker(name: &str) -> Result<(Worker, AppCode), RunError> {
+    let (glue_url, wasm_url) = app_module_urls()?;
+    // The bootstrap is a module of the app's own (src/web/js/measure_worker.js), served beside
+    // the glue, so no script is built from text and a CSP needs only `worker-src 'self'`.
+    let worker_options = WorkerOptions::new();
+    worker_options.set_type(WorkerType::Module);
+    worker_options.set_name(name);
+    let worker = Worker::new_with_options(&worker_script_url(), &worker_options)
+        .map_err(|err| RunError::WorkerNotStarted(js_text(&err)))?;
+    Ok((worker, AppCode { glue_url, wasm_url }))
+}
+
+impl AppCode {
+    /// The worker's first message: the glue to import and the page's own compiled
+    /// `WebAssembly.Module` (or, failing that, the wasm's URL), whose optimized code it
+    /// shares.
+    pub fn hand_over(&self, worker: &Worker) -> Result<(), RunError> {
+        let module = wasm_bindgen::module();
+        let module = if module.is_instance_of::<js_sys::WebAssembly::Module>() {
+            module
+        } else {
+            JsValue::from_str(&self.wasm_url)
+        };
+        let bootstrap = js_sys::Object::new();
+        for (key, value) in [
+            ("glue", JsValue::from_str(&self.glue_url)),
+            ("module", module),
+            ("useMainThread", JsValue::from_str(USE_MAIN_THREAD)),
+        ] {
+            let _ = js_sys::Reflect::set(&bootstrap, &JsValue::from_str(key), &value);
+        }
+        worker
+            .post_message(&bootstrap)
+            .map_err(|err| RunError::CodeNotHandedOver(js_text(&err)))
+    }
 }
 
 /// The absolute URLs of this app's JavaScript glue and wasm module, from the preload links the

@@ -29,9 +29,10 @@ use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::slo::SloOutcome;
 
+use crate::core::workload::read::ReadOptions;
 use crate::core::workload::Workload;
 use crate::web::state::error::RunError;
-use crate::web::state::workload::{read_source, WorkloadSource, WorkloadState};
+use crate::web::state::workload::{WorkloadSource, WorkloadState};
 
 /// Where the run view is.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,10 +137,11 @@ pub struct AppState {
     live_slo: RwSignal<Option<SloOutcome>>,
     basis: RwSignal<TimeBasis>,
     latency_metric: RwSignal<Option<MetricKind>>,
-    workload_source: RwSignal<Option<WorkloadSource>>,
-    workload_loading: RwSignal<Option<String>>,
-    workload_error: RwSignal<Option<String>>,
-    workload: Memo<WorkloadState>,
+    workload_source: RwSignal<Option<WorkloadSource>, LocalStorage>,
+    /// Which reading of the workload is current: a reading that another has replaced
+    /// changes nothing when it ends.
+    workload_reading: RwSignal<u64>,
+    workload: RwSignal<WorkloadState>,
 }
 
 impl AppState {
@@ -147,25 +149,6 @@ impl AppState {
     /// this browser remembers, if the user asked it to.
     pub fn new(form: RunForm, notices: Vec<QueryNotice>, remembered_key: Option<String>) -> Self {
         let form = RwSignal::new(form);
-        let workload_source = RwSignal::new(None::<WorkloadSource>);
-        let workload_loading = RwSignal::new(None::<String>);
-        let workload_error = RwSignal::new(None::<String>);
-        // Re-read only when the turns setting changes, not at every keystroke in the form.
-        let turns =
-            Memo::new(move |_| form.with(|form| form.get(FieldKey::WorkloadTurns).to_owned()));
-        let workload = Memo::new(move |_| {
-            turns.track();
-            if let Some(what) = workload_loading.get() {
-                return WorkloadState::Loading(what);
-            }
-            if let Some(why) = workload_error.get() {
-                return WorkloadState::Refused(why);
-            }
-            workload_source.with(|source| match source {
-                Some(source) => form.with_untracked(|form| read_source(source, form)),
-                None => WorkloadState::None,
-            })
-        });
         Self {
             form,
             query_notices: RwSignal::new(notices),
@@ -189,10 +172,9 @@ impl AppState {
             live_slo: RwSignal::new(None),
             basis: RwSignal::new(TimeBasis::Measured),
             latency_metric: RwSignal::new(None),
-            workload_source,
-            workload_loading,
-            workload_error,
-            workload,
+            workload_source: RwSignal::new_local(None),
+            workload_reading: RwSignal::new(0),
+            workload: RwSignal::new(WorkloadState::None),
         }
     }
 
@@ -587,8 +569,13 @@ pub fn read_slo(form: &RunForm) -> Result<Option<SloSpec>, String> {
 /// The workload file the next run sends (docs/workloads.md).
 impl AppState {
     /// The workload the next run sends.
-    pub fn workload(&self) -> Memo<WorkloadState> {
+    pub fn workload(&self) -> RwSignal<WorkloadState> {
         self.workload
+    }
+
+    /// The file chosen, if any, to read again when a setting needs it.
+    pub fn workload_source(&self) -> Option<WorkloadSource> {
+        self.workload_source.get_untracked()
     }
 
     /// The workload the next run sends, if one is ready; an error to show if one was chosen
@@ -596,48 +583,84 @@ impl AppState {
     pub fn workload_for_run(&self) -> Result<Option<Arc<Workload>>, String> {
         match self.workload.get_untracked() {
             WorkloadState::None => Ok(None),
-            WorkloadState::Ready(workload) => Ok(Some(workload)),
-            WorkloadState::Loading(what) => Err(format!("{what}: wait until it is read")),
+            WorkloadState::Ready(workload, _) => Ok(Some(workload)),
+            WorkloadState::Loading { what, .. } => Err(format!("{what}: wait until it is read")),
             WorkloadState::Refused(why) => Err(format!(
                 "{why} (clear the workload to send synthetic prompts)"
             )),
         }
     }
 
-    /// A workload file is being fetched (`workload_url`).
-    pub fn workload_loading(&self, what: String) {
-        self.workload_loading.set(Some(what));
-    }
-
-    /// A workload file could not be fetched or read at all.
-    pub fn workload_failed(&self, why: String) {
-        self.workload_loading.set(None);
-        self.workload_source.set(None);
-        self.workload_error.set(Some(why));
-    }
-
-    /// `source` is the workload the next run sends. Requests becomes all of its requests (at
-    /// most 10,000), and canaries go off so the server receives the file's text as given (the
-    /// field can turn them on again: then one marker line precedes each request's text).
-    pub fn choose_workload(&self, source: WorkloadSource) {
-        self.workload_loading.set(None);
-        self.workload_error.set(None);
+    /// Reading `source` begins (`what` says how): the reading's number, which its progress
+    /// and its end name.
+    pub fn workload_reading(&self, source: WorkloadSource, what: String) -> u64 {
         self.workload_source.set(Some(source));
-        // The memo reads the file once; editing Requests and canaries does not read it again
-        // (it follows only the turns field).
-        if let WorkloadState::Ready(workload) = self.workload.get_untracked() {
+        self.workload.set(WorkloadState::Loading {
+            what,
+            read: 0,
+            total: None,
+        });
+        self.workload_reading.update(|reading| *reading += 1);
+        self.workload_reading.get_untracked()
+    }
+
+    /// Reading number `reading` has come `read` bytes of `total`.
+    pub fn workload_progress(&self, reading: u64, read: u64, total: Option<u64>) {
+        if reading != self.workload_reading.get_untracked() {
+            return;
+        }
+        self.workload.update(|state| {
+            if let WorkloadState::Loading {
+                read: now,
+                total: size,
+                ..
+            } = state
+            {
+                *now = read;
+                *size = total;
+            }
+        });
+    }
+
+    /// Reading number `reading` found `workload` with `options`: the workload the next run
+    /// sends. A file newly chosen (`chosen`) sets Requests to all of its requests (at most
+    /// 10,000), and turns canaries off so the server receives the file's text as given (the
+    /// field can turn them on again: then one marker line precedes each request's text).
+    pub fn workload_read(
+        &self,
+        reading: u64,
+        workload: Workload,
+        options: ReadOptions,
+        chosen: bool,
+    ) {
+        if reading != self.workload_reading.get_untracked() {
+            return;
+        }
+        if chosen {
             let requests = workload.summary.turns.clamp(1, MAX_REQUESTS);
             self.form.update(|form| {
                 form.set(FieldKey::Requests, requests.to_string());
                 form.set(FieldKey::RequestCanaries, "false");
             });
         }
+        self.workload
+            .set(WorkloadState::Ready(Arc::new(workload), options));
     }
 
-    /// Back to synthetic prompts.
-    pub fn clear_workload(&self) {
-        self.workload_loading.set(None);
-        self.workload_error.set(None);
+    /// A workload file could not be fetched or read at all (reading number `reading`, or
+    /// none: before reading began).
+    pub fn workload_failed(&self, reading: Option<u64>, why: String) {
+        if reading.is_some_and(|reading| reading != self.workload_reading.get_untracked()) {
+            return;
+        }
         self.workload_source.set(None);
+        self.workload.set(WorkloadState::Refused(why));
+    }
+
+    /// Back to synthetic prompts; a reading still going on changes nothing when it ends.
+    pub fn clear_workload(&self) {
+        self.workload_reading.update(|reading| *reading += 1);
+        self.workload_source.set(None);
+        self.workload.set(WorkloadState::None);
     }
 }

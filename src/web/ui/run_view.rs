@@ -19,11 +19,12 @@ use crate::core::plan::export::{plan_document, PlanExportError};
 use crate::web::platform::files::download_text;
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};
+use crate::web::run::workload::choose_file;
 use crate::web::state::library::Library;
 use crate::web::state::workload::WorkloadState;
 use crate::web::state::{AppState, RunPhase, SweepEnd, SweepProgress};
 use crate::web::ui::live_charts::LiveCharts;
-use crate::web::ui::workload::{load_workload_file, WorkloadPicker};
+use crate::web::ui::workload::WorkloadPicker;
 
 /// The file *Export plan* downloads: `strobe-artifact plan`'s `plan.json` under a name of its
 /// own.
@@ -88,7 +89,7 @@ pub fn RunView() -> impl IntoView {
                         .and_then(|transfer| transfer.files())
                         .and_then(|files| files.get(0));
                     if let (Some(file), false) = (file, busy()) {
-                        spawn_local(load_workload_file(state, file));
+                        choose_file(state, file);
                     }
                 }
             >

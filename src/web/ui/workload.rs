@@ -1,21 +1,15 @@
 //! The workload picker in the form's essentials: a file input, a drop on the form, the
-//! samples, and `workload_url` from the link; what reading found, said before anything is
-//! sent. Reading is the state's ([`AppState::choose_workload`]); this renders and hands over
-//! bytes.
+//! samples, and `workload_url` from the link; how far reading has come (a progress bar), and
+//! what reading found, said before anything is sent. Reading is `run::workload`'s, in a worker;
+//! this renders and hands over the file.
 
-use std::sync::Arc;
-
-use js_sys::Uint8Array;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::core::config::fields::FieldKey;
-use crate::core::format::format_count;
-use crate::core::workload::MAX_WORKLOAD_BYTES;
+use crate::core::format::format_bytes;
 
-use crate::web::platform::js_error::js_text;
-use crate::web::state::workload::{WorkloadSource, WorkloadState};
+use crate::web::run::workload::{choose_file, choose_url, follow_settings};
+use crate::web::state::workload::WorkloadState;
 use crate::web::state::{AppState, RunPhase};
 
 /// The samples shipped in `public/samples/` (written for strobe), with their buttons' labels.
@@ -28,63 +22,6 @@ const SAMPLES: [(&str, &str, &str); 3] = [
         "workload-sample-conversations",
     ),
 ];
-
-/// Reads a picked or dropped file into the state, refusing one too large before reading it.
-pub async fn load_workload_file(state: AppState, file: web_sys::File) {
-    let name = file.name();
-    let size = file.size();
-    if size > MAX_WORKLOAD_BYTES as f64 {
-        state.workload_failed(format!(
-            "{name} is {} bytes; strobe reads workload files of at most {} bytes: split it",
-            format_count(size as usize),
-            format_count(MAX_WORKLOAD_BYTES as usize)
-        ));
-        return;
-    }
-    state.workload_loading(format!("reading {name}"));
-    match JsFuture::from(file.array_buffer()).await {
-        Ok(buffer) => state.choose_workload(WorkloadSource {
-            name,
-            bytes: Arc::from(Uint8Array::new(&buffer).to_vec()),
-        }),
-        Err(err) => state.workload_failed(format!(
-            "the browser could not read {name}: {}",
-            js_text(&err)
-        )),
-    }
-}
-
-/// Fetches a workload file (a sample, or `workload_url`), with CORS: the answer's bytes, or
-/// what went wrong and what to do.
-async fn fetch_workload(state: AppState, url: String, name: String) {
-    state.workload_loading(format!("fetching {name}"));
-    let response = match gloo_net::http::Request::get(&url).send().await {
-        Ok(response) => response,
-        Err(err) => {
-            return state.workload_failed(format!(
-                "could not fetch the workload {url}: {err}. The server must allow this page's \
-                 origin (CORS); or download the file and choose it here"
-            ))
-        }
-    };
-    if !response.ok() {
-        return state.workload_failed(format!(
-            "the workload {url} answered HTTP {}: check the address",
-            response.status()
-        ));
-    }
-    match response.binary().await {
-        Ok(bytes) if bytes.len() as u64 > MAX_WORKLOAD_BYTES => state.workload_failed(format!(
-            "the workload {url} is larger than {} bytes: split it",
-            format_count(MAX_WORKLOAD_BYTES as usize)
-        )),
-        Ok(bytes) => state.choose_workload(WorkloadSource {
-            name,
-            bytes: Arc::from(bytes),
-        }),
-        Err(err) => state.workload_failed(format!("could not read the workload {url}: {err}")),
-    }
-}
 
 /// The last path segment of `url`, for a name to show.
 fn name_of(url: &str) -> String {
@@ -105,8 +42,9 @@ pub fn WorkloadPicker() -> impl IntoView {
         .form()
         .with_untracked(|form| form.get(FieldKey::WorkloadUrl).trim().to_owned());
     if !linked.is_empty() {
-        spawn_local(fetch_workload(state, linked.clone(), name_of(&linked)));
+        choose_url(state, linked.clone(), name_of(&linked));
     }
+    follow_settings(state);
     let summary = move || match state.workload().get() {
         WorkloadState::None => view! {
             <p class="field-help" data-testid="workload-summary" data-state="none">
@@ -116,11 +54,29 @@ pub fn WorkloadPicker() -> impl IntoView {
             </p>
         }
         .into_any(),
-        WorkloadState::Loading(what) => view! {
-            <p class="field-help" data-testid="workload-summary" data-state="loading">{what}"…"</p>
+        WorkloadState::Loading { what, read, total } => {
+            let done = match total {
+                Some(total) => format!(
+                    ": {} of {}",
+                    format_bytes(read as usize),
+                    format_bytes(total as usize)
+                ),
+                None if read > 0 => format!(": {}", format_bytes(read as usize)),
+                None => String::new(),
+            };
+            view! {
+                <p class="field-help" data-testid="workload-summary" data-state="loading">
+                    {what}{done}"…"
+                    <progress
+                        data-testid="workload-progress"
+                        max=total.unwrap_or(0).to_string()
+                        value=total.map(|_| read.to_string())
+                    ></progress>
+                </p>
+            }
+            .into_any()
         }
-        .into_any(),
-        WorkloadState::Ready(workload) => view! {
+        WorkloadState::Ready(workload, _) => view! {
             <p class="ok" data-testid="workload-summary" data-state="ready">
                 {workload.summary.sentence()}
             </p>
@@ -143,7 +99,7 @@ pub fn WorkloadPicker() -> impl IntoView {
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);
                         if let Some(file) = input.files().and_then(|files| files.get(0)) {
-                            spawn_local(load_workload_file(state, file));
+                            choose_file(state, file);
                         }
                         input.set_value("");
                     }
@@ -159,7 +115,7 @@ pub fn WorkloadPicker() -> impl IntoView {
                             data-testid=id
                             prop:disabled=busy
                             on:click=move |_| {
-                                spawn_local(fetch_workload(state, format!("public/samples/{file}"), file.to_owned()))
+                                choose_url(state, format!("public/samples/{file}"), file.to_owned())
                             }
                         >
                             {label}
