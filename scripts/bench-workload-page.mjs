@@ -7,7 +7,9 @@
 // of the page's thread (the largest gap between animation frames, and the longest task
 // the browser reported). Never asserts, only measures.
 //
-//   node scripts/bench-workload-page.mjs [MB]      (scripts/bench-workload.sh --page [MB])
+//   node scripts/bench-workload-page.mjs [MB] [first|all]   (scripts/bench-workload.sh --page [MB] [TURNS])
+//
+// The second argument is the page's workload_turns (default first).
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { CHROMIUM, CHROMIUM_FLAGS } from '../tests/e2e/browser.mjs';
 import { serveStatic } from '../tests/e2e/static-server.mjs';
 
 const megabytes = Number(process.argv[2] ?? '500');
+const turns = process.argv[3] ?? 'first';
 const file = `target/bench-workload/sharegpt-${megabytes}mb.json`;
 if (!existsSync(file)) {
   execFileSync('node', ['scripts/gen-sharegpt.mjs', '--mb', String(megabytes), '--out', file], {
@@ -56,7 +59,7 @@ try {
       }
     }).observe({ type: 'longtask', buffered: false });
   });
-  await page.goto(site.url);
+  await page.goto(`${site.url}?workload_turns=${turns}`);
   await page.getByTestId('app-ready').waitFor();
   const cdp = await browser.newBrowserCDPSession();
   const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
@@ -79,7 +82,7 @@ try {
   clearInterval(sampler);
   const stalls = await page.evaluate(() => window.strobeBench);
   const state = await summary.getAttribute('data-state');
-  console.log(`${file}: ${(size / 1e6).toFixed(1)} MB, ${state}: ${await summary.textContent()}`);
+  console.log(`${file}: ${(size / 1e6).toFixed(1)} MB, workload_turns=${turns}, ${state}: ${await summary.textContent()}`);
   console.log(`  read in the page        ${seconds.toFixed(1)} s, ${(size / 1e6 / seconds).toFixed(1)} MB/s`);
   console.log(`  renderer peak resident  ${(peak / 1e6).toFixed(0)} MB (${((peak - before) / 1e6).toFixed(0)} MB above the ${(before / 1e6).toFixed(0)} MB before)`);
   console.log(`  page's longest stall    ${stalls.maxGap.toFixed(0)} ms between frames, longest task ${stalls.maxTask.toFixed(0)} ms`);

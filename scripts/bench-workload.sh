@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 if [[ "${1:-}" == "--page" ]]; then
   shift
   export PATH="$PWD/node_modules/.bin:$PATH"
-  exec node scripts/bench-workload-page.mjs "${1:-500}"
+  exec node scripts/bench-workload-page.mjs "${1:-500}" "${2:-first}"
 fi
 megabytes="${1:-500}"
 file="target/bench-workload/sharegpt-${megabytes}mb.json"

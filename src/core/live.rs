@@ -21,7 +21,7 @@ use crate::core::plan::workload::WorkloadRequests;
 use crate::core::python::stats::nearest_rank;
 use crate::core::read::loaded::views::{FailureView, RowView};
 use crate::core::workload::read::Keep;
-use crate::core::workload::Workload;
+use crate::core::workload::{Session, Workload, WorkloadSummary};
 
 /// A finished request, reduced to what the live numbers and charts read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -326,6 +326,64 @@ pub struct ToReader {
     pub keep: Keep,
 }
 
+/// About how many bytes of sessions one [`FromReader::Sessions`] message carries.
+pub const SESSIONS_MESSAGE_BYTES: usize = 256 * 1024;
+
+/// The messages that hand `workload` from the reading worker to the page: its sessions in
+/// messages of about [`SESSIONS_MESSAGE_BYTES`] (one session larger than that goes alone),
+/// then [`FromReader::Read`]. Each is JSON text.
+pub fn workload_messages(workload: Workload) -> Result<Vec<String>, String> {
+    let mut messages = Vec::new();
+    let mut batch: Vec<String> = Vec::new();
+    let mut batch_bytes = 0;
+    let flush = |batch: &mut Vec<String>, messages: &mut Vec<String>| {
+        if !batch.is_empty() {
+            messages.push(format!(
+                "{{\"kind\":\"sessions\",\"sessions\":[{}]}}",
+                batch.join(",")
+            ));
+            batch.clear();
+        }
+    };
+    for session in &workload.sessions {
+        let text = encode_message(session)?;
+        if batch_bytes + text.len() > SESSIONS_MESSAGE_BYTES {
+            flush(&mut batch, &mut messages);
+            batch_bytes = 0;
+        }
+        batch_bytes += text.len();
+        batch.push(text);
+    }
+    flush(&mut batch, &mut messages);
+    messages.push(encode_message(&FromReader::Read {
+        summary: workload.summary,
+        positions: workload.positions,
+    })?);
+    Ok(messages)
+}
+
+/// Gathers the messages of [`workload_messages`] back into the workload, on the page.
+#[derive(Debug, Default)]
+pub struct WorkloadGathering {
+    sessions: Vec<Session>,
+}
+
+impl WorkloadGathering {
+    /// Adds the sessions of one `Sessions` message.
+    pub fn add(&mut self, sessions: Vec<Session>) {
+        self.sessions.extend(sessions);
+    }
+
+    /// The workload, once `Read` has come with its summary and positions.
+    pub fn finish(self, summary: WorkloadSummary, positions: Vec<u64>) -> Workload {
+        Workload {
+            summary,
+            sessions: self.sessions,
+            positions,
+        }
+    }
+}
+
 /// What the reading worker tells the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -339,10 +397,19 @@ pub enum FromReader {
         /// The file's size, when the browser says it.
         total: Option<u64>,
     },
-    /// The file is read.
+    /// Some of the sessions kept, in file order: the page gathers them (in messages of about
+    /// [`SESSIONS_MESSAGE_BYTES`], so that none takes the page's thread long to decode).
+    Sessions {
+        /// The sessions.
+        sessions: Vec<Session>,
+    },
+    /// The file is read: what it is, and the kept sessions' positions (empty when all are
+    /// kept); the sessions came before, in `Sessions` messages.
     Read {
-        /// What reading found and kept (boxed: the other messages are small).
-        workload: Box<Workload>,
+        /// What reading found.
+        summary: WorkloadSummary,
+        /// See [`Workload::positions`].
+        positions: Vec<u64>,
     },
     /// The file cannot be used: why, and what to do.
     Refused {
@@ -536,5 +603,37 @@ mod tests {
         );
         let stranger = decode_message::<FromMeasurement>(r#"{"kind":"<img src=x>"}"#);
         assert!(stranger.is_err_and(|error| error.contains("not understood")));
+    }
+
+    #[test]
+    fn a_workload_crosses_in_small_messages_and_is_whole_again() {
+        use crate::core::workload::read::{read, Keep, ReadOptions};
+        // 3,000 prompts of 300 characters: several messages, none much over the size.
+        let text: String = (0..3_000)
+            .map(|i| format!("prompt {i} {}\n", "x".repeat(300)))
+            .collect();
+        let options = ReadOptions {
+            keep: Keep::These(vec![1, 5, 2_999]),
+            ..ReadOptions::default()
+        };
+        for options in [ReadOptions::default(), options] {
+            let workload = read(text.as_bytes(), Some("w.txt"), &options).unwrap();
+            let messages = workload_messages(workload.clone()).unwrap();
+            let mut gathering = WorkloadGathering::default();
+            let mut whole = None;
+            for text in &messages {
+                assert!(text.len() < SESSIONS_MESSAGE_BYTES + 1_024, "{}", text.len());
+                match decode_message::<FromReader>(text).unwrap() {
+                    FromReader::Sessions { sessions } => gathering.add(sessions),
+                    FromReader::Read { summary, positions } => {
+                        whole = Some(std::mem::take(&mut gathering).finish(summary, positions));
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+            assert_eq!(whole, Some(workload.clone()));
+            let expected = if workload.sessions.len() == 3 { 2 } else { 5 };
+            assert!(messages.len() >= expected, "{}", messages.len());
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! [`ToReader`] message (JSON text) with the `File` beside it, or a URL to fetch; the worker
 //! streams the bytes through [`WorkloadReader`] piece by piece, tells the page how far it is
 //! about every [`PROGRESS_INTERVAL_MS`], and ends with the workload read (only the sessions
-//! kept) or the reason it cannot be used. The file is never whole in memory, and the page's
+//! kept, in messages small enough to decode without holding up the page) or the reason it
+//! cannot be used. The file is never whole in memory, and the page's
 //! thread stays free while hundreds of megabytes are read.
 
 use std::cell::Cell;
@@ -18,9 +19,9 @@ use web_sys::{
 };
 
 use crate::core::format::format_count;
-use crate::core::live::{decode_message, encode_message, FromReader, ToReader};
+use crate::core::live::{decode_message, encode_message, workload_messages, FromReader, ToReader};
 use crate::core::workload::read::{ReadOptions, WorkloadReader};
-use crate::core::workload::MAX_WORKLOAD_BYTES;
+use crate::core::workload::{Workload, MAX_WORKLOAD_BYTES};
 
 use crate::web::platform::clock::Clock;
 use crate::web::platform::js_error::js_text;
@@ -59,8 +60,15 @@ pub fn serve_reading() {
             .and_then(|file| file.dyn_into::<File>().ok());
         match request {
             Ok(request) => spawn_local(async move {
-                let outcome = read(&request, file).await;
-                post(&outcome.unwrap_or_else(|reason| FromReader::Refused { reason }));
+                let messages = read(&request, file)
+                    .await
+                    .and_then(workload_messages)
+                    .or_else(|reason| {
+                        encode_message(&FromReader::Refused { reason }).map(|text| vec![text])
+                    });
+                for text in messages.unwrap_or_default() {
+                    post_text(&text);
+                }
             }),
             Err(reason) => post(&FromReader::Refused { reason }),
         }
@@ -72,7 +80,7 @@ pub fn serve_reading() {
 }
 
 /// Reads the file (or fetches the URL) of `request` to its end.
-async fn read(request: &ToReader, file: Option<File>) -> Result<FromReader, String> {
+async fn read(request: &ToReader, file: Option<File>) -> Result<Workload, String> {
     let name = &request.name;
     let (stream, total) = match (file, &request.url) {
         (Some(file), _) => (file.stream(), Some(file.size() as u64)),
@@ -128,12 +136,7 @@ async fn read(request: &ToReader, file: Option<File>) -> Result<FromReader, Stri
             });
         }
     }
-    let workload = reader
-        .finish()
-        .map_err(|error| format!("{name}: {error}"))?;
-    Ok(FromReader::Read {
-        workload: Box::new(workload),
-    })
+    reader.finish().map_err(|error| format!("{name}: {error}"))
 }
 
 /// The body of `url` as a stream, with its length when the server says it.
@@ -166,8 +169,13 @@ async fn fetched(url: &str) -> Result<(ReadableStream, Option<u64>), String> {
 /// Sends the page a message; one that cannot be encoded is dropped (it cannot happen: the
 /// messages are plain data).
 fn post(message: &FromReader) {
-    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     if let Ok(text) = encode_message(message) {
-        let _ = scope.post_message(&JsValue::from_str(&text));
+        post_text(&text);
     }
+}
+
+/// Sends the page a message already encoded.
+fn post_text(text: &str) {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let _ = scope.post_message(&JsValue::from_str(text));
 }

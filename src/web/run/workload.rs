@@ -20,7 +20,7 @@ use crate::core::config::form::RunForm;
 use crate::core::config::settings::MAX_REQUESTS;
 use crate::core::config::workload::WorkloadOptions;
 use crate::core::format::format_count;
-use crate::core::live::{decode_message, encode_message, FromReader, ToReader};
+use crate::core::live::{decode_message, encode_message, FromReader, ToReader, WorkloadGathering};
 use crate::core::plan::workload::sessions_to_keep;
 use crate::core::workload::read::{Keep, ReadOptions};
 use crate::core::workload::{Workload, MAX_WORKLOAD_BYTES};
@@ -184,6 +184,7 @@ async fn read_in_worker(
             }
         }
     };
+    let gathering = RefCell::new(WorkloadGathering::default());
     let on_message = {
         let worker = worker.clone();
         let finish = finish.clone();
@@ -199,7 +200,11 @@ async fn read_in_worker(
                     }
                 }
                 Ok(FromReader::Progress { read, total }) => progress(read, total),
-                Ok(FromReader::Read { workload }) => finish(Ok(*workload)),
+                Ok(FromReader::Sessions { sessions }) => gathering.borrow_mut().add(sessions),
+                Ok(FromReader::Read { summary, positions }) => {
+                    let gathered = std::mem::take(&mut *gathering.borrow_mut());
+                    finish(Ok(gathered.finish(summary, positions)));
+                }
                 Ok(FromReader::Refused { reason }) => finish(Err(reason)),
                 // The bootstrap's own failure (its code could not load) says why in `reason`.
                 Err(_) => finish(Err(bootstrap_reason(&text))),
