@@ -622,7 +622,11 @@ mod tests {
             let mut gathering = WorkloadGathering::default();
             let mut whole = None;
             for text in &messages {
-                assert!(text.len() < SESSIONS_MESSAGE_BYTES + 1_024, "{}", text.len());
+                assert!(
+                    text.len() < SESSIONS_MESSAGE_BYTES + 1_024,
+                    "{}",
+                    text.len()
+                );
                 match decode_message::<FromReader>(text).unwrap() {
                     FromReader::Sessions { sessions } => gathering.add(sessions),
                     FromReader::Read { summary, positions } => {
