@@ -2,7 +2,8 @@
 // /metrics beside the run (a baseline before it, then every interval, a last one after it);
 // the artifact's server_metrics block holds one sample per answered scrape, each with the
 // values the simulator says it answered, on the run's clock within a few milliseconds of the
-// simulator's receipt. A server without metrics leaves the run whole, with a note.
+// simulator's receipt, and the results say and chart what the server saw. A server without
+// metrics leaves the run whole, with a note.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
@@ -11,12 +12,13 @@ import { validateArtifact } from './artifact-tools.mjs';
 
 const env = browserAndSite();
 
-async function run(settings, name) {
+async function run(settings, name, inspect = null) {
   const { page, errors } = await env.open(settings);
   await page.getByTestId('run').click();
   await waitForRunEnd(page, 120_000);
   assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
   const downloaded = await downloadArtifact(page, name);
+  if (inspect) await inspect(page, downloaded.artifact);
   await page.close();
   return { ...downloaded, errors };
 }
@@ -35,6 +37,16 @@ test('the page scrapes /metrics beside the run, each sample the state the server
         server_metrics_interval_ms: '200',
       },
       'server-metrics',
+      async (page, artifact) => {
+        // The results say what the server saw, from the block's summary, and chart it on the
+        // run's clock under the timeline.
+        const { gauges } = artifact.server_metrics.summary;
+        const line = await page.getByTestId('server-line').textContent();
+        assert.match(line, /^server \(vllm\): peak queue \d+, peak running \d+, KV cache [\d.]+ % at peak/);
+        assert.match(line, new RegExp(`peak queue ${gauges.waiting.max}, peak running ${gauges.running.max},`));
+        assert.match(line, /client TTFT − server TTFT (p50|mean) -?[\d.]+ ms/);
+        await page.getByTestId('chart-server').locator('canvas').first().waitFor();
+      },
     );
     assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
     assert.equal(validateArtifact(path).exitCode, 0);
@@ -50,6 +62,10 @@ test('the page scrapes /metrics beside the run, each sample the state the server
     const lastEnd = Math.max(...artifact.request_timings.map((row) => row.started_at_ms + row.e2e_ms));
     assert.ok(times.at(-1) >= lastEnd - 5, `a last scrape after the last request (${times.at(-1)} vs ${lastEnd})`);
     assert.ok(block.summary, 'a summary over the measured window');
+    // Set beside the client's own figures of the same file.
+    const beside = block.summary.beside_client;
+    assert.equal(beside.ttft.client_p50_ms, artifact.metrics.ttft_p50_ms);
+    assert.ok(Math.abs(beside.ttft.mean_gap_ms - (beside.ttft.client_mean_ms - beside.ttft.server_mean_ms)) < 1e-9);
 
     // Each sample is what the simulator answered to one of its scrapes, sent from the page
     // on the run's clock a little before the simulator read it.

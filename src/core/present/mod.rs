@@ -12,5 +12,6 @@ pub mod export;
 pub mod headline;
 pub mod library;
 pub mod repeats;
+pub mod server;
 pub mod turns;
 pub mod verdict;

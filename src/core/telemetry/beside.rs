@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::core::artifact::schema::rows::RequestTiming;
 use crate::core::artifact::schema::server_metrics::{
-    BesideClient, LatencyBeside, ServerMetricsSummary, TokensBeside,
+    BesideClient, LatencyBeside, ServerMetricsBlock, ServerMetricsSummary, TokensBeside,
 };
 use crate::core::telemetry::engines::CommonSeries;
 
@@ -48,6 +48,20 @@ impl ClientFigures {
             prompt_tokens: sum(|row| row.prompt_tokens),
             completion_tokens: sum(|row| row.output_tokens),
         }
+    }
+}
+
+/// Sets a run's `server_metrics` summary beside the client's figures of the same artifact
+/// (its `metrics` and rows), in `summary.beside_client`; a block without a summary stays as it
+/// is.
+pub fn attach_beside_client(
+    block: &mut ServerMetricsBlock,
+    metrics: &Map<String, Value>,
+    rows: &[RequestTiming],
+) {
+    if let Some(summary) = block.summary.as_mut() {
+        let beside = beside_client(summary, &ClientFigures::of_artifact(metrics, rows));
+        summary.beside_client = Some(beside);
     }
 }
 
@@ -170,5 +184,38 @@ mod tests {
         );
         let empty = ClientFigures::of_artifact(&Map::new(), &[]);
         assert_eq!(empty.prompt_tokens, Some(0));
+    }
+
+    #[test]
+    fn a_blocks_summary_is_set_beside_its_own_artifact() {
+        let text = include_str!("../../../tests/fixtures/reference-artifact.json");
+        let artifact: crate::core::artifact::schema::ArtifactV1 =
+            serde_json::from_str(text).expect("the reference artifact");
+        let mut block = ServerMetricsBlock {
+            source: "http://127.0.0.1:8000/metrics".to_owned(),
+            interval_ms: 1_000,
+            family: "vllm".to_owned(),
+            samples: Vec::new(),
+            summary: Some(summary()),
+            notes: Vec::new(),
+        };
+        attach_beside_client(&mut block, &artifact.metrics, &artifact.request_timings);
+        let beside = block.summary.and_then(|summary| summary.beside_client);
+        let client_p50 = artifact.metrics["ttft_p50_ms"].as_f64().expect("a median");
+        assert_eq!(
+            beside.map(|beside| beside.ttft.p50_gap_ms),
+            Some(Some(client_p50 - 37.5))
+        );
+        // Without a summary there is nothing to set beside.
+        let mut bare = ServerMetricsBlock {
+            source: "http://127.0.0.1:8000/metrics".to_owned(),
+            interval_ms: 1_000,
+            family: "vllm".to_owned(),
+            samples: Vec::new(),
+            summary: None,
+            notes: Vec::new(),
+        };
+        attach_beside_client(&mut bare, &artifact.metrics, &artifact.request_timings);
+        assert_eq!(bare.summary, None);
     }
 }

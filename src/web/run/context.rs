@@ -18,6 +18,7 @@ use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::{judge_artifact, judge_loaded, judge_rows, slo_block};
+use crate::core::telemetry::beside::attach_beside_client;
 
 use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;
@@ -102,7 +103,9 @@ impl RunContext {
                 Ok(artifact) => {
                     let started = artifact.started_at_unix_ns as f64 / 1e6;
                     let finished = artifact.finished_at_unix_ns as f64 / 1e6;
-                    artifact.server_metrics = Some(scrape.finish(started, finished).await);
+                    let mut block = scrape.finish(started, finished).await;
+                    attach_beside_client(&mut block, &artifact.metrics, &artifact.request_timings);
+                    artifact.server_metrics = Some(block);
                 }
                 Err(_) => scrape.stop(),
             }

@@ -13,6 +13,7 @@ use crate::core::present::charts::{group_charts, ChartGroup, ChartTheme, NamedCh
 use crate::core::present::compare::compare;
 use crate::core::present::compare::{format_delta, ComparedMetric, MetricComparison};
 use crate::core::present::export::{rows_csv_with_slo, summary_markdown};
+use crate::core::present::server::server_line;
 use crate::core::present::turns::turns_table;
 use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::load::LoadView;
@@ -338,6 +339,29 @@ fn SingleRun(
                         <ul class="client-notes" data-testid="foreign-notes">
                             {source.notes().into_iter().map(|note| view! { <li>{note}</li> }).collect_view()}
                         </ul>
+                    }
+                })}
+            {run
+                .server_metrics
+                .as_ref()
+                .map(|block| {
+                    let line = server_line(block);
+                    view! {
+                        <div class="server-view" data-testid="server-line">
+                            <p>{line.text}</p>
+                            {(!line.notes.is_empty())
+                                .then(|| {
+                                    view! {
+                                        <ul class="client-notes" data-testid="server-notes">
+                                            {line
+                                                .notes
+                                                .into_iter()
+                                                .map(|note| view! { <li>{note}</li> })
+                                                .collect_view()}
+                                        </ul>
+                                    }
+                                })}
+                        </div>
                     }
                 })}
             <TurnsTableView table=turns_table(&run) />

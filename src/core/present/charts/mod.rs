@@ -29,6 +29,7 @@ use crate::core::read::loaded::LoadedArtifact;
 mod capacity;
 mod distribution;
 mod sections;
+mod server;
 mod slo;
 mod style;
 mod throughput;
@@ -40,6 +41,7 @@ pub use capacity::{
 };
 pub use distribution::{distribution_cdf, distribution_histogram, HistogramBins};
 pub use sections::{group_charts, ChartGroup, ChartSection, NamedChart};
+pub use server::server_over_time;
 pub use slo::{overlay_slo, slo_metric_of, SLO_MISS_SERIES, SLO_THRESHOLD_SERIES};
 use style::{distinct_labels, hide_single_entry_legend};
 pub use style::{fit_subtitle, subtitle_chars_for_width, wrap_subtitle};
@@ -99,6 +101,10 @@ fn charts_from_rows(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChart> 
     let over_the_run = ChartSection::OverTheRun;
     let timeline_option = timeline(&run.rows, &run.failures, theme);
     charts.push(named("timeline", over_the_run, None, timeline_option));
+    if let Some(block) = &run.server_metrics {
+        let server = server_over_time(block, theme);
+        charts.push(named("server", over_the_run, None, server));
+    }
     let throughput = throughput_over_time(&run.rows, theme);
     charts.push(named("throughput", over_the_run, None, throughput));
     let context = context_scatter(&run.rows, theme);

@@ -16,6 +16,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::format::counted;
 use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
 use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
@@ -132,6 +133,9 @@ pub struct LoadedArtifact {
     pub unrecognized: bool,
     /// `client.distributed` of a run carried out by Locust's workers, when present.
     pub distributed: Option<DistributedView>,
+    /// strobe's `server_metrics` block, when present and of its shape (the validator names
+    /// what is wrong with one that is not).
+    pub server_metrics: Option<ServerMetricsBlock>,
 }
 
 impl LoadedArtifact {
@@ -465,6 +469,7 @@ impl LoadedArtifact {
             foreign: None,
             unrecognized: false,
             distributed: None,
+            server_metrics: None,
         }
     }
 
@@ -593,6 +598,9 @@ impl LoadedArtifact {
             .and_then(|client| client.get("distributed"))
             .and_then(Value::as_object)
             .map(DistributedView::from_json);
+        self.server_metrics = artifact
+            .get("server_metrics")
+            .and_then(|block| serde_json::from_value(block.clone()).ok());
         self.foreign = source_of_artifact(value);
         // A converted file keeps the tool's local-time start label in its source block.
         if self.foreign.is_some() && self.identity.started_at.is_none() {
