@@ -213,6 +213,18 @@ impl Engine {
         dropped
     }
 
+    /// SGLang's `/flush_cache`: empties the prefix cache unless requests run or wait, as SGLang
+    /// refuses then; returns how many blocks were dropped, or `None` when it refused.
+    pub fn flush_cache(&self) -> Option<usize> {
+        let mut state = self.state();
+        if state.admission.active() > 0 || state.admission.queued() > 0 {
+            return None;
+        }
+        let dropped = state.cache.len();
+        state.cache.clear();
+        Some(dropped)
+    }
+
     fn release(&self) {
         let mut state = self.state();
         // Hand the slot to the next waiter still listening; skip those whose task is gone.
@@ -322,6 +334,25 @@ mod tests {
         assert_eq!(after.prefix_cache_queries, 200, "counters only grow");
         let cold = engine.schedule_prefill("m", b"AAAABBBBCC", 100, 0.0);
         assert_eq!(cold.cached_tokens, 0, "the reset prefix misses");
+    }
+
+    #[tokio::test]
+    async fn a_flush_is_refused_while_a_request_runs() {
+        let engine = engine(4);
+        engine.schedule_prefill("m", b"AAAABBBBCC", 100, 0.0);
+        let admitted = engine
+            .admit(1, std::future::pending())
+            .await
+            .expect("free slot");
+        assert_eq!(engine.flush_cache(), None, "refused while a request runs");
+        assert_eq!(
+            engine.metrics().kv_cache_usage_perc,
+            0.02,
+            "nothing dropped"
+        );
+        drop(admitted.slot);
+        assert_eq!(engine.flush_cache(), Some(2));
+        assert_eq!(engine.metrics().kv_cache_usage_perc, 0.0);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! prefill with a prefix cache, decode that slows with load), obeys the benchmark's output contract, injects
 //! faults on demand, and records for every request what it really sent and when, readable at
 //! `GET /sim/truth`. Like vLLM it answers `GET /metrics` from its true state and
-//! `POST /reset_prefix_cache`, and the truth log records each of those too. Start one
+//! `POST /reset_prefix_cache` (like SGLang, `/flush_cache`), and the truth log records each of those too. Start one
 //! in-process with [`spawn`]; the `strobe-sim` binary wraps it.
 //!
 //! Module map: pure parts first — [`model`] (latency model on a virtual clock),

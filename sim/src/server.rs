@@ -262,6 +262,7 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
         // As vLLM's, the metrics and the cache reset are outside /v1, so no API key guards them.
         ("GET", "/metrics") => metrics_reply(shared, connection.port()),
         ("POST", "/reset_prefix_cache") => reset_prefix_cache(shared, connection.port()),
+        ("GET" | "POST", "/flush_cache") => flush_cache(shared, connection.port()),
         ("GET", "/sim/truth") => {
             let query = request.query.as_deref();
             match (parse_seq(query, "since"), parse_seq(query, "scrapes_since")) {
@@ -300,7 +301,8 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
             | "/sim/truth"
             | "/sim/truth/reset"
             | "/metrics"
-            | "/reset_prefix_cache",
+            | "/reset_prefix_cache"
+            | "/flush_cache",
         ) => {
             let message = format!("{method} is not allowed on {path}");
             let mut reply = Reply::error(
@@ -314,7 +316,7 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
         }
         _ => {
             let message = format!(
-                "{path} is not an endpoint of strobe-sim; use /v1/chat/completions, /v1/completions, /v1/models, /metrics, /reset_prefix_cache, /sim/truth or /health"
+                "{path} is not an endpoint of strobe-sim; use /v1/chat/completions, /v1/completions, /v1/models, /metrics, /reset_prefix_cache, /flush_cache, /sim/truth or /health"
             );
             Reply::error(
                 404,
@@ -331,6 +333,7 @@ fn allowed_methods(path: &str) -> &'static str {
             "POST, OPTIONS"
         }
         "/sim/truth" => "GET, DELETE, OPTIONS",
+        "/flush_cache" => "GET, POST, OPTIONS",
         _ => "GET, OPTIONS",
     }
 }
@@ -395,6 +398,32 @@ fn reset_prefix_cache(shared: &Shared, port: u16) -> Reply {
         status: 200,
         headers: Vec::new(),
         body: String::new(),
+    }
+}
+
+/// What SGLang's `/flush_cache` answers, whether it flushed (200) or not (400).
+const FLUSH_CACHE_TEXT: &str = "Cache flushed.\nPlease check backend logs for more details. (When \
+there are running or waiting requests, the operation will not be performed.)\n";
+
+/// `GET` or `POST /flush_cache`: as SGLang, empties the prefix cache and answers 200, or
+/// answers 400 and keeps it while requests run or wait.
+fn flush_cache(shared: &Shared, port: u16) -> Reply {
+    let received = shared.clock.now();
+    let cleared = shared.engine.flush_cache();
+    let status = if cleared.is_some() { 200 } else { 400 };
+    shared.truth.push_scrape(ScrapeRecord {
+        seq: 0,
+        port,
+        endpoint: ScrapeEndpoint::FlushCache,
+        received,
+        status,
+        metrics: None,
+        cleared_blocks: cleared,
+    });
+    Reply {
+        status,
+        headers: vec![("content-type".into(), "text/plain; charset=utf-8".into())],
+        body: FLUSH_CACHE_TEXT.to_owned(),
     }
 }
 

@@ -305,6 +305,8 @@ pub enum ScrapeEndpoint {
     Metrics,
     /// `POST /reset_prefix_cache`.
     ResetPrefixCache,
+    /// `GET` or `POST /flush_cache` (SGLang's route).
+    FlushCache,
 }
 
 /// One `GET /metrics` or `POST /reset_prefix_cache`, and what the server answered.
@@ -323,7 +325,8 @@ pub struct ScrapeRecord {
     /// For `/metrics`: the state the answer reported, read once for the whole answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<MetricsSnapshot>,
-    /// For `/reset_prefix_cache`: the prefix-cache blocks it dropped.
+    /// For `/reset_prefix_cache` and an accepted `/flush_cache`: the prefix-cache blocks it
+    /// dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cleared_blocks: Option<usize>,
 }

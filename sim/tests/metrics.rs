@@ -282,6 +282,46 @@ async fn a_prefix_cache_reset_empties_the_cache() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sglangs_flush_empties_the_cache_by_get_or_post() {
+    let running = start(fast_config()).await;
+    let client = reqwest::Client::new();
+    let prompt = strobe_prompt(4, 0, 2, 6_000, &shared_prefix(1_000));
+    assert_eq!(send_prompt(&client, &running, &prompt).await, 0, "cold");
+    assert!(send_prompt(&client, &running, &prompt).await > 0, "warm");
+    let flushed = client
+        .post(format!("{}/flush_cache", origin(&running)))
+        .header("origin", PAGE)
+        .send()
+        .await
+        .expect("the flush answers");
+    assert_eq!(flushed.status(), 200);
+    assert_eq!(
+        header(flushed.headers(), "access-control-allow-origin"),
+        PAGE
+    );
+    assert!(flushed
+        .text()
+        .await
+        .expect("a body")
+        .starts_with("Cache flushed."));
+    let flush = last_scrape(&running);
+    assert_eq!(flush.endpoint, ScrapeEndpoint::FlushCache);
+    assert_eq!(flush.status, 200);
+    assert!(flush.cleared_blocks.is_some_and(|blocks| blocks > 0));
+    assert_eq!(
+        send_prompt(&client, &running, &prompt).await,
+        0,
+        "cold again"
+    );
+    let by_get = client
+        .get(format!("{}/flush_cache", origin(&running)))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(by_get.status(), 200, "SGLang takes GET too");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_routes_need_no_key_answer_preflights_and_refuse_other_methods() {
     let config = SimConfig {
         api_key: Some("secret".into()),

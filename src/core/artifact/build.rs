@@ -142,6 +142,7 @@ pub fn build_artifact(
         sweep: None,
         repeat: None,
         server_metrics: None,
+        prefix_cache_reset: None,
         slo: None,
         workload: workload_block(plan),
     })

@@ -901,3 +901,64 @@ fn a_server_metrics_block_stays_valid_reads_back_and_refuses_nan() {
         serde_json::from_str(&artifact.to_json_text().expect("writes")).expect("JSON");
     assert!(value.get("server_metrics").is_none());
 }
+
+#[test]
+fn a_prefix_cache_reset_block_stays_valid_reads_back_and_refuses_nan() {
+    use crate::core::artifact::schema::cache_reset::{ResetRecord, ResetVerdict};
+    use crate::core::config::choices::PrefixCacheReset;
+    use crate::core::telemetry::reset::{reset_block, RunFacts};
+    let config = RunConfig {
+        engine: Some("vllm".to_owned()),
+        ..small_config(1)
+    };
+    let plan = RunPlan::new(&config, None).expect("a valid plan");
+    let mut artifact = one_row_artifact(&config, &plan);
+    let reset = ResetRecord {
+        engine: "vllm".to_owned(),
+        method: "POST".to_owned(),
+        url: "http://127.0.0.1:8000/reset_prefix_cache".to_owned(),
+        status: 200,
+        attempts: 1,
+        t_ms: -120.25,
+        latency_ms: 0.75,
+        counters_before: Some([("prefix_cache_hits".to_owned(), 512.0)].into()),
+        counters_after: Some([("prefix_cache_hits".to_owned(), 512.0)].into()),
+    };
+    let block = reset_block(
+        PrefixCacheReset::BeforeEachStep,
+        Some(reset),
+        &RunFacts::of(&artifact),
+    );
+    assert_eq!(
+        block.check.verdict,
+        ResetVerdict::Unchecked,
+        "no usage in the row"
+    );
+    artifact.prefix_cache_reset = Some(block);
+    let text = artifact.to_json_text().expect("writes");
+    let report = crate::core::read::validate::validate_artifact_text(&text);
+    assert!(report.is_acceptable(), "{report}");
+    let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(parsed.prefix_cache_reset, artifact.prefix_cache_reset);
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(value["prefix_cache_reset"]["reset"]["t_ms"], -120.25);
+
+    let mut broken = artifact.clone();
+    if let Some(reset) = broken
+        .prefix_cache_reset
+        .as_mut()
+        .and_then(|block| block.reset.as_mut())
+    {
+        reset.latency_ms = f64::INFINITY;
+    }
+    match broken.to_json_text() {
+        Err(ArtifactError::NonFiniteValue { field, .. }) => {
+            assert_eq!(field, "prefix_cache_reset.reset.latency_ms");
+        }
+        other => panic!("an infinity must be refused, got {other:?}"),
+    }
+    artifact.prefix_cache_reset = None;
+    let value: serde_json::Value =
+        serde_json::from_str(&artifact.to_json_text().expect("writes")).expect("JSON");
+    assert!(value.get("prefix_cache_reset").is_none());
+}

@@ -250,3 +250,31 @@ choice_enum! {
         All => "all",
     }
 }
+
+choice_enum! {
+    /// When the server's prefix cache is emptied (the `reset_prefix_cache` link key;
+    /// docs/telemetry.md, *A clean prefix cache*): a run that finds the cache its last step
+    /// filled measures the cache, not the load.
+    #[derive(Default)]
+    PrefixCacheReset for "reset_prefix_cache" {
+        /// Never: the cache keeps what earlier runs and other clients put into it.
+        #[default]
+        Off => "off",
+        /// Once, before the first run's warm-up (a sweep's first step, a group's first repeat).
+        BeforeRun => "before_run",
+        /// Before the warm-up of every run: each sweep step and each repeat.
+        BeforeEachStep => "before_each_step",
+    }
+}
+
+impl PrefixCacheReset {
+    /// Whether the run numbered `run_index` (0 for the first of one press of Run) starts with
+    /// a reset.
+    pub fn resets_before(self, run_index: u64) -> bool {
+        match self {
+            Self::Off => false,
+            Self::BeforeRun => run_index == 0,
+            Self::BeforeEachStep => true,
+        }
+    }
+}

@@ -122,6 +122,8 @@ const CONTROLLED_OUTPUT_POLICIES: &[&str] = &["observe", "strict"];
 const THINKING_MODES: &[&str] = &["default", "enabled", "disabled", "unsupported"];
 /// The spellings of [`ReasoningEffort`](super::plan::ReasoningEffort), in its `ALL` order.
 const REASONING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "max", "xhigh"];
+/// The spellings of [`PrefixCacheReset`](super::choices::PrefixCacheReset), in its `ALL` order.
+pub(crate) const PREFIX_CACHE_RESETS: &[&str] = &["off", "before_run", "before_each_step"];
 /// The spellings of [`MeasurementThread`], in its `ALL` order.
 const MEASUREMENT_THREADS: &[&str] = &["worker", "main"];
 /// The spellings of [`LiveView`], in its `ALL` order.
@@ -177,6 +179,26 @@ pub(crate) const SERVER_METRICS_INTERVAL_MS: FieldSpec = FieldSpec {
         max: 60_000,
     },
     help: "How often the server's metrics are scraped during a run, 100–60000 ms.",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const RESET_PREFIX_CACHE: FieldSpec = FieldSpec {
+    key: "reset_prefix_cache",
+    label: "Reset prefix cache",
+    kind: FieldKind::Choice(PREFIX_CACHE_RESETS),
+    help: "Empty the server's prefix cache before measuring, so a run does not find what the \
+           last one cached: off, before_run (once, before the first run's warm-up) or \
+           before_each_step (before every sweep step and repeat). vLLM serves its reset only \
+           with VLLM_SERVER_DEV_MODE=1; SGLang flushes with /flush_cache; llama.cpp, TGI and \
+           Ollama have none. A reset that fails stops the run before it measures.",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const RESET_PREFIX_CACHE_URL: FieldSpec = FieldSpec {
+    key: "reset_prefix_cache_url",
+    label: "Reset URL",
+    kind: FieldKind::Text,
+    help: "Optional: where the reset is POSTed instead of the engine's own route (the base \
+           URL's origin + /reset_prefix_cache for vLLM, /flush_cache for SGLang); any 2xx \
+           answer counts as done.",
     group: FieldGroup::Endpoint,
 };
 pub(crate) const POOL: FieldSpec = FieldSpec {
@@ -754,6 +776,8 @@ run_form_fields! {
     Pool => POOL,
     ServerMetrics => SERVER_METRICS,
     ServerMetricsIntervalMs => SERVER_METRICS_INTERVAL_MS,
+    ResetPrefixCache => RESET_PREFIX_CACHE,
+    ResetPrefixCacheUrl => RESET_PREFIX_CACHE_URL,
     Model => MODEL,
     Engine => ENGINE,
     Gpu => GPU,
@@ -866,6 +890,10 @@ pub(crate) const RULE_INPUTS: &[(&str, &[&str])] = &[
     ("ramp_s", &["load"]),
     ("ramp_start_rate", &["load", "ramp_s"]),
     ("duration_s", &["load"]),
+    (
+        "reset_prefix_cache",
+        &["engine", "base_url", "reset_prefix_cache_url"],
+    ),
 ];
 
 #[cfg(test)]

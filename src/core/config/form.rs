@@ -11,7 +11,8 @@ use crate::core::config::choices::{
 };
 use crate::core::config::choices::{Arrivals, LoadMode};
 use crate::core::config::choices::{
-    ControlledOutputPolicy, LiveView, MeasurementThread, PromptCacheMode, ThinkingMode,
+    ControlledOutputPolicy, LiveView, MeasurementThread, PrefixCacheReset, PromptCacheMode,
+    ThinkingMode,
 };
 use crate::core::config::error::ConfigError;
 use crate::core::config::fields::display_position;
@@ -68,7 +69,9 @@ use crate::core::config::fields::{
     ENDPOINT, HISTORY, OUTPUT_LENGTHS, SESSION_HEADER, THINK_TIME_MS, TRACE_SPEED, WORKLOAD_ORDER,
     WORKLOAD_SEED, WORKLOAD_TURNS, WORKLOAD_URL,
 };
-use crate::core::config::fields::{SERVER_METRICS, SERVER_METRICS_INTERVAL_MS};
+use crate::core::config::fields::{
+    RESET_PREFIX_CACHE, RESET_PREFIX_CACHE_URL, SERVER_METRICS, SERVER_METRICS_INTERVAL_MS,
+};
 use crate::core::config::load::{
     LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S, REPEATS as REPEATS_RANGE,
 };
@@ -156,6 +159,10 @@ impl RunForm {
                 SERVER_METRICS_INTERVAL_MS.key,
                 DEFAULT_SERVER_METRICS_INTERVAL_MS.to_string(),
             ),
+            (
+                RESET_PREFIX_CACHE.key,
+                PrefixCacheReset::Off.as_str().to_owned(),
+            ),
             (ENDPOINT.key, ApiEndpoint::Chat.as_str().to_owned()),
             (WORKLOAD_TURNS.key, WorkloadTurns::First.as_str().to_owned()),
             (WORKLOAD_ORDER.key, WorkloadOrder::File.as_str().to_owned()),
@@ -228,6 +235,14 @@ impl RunForm {
             (
                 SERVER_METRICS_INTERVAL_MS.key,
                 config.client.server_metrics_interval_ms.to_string(),
+            ),
+            (
+                RESET_PREFIX_CACHE.key,
+                config.client.reset_prefix_cache.to_string(),
+            ),
+            (
+                RESET_PREFIX_CACHE_URL.key,
+                optional_text(&config.client.reset_prefix_cache_url),
             ),
             (WARMUP.key, config.client.warmup.to_string()),
             (TRACES.key, config.client.chunk_traces.to_string()),
@@ -414,6 +429,10 @@ impl RunForm {
                 server_metrics_interval_ms: parser
                     .unsigned(&SERVER_METRICS_INTERVAL_MS)
                     .unwrap_or(defaults.client.server_metrics_interval_ms),
+                reset_prefix_cache: parser
+                    .choice(&RESET_PREFIX_CACHE)
+                    .unwrap_or(defaults.client.reset_prefix_cache),
+                reset_prefix_cache_url: parser.optional_text(&RESET_PREFIX_CACHE_URL),
             },
             endpoint: parser.choice(&ENDPOINT).unwrap_or(defaults.endpoint),
             workload: WorkloadOptions {

@@ -1,7 +1,7 @@
 //! The page's link: the whole run form in the URL's query string, both ways. Query keys are the
 //! artifact's field names (ARTIFACT.md §1.1), so a link reads like the artifact it reproduces;
-//! the exceptions, `pool`, `warmup`, `traces`, `measurement`, `live_view` and
-//! `context_calibration`, are strobe's own
+//! the exceptions, `pool`, `warmup`, `traces`, `measurement`, `live_view`,
+//! `context_calibration`, `server_metrics…` and `reset_prefix_cache…`, are strobe's own
 //! [`ClientOptions`](crate::core::config::settings::ClientOptions), which say how the browser measures rather than what it requests. A link
 //! only ever fills the form: it never starts a run and never carries an API key (keys found in
 //! a link are ignored and reported).

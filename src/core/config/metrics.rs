@@ -15,6 +15,13 @@ const SECRET_QUERY_WORDS: [&str; 5] = ["key", "token", "secret", "password", "au
 /// beside (not under) the `/v1` API. Any user name or password is left out. `None` when
 /// `base_url` is not an `http://` or `https://` URL.
 pub fn default_metrics_url(base_url: &str) -> Option<String> {
+    server_origin(base_url).map(|origin| format!("{origin}/metrics"))
+}
+
+/// `scheme://host[:port]` of `base_url`, without any user name or password: where an engine's
+/// own routes (`/metrics`, `/reset_prefix_cache`) sit beside its `/v1` API. `None` when
+/// `base_url` is not an `http://` or `https://` URL.
+pub fn server_origin(base_url: &str) -> Option<String> {
     let (scheme, rest) = base_url.trim().split_once("://")?;
     let scheme = scheme.to_ascii_lowercase();
     if scheme != "http" && scheme != "https" {
@@ -27,7 +34,7 @@ pub fn default_metrics_url(base_url: &str) -> Option<String> {
     if host.is_empty() {
         return None;
     }
-    Some(format!("{scheme}://{host}/metrics"))
+    Some(format!("{scheme}://{host}"))
 }
 
 /// Where `url` carries a credential: user information before the host, or a query key that

@@ -7,6 +7,7 @@
 //! - [`settings`]: [`RunConfig`](settings::RunConfig), its bounds and validation;
 //! - [`load`]: the load shape (closed loop, or a request rate with its arrivals);
 //! - [`metrics`]: where a server's metrics are, and the scrape interval's bounds;
+//! - [`cache_reset`]: where each engine empties its prefix cache, or why it cannot;
 //! - [`fields`]: the field table the form, the link and their help text read;
 //! - [`form`]: the run form (raw text per field) and its parsing into a `RunConfig`;
 //! - [`link`]: the page's query string, both ways, with secrets refused;
@@ -16,6 +17,7 @@
 //! - [`slo`]: a service-level objective as written (`ttft:500,tpot:50`) and its target;
 //! - [`workload`]: how a workload file's records are sent (turns, order, history, speed).
 
+pub mod cache_reset;
 pub mod choices;
 pub mod error;
 pub mod fields;

@@ -2,10 +2,12 @@
 //! (ARTIFACT.md §1.1) and their validation, which reports every violation with what to change;
 //! strobe's own [`ClientOptions`]; and the origin rule browsers count connections by.
 
+use crate::core::config::cache_reset::{reset_route, NoResetRoute, ResetRoute};
 use crate::core::config::choices::ApiEndpoint;
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::config::choices::LiveView;
 use crate::core::config::choices::MeasurementThread;
+use crate::core::config::choices::PrefixCacheReset;
 use crate::core::config::choices::PromptCacheMode;
 use crate::core::config::choices::ReasoningEffort;
 use crate::core::config::choices::ThinkingMode;
@@ -171,6 +173,12 @@ pub struct ClientOptions {
     pub server_metrics: String,
     /// How often the metrics are scraped, ms (100–60,000; default 1,000).
     pub server_metrics_interval_ms: u64,
+    /// When the server's prefix cache is emptied (docs/telemetry.md, *A clean prefix cache*):
+    /// never (the default), before the first run's warm-up, or before every run's.
+    pub reset_prefix_cache: PrefixCacheReset,
+    /// Where the reset is sent instead of the engine's own route, with `POST`; `None`: the
+    /// route of [`RunConfig::engine`] on the base URL's origin.
+    pub reset_prefix_cache_url: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -184,6 +192,8 @@ impl Default for ClientOptions {
             context_calibration: false,
             server_metrics: SERVER_METRICS_OFF.to_owned(),
             server_metrics_interval_ms: DEFAULT_SERVER_METRICS_INTERVAL_MS,
+            reset_prefix_cache: PrefixCacheReset::Off,
+            reset_prefix_cache_url: None,
         }
     }
 }
@@ -487,6 +497,7 @@ impl RunConfig {
         }
         self.check_endpoint_pool(&mut errors);
         self.check_server_metrics(&mut errors);
+        self.check_prefix_cache_reset(&mut errors);
         self.load.check(self.burst, &mut errors);
         self.workload.check(&mut errors);
         if !self.timeout_s.is_finite() || self.timeout_s <= 0.0 || self.timeout_s > MAX_TIMEOUT_S {
@@ -570,6 +581,56 @@ impl RunConfig {
                     INTERVAL_MS.end()
                 ),
             ));
+        }
+    }
+
+    /// The request that empties the server's prefix cache before a run: `None` when
+    /// `reset_prefix_cache` is off, else the engine's route on the base URL's origin (or the
+    /// URL given), or why there is none.
+    pub fn prefix_cache_reset_route(&self) -> Option<Result<ResetRoute, NoResetRoute>> {
+        if self.client.reset_prefix_cache == PrefixCacheReset::Off {
+            return None;
+        }
+        Some(reset_route(
+            self.engine.as_deref().unwrap_or_default(),
+            &self.base_url,
+            self.client.reset_prefix_cache_url.as_deref(),
+        ))
+    }
+
+    /// `reset_prefix_cache_url`, when given, is an http(s) URL without a credential (it is
+    /// written into the artifact); with a reset asked for, the engine has a reset route. An
+    /// engine not named yet is the engine field's error, not this one's.
+    fn check_prefix_cache_reset(&self, errors: &mut Vec<ConfigError>) {
+        if let Some(url) = &self.client.reset_prefix_cache_url {
+            if url_origin(url).is_none() {
+                errors.push(ConfigError::new(
+                    "reset_prefix_cache_url",
+                    format!(
+                        "reset_prefix_cache_url must be the reset's URL like \
+                         http://gpu-box:8000/reset_prefix_cache, or empty for the engine's own \
+                         route (got {})",
+                        quoted_preview(url)
+                    ),
+                ));
+            } else if let Some(what) = credential_in_url(url) {
+                errors.push(ConfigError::new(
+                    "reset_prefix_cache_url",
+                    format!(
+                        "the reset URL carries {what}, which would be written into the \
+                         artifact: give it without (the API key is sent in its header)"
+                    ),
+                ));
+            }
+        }
+        if self.engine.is_none() {
+            return;
+        }
+        match self.prefix_cache_reset_route() {
+            Some(Err(NoResetRoute::NoOrigin)) | Some(Ok(_)) | None => {}
+            Some(Err(reason)) => {
+                errors.push(ConfigError::new("reset_prefix_cache", reason.to_string()))
+            }
         }
     }
 

@@ -11,7 +11,9 @@
 //!   histograms' means and quantiles;
 //! - [`beside`]: the server's TTFT, E2E and token counts beside the client's;
 //! - [`scrape`]: the scrape schedule as a state machine (baseline, interval, final scrape, one
-//!   at a time, giving up on a server without metrics) that ends in the `server_metrics` block.
+//!   at a time, giving up on a server without metrics) that ends in the `server_metrics` block;
+//! - [`reset`]: a prefix-cache reset's answer judged, the cache's series around it, and the
+//!   `prefix_cache_reset` block with what the run's first requests say of it.
 //!
 //! The artifact's `server_metrics` block that carries the samples and the summary is
 //! [`server_metrics`](crate::core::artifact::schema::server_metrics).
@@ -19,6 +21,7 @@
 pub mod beside;
 pub mod engines;
 pub mod exposition;
+pub mod reset;
 pub mod scrape;
 pub mod summary;
 

@@ -2,6 +2,7 @@
 //! plan it, start it on the chosen thread, copy its live numbers into the page a few times a
 //! second, and file its artifact in the results and the library.
 
+use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::core::artifact::schema::ArtifactV1;
-use crate::core::config::choices::LiveView;
+use crate::core::config::choices::{LiveView, PrefixCacheReset};
 use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
 use crate::core::plan::calibration::ContextCalibration;
@@ -19,6 +20,7 @@ use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::{judge_artifact, judge_loaded, judge_rows, slo_block};
 use crate::core::telemetry::beside::attach_beside_client;
+use crate::core::telemetry::reset::{reset_block, RunFacts};
 
 use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;
@@ -27,6 +29,7 @@ use crate::web::platform::timers::sleep_ms;
 use crate::web::run::host::Measurement;
 use crate::web::run::keep;
 use crate::web::run::metrics::MetricsScrape;
+use crate::web::run::reset::reset_prefix_cache;
 use crate::web::state::error::RunError;
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
@@ -53,6 +56,9 @@ pub struct RunContext {
     /// The context calibration made before the first run, when the form asks for one: every
     /// run's prompts are sized by it.
     pub calibration: Option<ContextCalibration>,
+    /// How many measurements this press of Run has started: the first is the one
+    /// `reset_prefix_cache=before_run` resets before.
+    pub runs_started: Cell<u64>,
 }
 
 impl RunContext {
@@ -71,6 +77,20 @@ impl RunContext {
             config: plan.config().clone(),
             plan,
             api_key: self.api_key.clone(),
+        };
+        // The prefix cache emptied before the warm-up (and before the metrics' baseline, so the
+        // counters count from the emptied cache); a failed reset stops before anything is sent.
+        let run_index = self.runs_started.get();
+        self.runs_started.set(run_index + 1);
+        let policy = setup.config.client.reset_prefix_cache;
+        let reset = match setup.config.prefix_cache_reset_route() {
+            Some(Ok(route)) if policy.resets_before(run_index) => Some(
+                reset_prefix_cache(&setup.config, &route, self.api_key.as_deref(), &self.clock)
+                    .await
+                    .map_err(|failed| RunError::CacheReset(failed.to_string()))?,
+            ),
+            Some(Err(reason)) => return Err(RunError::CacheReset(reason.to_string())),
+            Some(Ok(_)) | None => None,
         };
         // The server's metrics: a baseline before the warm-up, then beside the run.
         let scrape = MetricsScrape::start(&setup.config, self.clock.clone());
@@ -109,6 +129,15 @@ impl RunContext {
                 }
                 Err(_) => scrape.stop(),
             }
+        }
+        if let (Ok(artifact), false) = (result.as_mut(), policy == PrefixCacheReset::Off) {
+            let started = artifact.started_at_unix_ns as f64 / 1e6;
+            let reset = reset.map(|mut reset| {
+                reset.t_ms -= started;
+                reset
+            });
+            let block = reset_block(policy, reset, &RunFacts::of(artifact));
+            artifact.prefix_cache_reset = Some(block);
         }
         result
     }

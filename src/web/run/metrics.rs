@@ -129,7 +129,10 @@ impl MetricsScrape {
 
 /// GETs `url` without credentials, aborted after `timeout_ms`: its status and at most
 /// [`MOST_BYTES_READ`] bytes of its body.
-async fn fetch_bounded(url: &str, timeout_ms: f64) -> Result<(u16, Vec<u8>), ScrapeFailure> {
+pub(crate) async fn fetch_bounded(
+    url: &str,
+    timeout_ms: f64,
+) -> Result<(u16, Vec<u8>), ScrapeFailure> {
     let window = web_sys::window().ok_or(ScrapeFailure::Unreachable)?;
     let controller = AbortController::new().map_err(|_| ScrapeFailure::Unreachable)?;
     let timed_out = Rc::new(Cell::new(false));

@@ -3,6 +3,8 @@
 //! times a second) until its artifact joins the results and the library, or its reason is
 //! shown.
 
+use std::cell::Cell;
+
 use leptos::prelude::*;
 
 use crate::core::artifact::schema::repeat::RepeatBlock;
@@ -81,6 +83,7 @@ async fn start(state: AppState, library: Library) -> Result<(), RunError> {
         api_key,
         slo: state.slo().get_untracked().ok().flatten(),
         calibration,
+        runs_started: Cell::new(0),
     };
     state.clear_last_run();
     match sweep {
@@ -161,6 +164,10 @@ pub fn config_for_preflight(form: &RunForm) -> Result<RunConfig, Vec<ConfigError
         if probe.get(key).trim().is_empty() {
             probe.set(key, "to-be-discovered");
         }
+    }
+    // The check resets nothing, and an engine still to be discovered has no reset route yet.
+    if form.get(FieldKey::Engine).trim().is_empty() {
+        probe.set(FieldKey::ResetPrefixCache, "off");
     }
     let mut config = probe.to_config()?;
     config.model = form.get(FieldKey::Model).trim().to_string();

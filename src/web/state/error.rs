@@ -23,6 +23,10 @@ pub enum RunError {
     /// Context calibration could not size the prompts (its words say what to do).
     #[error("{0}")]
     Calibration(String),
+    /// The prefix-cache reset before the run failed, so nothing was measured (its words say
+    /// what to do).
+    #[error("{0}")]
+    CacheReset(String),
     /// The run finished but its artifact could not be built or written.
     #[error("the run finished but its artifact could not be built: {0}")]
     Artifact(String),

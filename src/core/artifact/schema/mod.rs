@@ -2,9 +2,10 @@
 //! reference artifact plus strobe's optional `client` block, ARTIFACT.md §8, §12) with its
 //! byte-exact text (§8.4), `metric_population` (§8.2) and `timing_methodology` (§8.3); the rows
 //! and failures ([`rows`]); the `client` block ([`client`]); strobe's `load`, `sweep`, `repeat`,
-//! `slo` and `server_metrics` blocks ([`load`], [`sweep`], [`repeat`], [`slo`],
-//! [`server_metrics`]).
+//! `slo`, `server_metrics` and `prefix_cache_reset` blocks ([`load`], [`sweep`], [`repeat`],
+//! [`slo`], [`server_metrics`], [`cache_reset`]).
 
+pub mod cache_reset;
 pub mod client;
 pub mod distributed;
 pub mod from_wire;
@@ -22,6 +23,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::core::artifact::schema::cache_reset::PrefixCacheResetBlock;
 use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::load::LoadBlock;
 use crate::core::artifact::schema::repeat::RepeatBlock;
@@ -365,6 +367,10 @@ pub struct ArtifactV1 {
     /// sampled through the run and summarized over its window. Absent when not scraped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_metrics: Option<ServerMetricsBlock>,
+    /// strobe addition (docs/telemetry.md, *A clean prefix cache*): the prefix-cache reset
+    /// sent before the run and what the run says of it. Absent when no reset was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_cache_reset: Option<PrefixCacheResetBlock>,
 }
 
 impl ArtifactV1 {
@@ -430,6 +436,13 @@ impl ArtifactV1 {
             .server_metrics
             .as_ref()
             .and_then(ServerMetricsBlock::first_non_finite)
+        {
+            floats.push(offender);
+        }
+        if let Some(offender) = self
+            .prefix_cache_reset
+            .as_ref()
+            .and_then(PrefixCacheResetBlock::first_non_finite)
         {
             floats.push(offender);
         }

@@ -11,6 +11,8 @@ fn fields_are_the_artifact_keys_once_each_in_contiguous_groups() {
         "pool",
         "server_metrics",
         "server_metrics_interval_ms",
+        "reset_prefix_cache",
+        "reset_prefix_cache_url",
         "model",
         "engine",
         "gpu",
@@ -135,6 +137,13 @@ fn choice_lists_match_the_plan_enums() {
         Arrivals::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>()
     );
     let spellings = |all: &[&'static str]| all.to_vec();
+    assert_eq!(
+        spellings(PREFIX_CACHE_RESETS),
+        PrefixCacheReset::ALL
+            .iter()
+            .map(|v| v.as_str())
+            .collect::<Vec<_>>()
+    );
     assert_eq!(
         spellings(API_ENDPOINTS),
         ApiEndpoint::ALL

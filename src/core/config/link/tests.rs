@@ -569,3 +569,38 @@ fn read_link_names_the_fields_the_link_set() {
     assert_eq!(reading.form.get_named("requests"), Some("4"));
     assert!(RunForm::read_link("").set.is_empty());
 }
+
+#[test]
+fn the_prefix_cache_reset_travels_in_the_link_and_is_refused_for_an_engine_without_one() {
+    use crate::core::config::choices::PrefixCacheReset;
+    assert_eq!(
+        client_options_of_link(
+            "reset_prefix_cache=before_each_step&reset_prefix_cache_url=http%3A%2F%2Fh%3A1%2Fr"
+        ),
+        Ok(ClientOptions {
+            reset_prefix_cache: PrefixCacheReset::BeforeEachStep,
+            reset_prefix_cache_url: Some("http://h:1/r".to_owned()),
+            ..ClientOptions::default()
+        })
+    );
+    let (mut form, _) = RunForm::from_query("reset_prefix_cache=before_run&engine=ollama");
+    assert_eq!(form.set_named("model", "m"), Ok(()));
+    let errors = form.to_config().expect_err("refused");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].field, "reset_prefix_cache");
+    assert!(errors[0].message.starts_with("Ollama has no route"));
+    let mut off = form.clone();
+    assert_eq!(off.set_named("reset_prefix_cache", "off"), Ok(()));
+    assert!(off.to_config().is_ok());
+    assert_eq!(
+        off.to_query(),
+        "model=m&engine=ollama",
+        "the default stays out of the link"
+    );
+    let (form, _) = RunForm::from_query("reset_prefix_cache=sometimes");
+    let errors = form.to_config().expect_err("refused");
+    assert!(errors
+        .iter()
+        .any(|error| error.field == "reset_prefix_cache"
+            && error.message.contains("off, before_run, before_each_step")));
+}

@@ -205,7 +205,9 @@ fn config_round_trips_and_missing_keys_take_defaults() {
             "endpoint_pool": [],
             "context_calibration": false,
             "server_metrics": "off",
-            "server_metrics_interval_ms": 1000
+            "server_metrics_interval_ms": 1000,
+            "reset_prefix_cache": "off",
+            "reset_prefix_cache_url": null
         })
     );
     let back: Option<RunConfig> = serde_json::from_value(value).ok();
@@ -591,4 +593,71 @@ fn server_metrics_is_auto_off_or_a_url_without_credentials() {
         Some("http://gpu-box:9100/metrics")
     );
     assert_eq!(ClientOptions::default().server_metrics, "off");
+}
+
+#[test]
+fn a_prefix_cache_reset_needs_an_engine_with_a_route_or_a_url_without_credentials() {
+    use crate::core::config::cache_reset::ResetEngine;
+    use crate::core::config::choices::PrefixCacheReset;
+    let with = |engine: &str, policy: PrefixCacheReset, url: Option<&str>| RunConfig {
+        engine: Some(engine.to_owned()),
+        client: ClientOptions {
+            reset_prefix_cache: policy,
+            reset_prefix_cache_url: url.map(str::to_owned),
+            ..ClientOptions::default()
+        },
+        ..valid_config()
+    };
+    let errors = |config: RunConfig| -> Vec<(String, String)> {
+        config
+            .validate()
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|error| (error.field.to_string(), error.message))
+            .collect()
+    };
+    let each = PrefixCacheReset::BeforeEachStep;
+    assert!(errors(with("vllm", each, None)).is_empty());
+    assert!(errors(with("tgi", PrefixCacheReset::Off, None)).is_empty());
+    let refused = errors(with("tgi", each, None));
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].0, "reset_prefix_cache");
+    assert!(
+        refused[0].1.contains("Hugging Face TGI"),
+        "{}",
+        refused[0].1
+    );
+    assert!(errors(with("tgi", each, Some("http://proxy:9/flush"))).is_empty());
+    for bad in [
+        "flush please",
+        "http://u:p@h/reset",
+        "http://h/reset?api_key=1",
+    ] {
+        let found = errors(with("vllm", PrefixCacheReset::Off, Some(bad)));
+        assert_eq!(found.len(), 1, "{bad}");
+        assert_eq!(found[0].0, "reset_prefix_cache_url", "{bad}");
+    }
+
+    let route = with("sglang", PrefixCacheReset::BeforeRun, None)
+        .prefix_cache_reset_route()
+        .and_then(Result::ok)
+        .map(|route| (route.engine, route.url));
+    assert_eq!(
+        route,
+        Some((
+            ResetEngine::Sglang,
+            "http://127.0.0.1:8000/flush_cache".to_owned()
+        ))
+    );
+    assert_eq!(
+        with("vllm", PrefixCacheReset::Off, None).prefix_cache_reset_route(),
+        None
+    );
+    // An engine not named yet is the engine field's business.
+    let unnamed = RunConfig {
+        engine: None,
+        ..with("x", each, None)
+    };
+    assert!(errors(unnamed).is_empty());
 }

@@ -155,11 +155,14 @@ pub enum RuleId {
     /// order sent with numeric `t_ms`, `latency_ms` ≥ 0 and numeric `values`, and a summary of
     /// numbers (gauges min ≤ mean ≤ max, counters' deltas ≥ 0).
     ServerMetricsBlock,
+    /// strobe addition (docs/telemetry.md): a `prefix_cache_reset` block has the shape strobe
+    /// writes, a reset URL without credentials, a 2xx status and a latency ≥ 0.
+    PrefixCacheResetBlock,
 }
 
 impl RuleId {
     /// Every rule, in the order of ARTIFACT.md §9, then strobe's additions.
-    pub const ALL: [RuleId; 51] = [
+    pub const ALL: [RuleId; 52] = [
         RuleId::InvalidJson,
         RuleId::NestingTooDeep,
         RuleId::NonFiniteNumber,
@@ -211,6 +214,7 @@ impl RuleId {
         RuleId::WorkloadBlock,
         RuleId::WorkloadOrigin,
         RuleId::ServerMetricsBlock,
+        RuleId::PrefixCacheResetBlock,
     ];
 
     /// The stable kebab-case id, e.g. `"timing-order"`.
@@ -267,6 +271,7 @@ impl RuleId {
             RuleId::WorkloadBlock => "workload-block",
             RuleId::WorkloadOrigin => "workload-origin",
             RuleId::ServerMetricsBlock => "server-metrics-block",
+            RuleId::PrefixCacheResetBlock => "prefix-cache-reset-block",
         }
     }
 

@@ -144,6 +144,7 @@ impl Checker {
         self.check_repeat(artifact);
         self.check_workload(artifact);
         self.check_server_metrics(artifact);
+        self.check_prefix_cache_reset(artifact);
         self.check_distributions(artifact);
         self.check_context_within_max(artifact);
     }
