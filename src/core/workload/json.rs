@@ -217,7 +217,13 @@ fn read_records<'a>(
                 *format.insert(found)
             }
         };
-        tally.add(line, session(known, &keys, turns));
+        let outcome = session(known, &keys, turns);
+        if known == WorkloadFormat::AiperfSingleTurn {
+            // AIPerf groups single_turn records by session_id into conversations.
+            tally.add_turn(line, outcome);
+        } else {
+            tally.add(line, outcome);
+        }
     }
     match format {
         Some(format) => Ok((format, tally)),
@@ -489,7 +495,7 @@ fn aiperf_text(
 }
 
 /// AIPerf `single_turn`: `text`/`texts`, `output_length`, `timestamp` (ms, the arrival) or
-/// `delay` (ms), `session_id`.
+/// `delay` (ms), `session_id` (records sharing it are one session: `Tally::add_turn`).
 fn aiperf_single_turn(keys: &Keys) -> Result<Session, Skip> {
     let prompt = aiperf_text(keys.text, keys.texts, "")?;
     let mut turn = plain_turn(
