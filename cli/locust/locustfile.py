@@ -9,9 +9,11 @@ Environment:
   STROBE_API_KEY  sent as a Bearer header when set; never written anywhere
 
 Run one user per worker process: `-u N -r N` with N = STROBE_WORKERS. Worker w of N takes the
-requests whose index i has i % N == w; a closed loop gives it the slots k with k % N == w, each
-slot sending the next of its requests when free (slot k to endpoint k % len(endpoints)); a rate
-load sends each of its requests at its arrival time after the run's start.
+requests whose index i has i % N == w (a workload's: whose session s has s % N == w, so a
+session's turns stay on one worker); a closed loop gives it the slots k with k % N == w, each
+slot sending the next of its requests (or playing the next of its sessions, turn after turn)
+when free (slot k to endpoint k % len(endpoints)); a rate load sends each of its requests at its
+arrival time after the run's start.
 
 Before sending, each worker measures its wall clock's offset to the master's (the best of
 SYNC_PINGS round trips) and the master names one start instant for all of them, so that the
@@ -69,6 +71,68 @@ def worker_count():
     if count < 1:
         raise SystemExit("STROBE_WORKERS must be at least 1")
     return count
+
+
+def session_of(request):
+    """What splits the plan across workers: a workload request's session, else its index."""
+    return request.get("session", request["index"])
+
+
+def with_own(headers, request):
+    """The plan's headers with the request's own (a workload's session header), if any."""
+    own = request.get("headers")
+    return {**headers, **own} if own else headers
+
+
+def with_history(parts, replies):
+    """A live turn's body: the plan's parts with each earlier reply between them as a JSON
+    string, written as strobe writes one (docs/locust.md, *A plan of your own traffic*)."""
+    body = [parts[0]]
+    for reply, part in zip(replies, parts[1:]):
+        body.append(json.dumps(reply, ensure_ascii=False))
+        body.append(part)
+    return "".join(body)
+
+
+def streamed_reply(record):
+    """The content the server streamed (choices[0].delta.content of every event), or None when
+    the turn failed: no response, a status outside 2xx, or no [DONE]."""
+    if "error" in record or not 200 <= record.get("status", 0) < 300:
+        return None
+    data = b"".join(base64.b64decode(data) for _, data in record["reads"]).decode("utf-8", "replace")
+    pieces = []
+    for line in data.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if not line.startswith("data:"):
+            continue
+        payload = line[6:] if line.startswith("data: ") else line[5:]
+        if payload.strip() == "[DONE]":
+            return "".join(pieces)
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            return None
+        choices = event.get("choices") if isinstance(event, dict) else None
+        if choices and isinstance(choices[0], dict):
+            piece = (choices[0].get("delta") or {}).get("content")
+            if isinstance(piece, str):
+                pieces.append(piece)
+    return None
+
+
+def not_sent(request, endpoint, slot, reason):
+    """The record of a turn its session could not send (its live history broke), as the page
+    records one: a SessionError that says why."""
+    now_ns = time.perf_counter_ns()
+    return {
+        "index": request["index"],
+        "endpoint": endpoint,
+        "start_ns": now_ns,
+        "start_wall_ns": time.time_ns(),
+        "reads": [],
+        "end_ns": now_ns,
+        "error": f"SessionError: {reason}",
+        "slot": slot,
+    }
 
 
 def redacted(data, secret):
@@ -177,7 +241,7 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
     if key:
         headers["Authorization"] = f"Bearer {key}"
     endpoints = plan["endpoints"]
-    mine = [request for request in plan["requests"] if request["index"] % workers == worker]
+    mine = [request for request in plan["requests"] if session_of(request) % workers == worker]
     timeout = plan.get("timeout_s", 900)
     records = []
     lock = Semaphore()
@@ -216,7 +280,17 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
     started_wall_ns = time.time_ns()
 
     if load["mode"] == "concurrency":
-        queue = list(mine)
+        # A session's turns in order (a synthetic plan's or a single-turn workload's request is
+        # a session of one); turn k goes out once turn k-1's response has ended and its delay
+        # has passed, and a timed session no earlier than its arrival.
+        queue = []
+        for request in mine:
+            if queue and session_of(queue[-1][-1]) == session_of(request):
+                queue[-1].append(request)
+            else:
+                queue.append([request])
+        session_arrivals = load.get("session_arrival_ms")
+        live = plan.get("live_history")
 
         def slot_loop(slot):
             endpoint = endpoints[slot % len(endpoints)]
@@ -225,10 +299,35 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
                 with lock:
                     if not queue:
                         return
-                    request = queue.pop(0)
-                record = send(connection, endpoint, request, headers, key)
-                record["slot"] = slot
-                records.append(record)
+                    session = queue.pop(0)
+                ended_ns = None
+                replies = []
+                broken = None
+                for request in session:
+                    if broken is not None:
+                        records.append(not_sent(request, endpoint, slot, broken))
+                        continue
+                    if ended_ns is None and session_arrivals is not None:
+                        due_ns = started_ns + int(session_arrivals[session_of(request)] * 1e6)
+                        sleep_until(due_ns, time.perf_counter_ns)
+                    elif ended_ns is not None:
+                        due_ns = ended_ns + int(request.get("delay_ms", 0) * 1e6)
+                        sleep_until(due_ns, time.perf_counter_ns)
+                    if request.get("body") is None:
+                        request = {**request, "body": with_history(request["body_parts"], replies)}
+                    record = send(connection, endpoint, request, with_own(headers, request), key)
+                    record["slot"] = slot
+                    records.append(record)
+                    ended_ns = record["end_ns"]
+                    if live is not None:
+                        reply = streamed_reply(record)
+                        turn = str(request["turn"] + 1)
+                        if reply is None:
+                            broken = live["failed_turn"].replace("{turn}", turn)
+                        elif len(reply) > live["reply_limit_chars"]:
+                            broken = live["long_reply"].replace("{turn}", turn)
+                        else:
+                            replies.append(reply)
 
         gevent.joinall([gevent.spawn(slot_loop, slot) for slot in slots])
     else:
@@ -243,7 +342,7 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
                 endpoint = endpoints[request["index"] % len(endpoints)]
                 pool = idle[endpoint]
                 connection = pool.pop() if pool else connection_for(endpoint)
-                record = send(connection, endpoint, request, headers, key)
+                record = send(connection, endpoint, request, with_own(headers, request), key)
                 if "error" not in record:
                     pool.append(connection)
                 record["scheduled_ms"] = arrivals[request["index"]]
@@ -269,6 +368,8 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
         "started_ns": started_ns,
         "started_wall_ns": started_wall_ns,
         "requests": len(mine),
+        # The workload's shape (no prompt): what the import needs to place each row in the file.
+        "plan_workload": plan.get("workload"),
     }
     with open(path, "w", encoding="utf-8") as file:
         file.write(json.dumps(header) + "\n")

@@ -160,7 +160,10 @@ mod tests {
     #[test]
     fn every_command_lists_its_own_options() {
         assert_eq!(long_options(Some("validate")), ["--json"]);
-        assert_eq!(long_options(Some("plan")), ["--link", "--out"]);
+        assert_eq!(
+            long_options(Some("plan")),
+            ["--link", "--out", "--workload"]
+        );
         assert!(long_options(Some("summary")).is_empty());
     }
 }

@@ -87,7 +87,7 @@ fn a_plan_without_a_base_url_is_refused_and_says_which_key_to_add() {
 }
 
 #[test]
-fn a_plan_of_a_workload_file_is_refused_and_says_what_to_do() {
+fn a_plan_of_a_workload_url_without_its_file_is_refused_and_says_what_to_do() {
     let folder = temp_dir("plan-workload").join("plan");
     let output = run(&[
         "plan",
@@ -98,8 +98,8 @@ fn a_plan_of_a_workload_file_is_refused_and_says_what_to_do() {
     ]);
     assert_exit(&output, 1);
     let error = stderr(&output);
-    assert!(error.contains("synthetic prompts only"), "{error}");
-    assert!(error.contains("run the workload from the page"), "{error}");
+    assert!(error.contains("cannot fetch"), "{error}");
+    assert!(error.contains("--workload FILE"), "{error}");
     assert!(!folder.exists(), "nothing is written");
 }
 

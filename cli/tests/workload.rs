@@ -1,10 +1,10 @@
 //! `strobe-artifact workload` on the shipped samples and on files a newcomer might pass: the
-//! sentence, the JSON summary, and the exit codes.
+//! sentence, the JSON summary, and the exit codes; `strobe-artifact plan --workload`.
 
 mod support;
 
 use serde_json::Value;
-use support::{assert_exit, run, stderr, stdout, temp_file};
+use support::{assert_exit, run, stderr, stdout, temp_dir, temp_file};
 
 /// A shipped sample's path from the CLI crate's directory.
 fn sample(name: &str) -> String {
@@ -147,4 +147,93 @@ fn the_summary_of_a_conversation_run_shows_ttft_by_turn() {
     // A run without sessions has no such table.
     let plain = run(&["summary", &support::fixture("reference-artifact.json")]);
     assert!(!stdout(&plain).contains("TTFT by turn"));
+}
+
+#[test]
+fn plan_with_a_workload_carries_its_prompts_and_says_so() {
+    let folder = temp_dir("plan-with-workload");
+    let output = run(&[
+        "plan",
+        "--link",
+        "base_url=http://127.0.0.1:9/v1&model=m&engine=vllm&requests=5&concurrency=2",
+        "--out",
+        &folder.to_string_lossy(),
+        "--workload",
+        &sample("prompts.jsonl"),
+    ]);
+    assert_exit(&output, 0);
+    let note = stderr(&output);
+    assert!(
+        note.contains("This plan holds the prompts of prompts.jsonl"),
+        "{note}"
+    );
+    let text = std::fs::read_to_string(folder.join("plan.json")).expect("plan.json");
+    let plan: Value = serde_json::from_str(&text).expect("JSON");
+    let lines = std::fs::read_to_string(sample("prompts.jsonl")).expect("the sample");
+    let requests = plan["requests"].as_array().expect("requests");
+    assert_eq!(requests.len(), 5);
+    for (request, line) in requests.iter().zip(lines.lines()) {
+        let record: Value = serde_json::from_str(line).expect("a record");
+        let body: Value =
+            serde_json::from_str(request["body"].as_str().expect("body")).expect("JSON body");
+        assert_eq!(body["messages"][0]["content"], record["prompt"]);
+        assert_eq!(body["max_tokens"], record["output_tokens"]);
+    }
+    assert_eq!(plan["workload"]["file"]["name"], "prompts.jsonl");
+    assert!(folder.join("locustfile.py").exists());
+    let _ = std::fs::remove_dir_all(&folder);
+
+    // Conversations with live history: a later turn's body comes in parts around the replies.
+    let output = run(&[
+        "plan",
+        "--link",
+        "base_url=http://127.0.0.1:9/v1&model=m&engine=vllm",
+        "--out",
+        &folder.to_string_lossy(),
+        "--workload",
+        &sample("conversations.jsonl"),
+    ]);
+    assert_exit(&output, 0);
+    let text = std::fs::read_to_string(folder.join("plan.json")).expect("plan.json");
+    let plan: Value = serde_json::from_str(&text).expect("JSON");
+    let requests = plan["requests"].as_array().expect("requests");
+    assert_eq!(requests.len(), 23);
+    assert_eq!(requests[1]["turn"], 1);
+    assert_eq!(requests[1]["delay_ms"], 4000.0);
+    assert_eq!(requests[1]["body_parts"].as_array().map(Vec::len), Some(2));
+    let _ = std::fs::remove_dir_all(&folder);
+
+    // Recorded history of a file without replies is refused with what to set; a missing file
+    // exits 2.
+    let output = run(&[
+        "plan",
+        "--link",
+        "base_url=http://127.0.0.1:9/v1&model=m&engine=vllm&history=recorded",
+        "--out",
+        &folder.to_string_lossy(),
+        "--workload",
+        &sample("conversations.jsonl"),
+    ]);
+    assert_exit(&output, 1);
+    assert!(
+        stderr(&output).contains("set history=live"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!folder.exists(), "nothing is written");
+    let output = run(&[
+        "plan",
+        "--link",
+        "base_url=http://127.0.0.1:9/v1&model=m&engine=vllm",
+        "--out",
+        &folder.to_string_lossy(),
+        "--workload",
+        "/nonexistent/w.jsonl",
+    ]);
+    assert_exit(&output, 2);
+    assert!(
+        stderr(&output).contains("--workload /nonexistent/w.jsonl"),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -2,9 +2,12 @@
 // this machine against strobe-sim; each worker sends its share of the requests and records every
 // read, `strobe-artifact import-locust` turns the records into one artifact, held against the
 // simulator's truth log, and the same records dropped on the page read as that run
-// (docs/locust.md). Locust comes from PyPI into a virtualenv of its own (scripts/setup-locust.sh).
+// (docs/locust.md). A plan of a workload file carries its prompts: the simulator's truth log
+// shows them arrive byte for byte, and the imported artifact has the `workload` block and no
+// prompt. Locust comes from PyPI into a virtualenv of its own (scripts/setup-locust.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -59,13 +62,14 @@ function runProcess(command, args, env = {}) {
 }
 
 /**
- * Writes the plan of `settings` with `strobe-artifact plan` and runs it on a fresh Locust master
- * and `workers` workers: `{ folder, plan, records }` (records: the folder the workers wrote).
+ * Writes the plan of `settings` (with the requests of `workload`, a file, if given) with
+ * `strobe-artifact plan` and runs it against `server` on a fresh Locust master and `workers`
+ * workers: `{ folder, plan, records }` (records: the folder the workers wrote).
  */
-async function runPlanOnLocust(settings, workers = 2) {
+async function runPlanOnLocust(settings, workers = 2, { server = sim, workload } = {}) {
   const folder = mkdtempSync(join(tmpdir(), 'strobe-locust-'));
-  const link = new URLSearchParams({ base_url: sim.baseUrls[0], model: 'strobe-sim-1', engine: 'strobe-sim', ...settings }).toString();
-  execFileSync(ARTIFACT_CLI, ['plan', '--link', link, '--out', folder]);
+  const link = new URLSearchParams({ base_url: server.baseUrls[0], model: 'strobe-sim-1', engine: 'strobe-sim', ...settings }).toString();
+  execFileSync(ARTIFACT_CLI, ['plan', '--link', link, '--out', folder, ...(workload ? ['--workload', workload] : [])], { stdio: 'pipe' });
   const plan = JSON.parse(readFileSync(join(folder, 'plan.json'), 'utf8'));
   const records = join(folder, 'records');
   const environment = { STROBE_PLAN: join(folder, 'plan.json'), STROBE_RECORDS: records, STROBE_WORKERS: String(workers) };
@@ -217,6 +221,176 @@ test('a plan runs on a Locust master and two workers, each its share, every read
   await page.getByTestId('artifact-input').setInputFiles(dropped.slice(0, 1));
   await page.getByText(/no file of worker/).first().waitFor();
   assert.deepEqual(pageErrors, []);
+});
+
+function jsonLines(path) {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+}
+
+function sha256(path) {
+  return `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+}
+
+test('a plan of a prompt file runs on Locust: its prompts arrive byte for byte, its artifact says which file', async () => {
+  const PROMPTS = 'public/samples/prompts.jsonl';
+  const server = await startSim(['--seed', '3', '--truth-prompts']);
+  try {
+    const file = jsonLines(PROMPTS);
+    // Thinking off: strobe-sim reasons first otherwise, and a record asking for few tokens
+    // would spend them all on reasoning.
+    const { folder, plan, records } = await runPlanOnLocust(
+      { requests: '100', concurrency: '4', thinking_mode: 'disabled' }, 2, { server, workload: PROMPTS },
+    );
+    assert.match(plan.prompts, /holds the prompts of prompts\.jsonl/);
+    assert.equal(plan.requests.length, file.length);
+
+    // What the server received: every prompt of the file, once, byte for byte, and nothing else,
+    // each with its record's max_tokens.
+    const truth = (await server.truth()).records;
+    assert.equal(truth.length, file.length);
+    const received = truth.map((record) => JSON.stringify(record.received)).sort();
+    const expected = file.map((record) => JSON.stringify([{ role: 'user', content: record.prompt }])).sort();
+    assert.deepEqual(received, expected);
+    const asked = new Map(file.map((record) => [record.prompt, record.output_tokens]));
+    for (const record of truth) assert.equal(record.max_tokens, asked.get(record.received[0].content));
+
+    // The workers split it by session and copy the workload's shape, never a prompt.
+    for (const name of readdirSync(records)) {
+      const text = readFileSync(join(records, name), 'utf8');
+      const header = JSON.parse(text.split('\n')[0]);
+      assert.deepEqual(header.plan_workload, plan.workload);
+      for (const record of file) assert.ok(!text.includes(record.prompt), `${name} holds a prompt`);
+    }
+
+    // Imported: a valid artifact whose workload block is the page's, and no prompt in it.
+    const { artifact } = importRecords(folder, records);
+    assert.equal(artifact.completed, file.length, JSON.stringify(artifact.failures).slice(0, 500));
+    assert.equal(artifact.workload.source, 'file');
+    assert.equal(artifact.workload.endpoint, 'chat');
+    assert.deepEqual(artifact.workload.file, {
+      format: 'prompt_columns', name: 'prompts.jsonl', bytes: readFileSync(PROMPTS).length, sha256: sha256(PROMPTS),
+      records: file.length, usable_sessions: file.length, usable_turns: file.length, skipped: [], timed: false,
+    });
+    assert.equal(artifact.workload.sending.requests, file.length);
+    assert.equal(artifact.workload.sending.sessions, file.length);
+    assert.equal(artifact.workload.sending.marker_lines, false);
+    assert.deepEqual(
+      artifact.request_timings.map((row) => row.workload.record).sort((a, b) => a - b),
+      file.map((_, index) => index),
+    );
+    const text = JSON.stringify(artifact);
+    for (const record of file) assert.ok(!text.includes(record.prompt), 'no prompt in the artifact');
+  } finally {
+    await server.stop();
+  }
+});
+
+/** The content each request's stream carried, by index, from the records in `folder`. */
+function streamedContent(folder) {
+  const content = new Map();
+  for (const name of readdirSync(folder)) {
+    const [, ...lines] = readFileSync(join(folder, name), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    for (const record of lines) {
+      const stream = Buffer.concat(record.reads.map(([, data]) => Buffer.from(data, 'base64'))).toString('utf8');
+      const text = stream
+        .split('\n\n')
+        .filter((event) => event.startsWith('data: {'))
+        .map((event) => JSON.parse(event.slice(6)).choices?.[0]?.delta?.content ?? '')
+        .join('');
+      content.set(record.index, { text, record });
+    }
+  }
+  return content;
+}
+
+test('conversations with live history run on Locust: each later turn carries the server\'s own replies', async () => {
+  const CONVERSATIONS = 'public/samples/conversations.jsonl';
+  const server = await startSim(['--seed', '7', '--truth-prompts']);
+  try {
+    const file = jsonLines(CONVERSATIONS);
+    const { folder, plan, records } = await runPlanOnLocust(
+      { concurrency: '8', thinking_mode: 'disabled' }, 2, { server, workload: CONVERSATIONS },
+    );
+    assert.ok(plan.live_history, 'a plan of live history');
+    const turns = file.reduce((sum, session) => sum + session.turns.length, 0);
+    assert.equal(plan.requests.length, turns);
+    const indexOf = (session, turn) => plan.requests.find((r) => r.session === session && r.turn === turn).index;
+    const streamed = streamedContent(records);
+    const truth = (await server.truth()).records;
+    assert.equal(truth.length, turns);
+    for (const [s, session] of file.entries()) {
+      for (const [k, turn] of session.turns.entries()) {
+        // What turn k of session s must have carried: the file's turns and, after each, the
+        // content the server streamed for it.
+        const expected = [];
+        for (let j = 0; j < k; j += 1) {
+          expected.push({ role: 'user', content: session.turns[j].text });
+          expected.push({ role: 'assistant', content: streamed.get(indexOf(s, j)).text });
+        }
+        expected.push({ role: 'user', content: turn.text });
+        const found = truth.filter((record) => record.received.length === expected.length
+          && record.received[0].content === session.turns[0].text && record.received.at(-1).content === turn.text);
+        assert.equal(found.length, 1, `session ${s} turn ${k}`);
+        assert.deepEqual(found[0].received, expected, `session ${s} turn ${k}`);
+        assert.equal(found[0].max_tokens, turn.output_length);
+        if (k > 0) {
+          // Sent its delay after the previous turn's response ended, on the same worker's clock.
+          const previous = streamed.get(indexOf(s, k - 1)).record;
+          const current = streamed.get(indexOf(s, k)).record;
+          const delayMs = plan.requests[indexOf(s, k)].delay_ms;
+          assert.equal(delayMs, turn.delay ?? 0, 'the file\'s delay, else the think time (0)');
+          assert.ok(current.start_ns - previous.end_ns >= delayMs * 1e6, `session ${s} turn ${k} waited its delay`);
+        }
+      }
+    }
+    const { artifact } = importRecords(folder, records);
+    assert.equal(artifact.completed, turns, JSON.stringify(artifact.failures).slice(0, 500));
+    assert.equal(artifact.workload.file.format, 'aiperf_multi_turn');
+    assert.equal(artifact.workload.sending.history, 'live');
+    assert.equal(artifact.workload.sending.sessions, file.length);
+    for (const row of artifact.request_timings) {
+      const request = plan.requests[row.request_index];
+      assert.deepEqual([row.workload.session, row.workload.turn], [request.session, request.turn]);
+    }
+    const text = JSON.stringify(artifact);
+    for (const session of file) for (const turn of session.turns) assert.ok(!text.includes(turn.text), 'no prompt in the artifact');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a trace plan on Locust replays its records at their timestamps over the speed', async () => {
+  const TRACE = 'public/samples/trace.jsonl';
+  const server = await startSim(['--seed', '5', '--truth-prompts']);
+  try {
+    const file = jsonLines(TRACE);
+    const { folder, plan, records } = await runPlanOnLocust(
+      { requests: '1000', concurrency: '16', trace_speed: '4', thinking_mode: 'disabled' }, 2, { server, workload: TRACE },
+    );
+    assert.equal(plan.load.mode, 'rate');
+    assert.deepEqual(plan.load.arrival_ms, file.map((record) => (record.timestamp - file[0].timestamp) / 4));
+    const truth = (await server.truth()).records;
+    assert.equal(truth.length, file.length);
+    // Each prompt as the plan built it: input_length at 3 characters a token.
+    const lengths = truth.map((record) => record.received[0].content.length).sort((a, b) => a - b);
+    assert.deepEqual(lengths, file.map((record) => record.input_length * 3).sort((a, b) => a - b));
+    const { artifact } = importRecords(folder, records);
+    assert.equal(artifact.completed, file.length, JSON.stringify(artifact.failures).slice(0, 500));
+    assert.equal(artifact.workload.file.format, 'mooncake_trace');
+    assert.equal(artifact.workload.file.timed, true);
+    assert.equal(artifact.workload.sending.trace_speed, 4);
+    const block = artifact.client.distributed;
+    for (const row of artifact.request_timings) {
+      const start = block.processes[row.request_index % 2].started_ms;
+      assert.ok(Math.abs(row.scheduled_ms - (start + plan.load.arrival_ms[row.request_index])) < 1e-6, `request ${row.request_index}`);
+      assert.ok(row.dispatch_lag_ms >= 0, `request ${row.request_index} went out early`);
+    }
+  } finally {
+    await server.stop();
+  }
 });
 
 test('a rate plan on two workers keeps one schedule from one agreed start', async () => {

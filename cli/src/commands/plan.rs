@@ -1,11 +1,13 @@
 //! `strobe-artifact plan`: the plan the page's settings make, as `plan.json` in a folder beside
 //! the project's `locustfile.py`, for Locust's workers to carry out (docs/locust.md). The same
-//! settings give the same `plan.json` bytes as the page's *Export plan*.
+//! settings give the same `plan.json` bytes as the page's *Export plan*. With `--workload
+//! FILE` the plan carries the file's requests, read by the page's own reader, and the command
+//! says on standard error that plan.json holds the file's prompts.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use strobe::core::plan::export::{plan_of_link, PlanExportError};
+use strobe::core::plan::export::{plan_of_link, PlanExportError, WorkloadBytes};
 
 use super::{fail, HelpFlag, Outcome};
 
@@ -25,20 +27,26 @@ concurrency of a closed loop, or the arrival schedule of a rate load). The API k
 it: the plan names the environment variable to read it from (STROBE_API_KEY). The page's
 *Export plan* writes the same bytes for the same settings. Also writes DIR/locustfile.py, which
 runs the plan on Locust's workers (docs/locust.md). What the link holds that is no setting is
-noted on standard error.";
+noted on standard error.
+
+With --workload FILE the plan sends the file's requests as the page sends them (the link's
+workload settings apply: workload_turns, workload_order, output_lengths, trace_speed, endpoint,
+history=recorded for conversations): every body as sent, byte for byte, so plan.json then holds
+the file's prompts; keep it as private as the file. The records and the imported artifact hold
+none (docs/workloads.md).";
 
 /// `plan --link LINK --out DIR`
 #[derive(Debug, clap::Args)]
 #[command(
     about = "Write the plan of a page link's settings, and the locustfile, to DIR",
     long_about = LONG_ABOUT,
-    override_usage = "strobe-artifact plan --link LINK --out DIR",
+    override_usage = "strobe-artifact plan --link LINK --out DIR [--workload FILE]",
     after_help = "\
 Exit codes:
   0  wrote DIR/plan.json and DIR/locustfile.py
   1  the settings cannot be planned (each problem is named, with the key to add when the link
-     leaves it out: base_url, engine, model)
-  2  bad usage, or DIR cannot be written (e.g. it is a file)"
+     leaves it out: base_url, engine, model), or the workload cannot be sent with them
+  2  bad usage, DIR cannot be written (e.g. it is a file), or FILE cannot be read"
 )]
 pub struct Args {
     /// The page's whole address, or its query (with or without the `?`).
@@ -47,14 +55,35 @@ pub struct Args {
     /// The folder for plan.json and locustfile.py (created when missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// A workload file whose requests the plan sends (plan.json then holds its prompts).
+    #[arg(long, value_name = "FILE")]
+    workload: Option<PathBuf>,
     #[command(flatten)]
     help: HelpFlag,
 }
 
 /// Runs `plan`.
 pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<Outcome> {
+    let file = match &args.workload {
+        None => None,
+        Some(path) => match std::fs::read(path) {
+            Ok(bytes) => Some((workload_name(path), bytes)),
+            Err(error) => {
+                return fail(
+                    err,
+                    "plan",
+                    format!("--workload {}: cannot read it: {error}", path.display()),
+                    Outcome::Unusable,
+                )
+            }
+        },
+    };
+    let workload = file.as_ref().map(|(name, bytes)| WorkloadBytes {
+        name,
+        bytes: bytes.as_slice(),
+    });
     // A link pasted from the address bar may bring the line's end or spaces with it.
-    let plan = match plan_of_link(args.link.trim()) {
+    let plan = match plan_of_link(args.link.trim(), workload) {
         Ok(plan) => plan,
         Err(error @ PlanExportError::Encoding(_)) => {
             return fail(err, "plan", error, Outcome::Unusable)
@@ -63,6 +92,9 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
     };
     for notice in &plan.notices {
         writeln!(err, "strobe-artifact plan: note: {}", notice.message)?;
+    }
+    if let Some(holds) = &plan.holds_prompts {
+        writeln!(err, "strobe-artifact plan: note: {holds}")?;
     }
     let folder = &args.out;
     if let Some(problem) = unwritable(folder) {
@@ -88,6 +120,14 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         writeln!(out, "wrote {}", path.display())?;
     }
     Ok(Outcome::Success)
+}
+
+/// The name a workload file is recorded by: its own, without the folder (as the page's file
+/// input gives it).
+fn workload_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// Why `folder` cannot take the plan, when it cannot: it, or a path above it, is no folder.

@@ -44,6 +44,9 @@ pub enum PlannedInput {
         /// Mooncake's block ids (512 tokens a block); empty for no block structure.
         hash_ids: Vec<u64>,
     },
+    /// A turn known by its shape only ([`shape::WorkloadShape`]): the requests a Locust run
+    /// sent, read back from records that never hold a prompt. Its body cannot be built.
+    Withheld,
 }
 
 /// One request of a planned session.
@@ -499,6 +502,8 @@ fn content_chars(message: &Value) -> usize {
         _ => 0,
     }
 }
+
+pub mod shape;
 
 #[cfg(test)]
 mod tests;

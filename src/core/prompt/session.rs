@@ -131,19 +131,9 @@ impl SessionPlay {
         match end {
             TurnEnd::Replied(reply) if !reply.cut => self.replies.push(reply.text.clone()),
             TurnEnd::Replied(reply) => {
-                self.broken = Some(format!(
-                    "not sent: the reply to turn {turn} of this session was longer than {} \
-                     characters, more than strobe keeps as history, so the turns after it \
-                     cannot carry it (lower max_tokens, or set history=recorded)",
-                    reply.limit
-                ));
+                self.broken = Some(long_reply_reason(&turn.to_string(), reply.limit));
             }
-            TurnEnd::Failed => {
-                self.broken = Some(format!(
-                    "not sent: turn {turn} of this session failed, and the turns after it carry \
-                     its reply as history (history=live); its own failure says why"
-                ));
-            }
+            TurnEnd::Failed => self.broken = Some(failed_turn_reason(&turn.to_string())),
         }
     }
 
@@ -173,14 +163,39 @@ impl SessionPlay {
     /// (`session_header`): the value is the file's id for the session, else `session-<n>`,
     /// `n` its 1-based position among the usable sessions.
     pub fn header(&self, plan: &RunPlan) -> Option<(String, String)> {
-        let name = plan.config().workload.session_header.clone()?;
-        let planned = plan.workload()?.sessions().get(self.session)?;
-        let value = planned
-            .id
-            .clone()
-            .unwrap_or_else(|| format!("session-{}", planned.record + 1));
-        Some((name, value))
+        session_header(plan, self.session)
     }
+}
+
+/// Why the turns after turn `turn` (1-based, as written) of a live-history session are not
+/// sent: that turn failed. A plan for Locust carries it with `{turn}` for the locustfile.
+pub fn failed_turn_reason(turn: &str) -> String {
+    format!(
+        "not sent: turn {turn} of this session failed, and the turns after it carry its reply \
+         as history (history=live); its own failure says why"
+    )
+}
+
+/// Why the turns after turn `turn` (1-based, as written) of a live-history session are not
+/// sent: its reply grew past `limit` characters.
+pub fn long_reply_reason(turn: &str, limit: usize) -> String {
+    format!(
+        "not sent: the reply to turn {turn} of this session was longer than {limit} \
+         characters, more than strobe keeps as history, so the turns after it cannot carry it \
+         (lower max_tokens, or set history=recorded)"
+    )
+}
+
+/// The session header of session `session`'s requests, as `(name, value)`, when the run sets
+/// one ([`SessionPlay::header`]).
+pub fn session_header(plan: &RunPlan, session: usize) -> Option<(String, String)> {
+    let name = plan.config().workload.session_header.clone()?;
+    let planned = plan.workload()?.sessions().get(session)?;
+    let value = planned
+        .id
+        .clone()
+        .unwrap_or_else(|| format!("session-{}", planned.record + 1));
+    Some((name, value))
 }
 
 /// The file's replies to session `session`'s turns before `turn`.

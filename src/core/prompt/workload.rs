@@ -36,6 +36,9 @@ pub enum WorkloadBodyError {
         /// Replies given.
         replies: usize,
     },
+    /// The plan knows the request's shape only (a Locust run read back): no text to send.
+    #[error("request {0} is known by its shape only: its text is not in this plan")]
+    Withheld(u64),
     /// Chat messages cannot go to the completions API.
     #[error(
         "request {0} is chat messages, which the completions API cannot take: set endpoint=chat"
@@ -99,7 +102,7 @@ fn turn_text(
                 None => blocks,
             })
         }
-        PlannedInput::Messages { .. } => None,
+        PlannedInput::Messages { .. } | PlannedInput::Withheld => None,
     }
 }
 
@@ -167,6 +170,9 @@ pub fn workload_request_body(
     let config = plan.config();
     let marker = config.request_canaries.then(|| plan.marker(index as usize));
     let this: &PlannedTurn = &planned.turns[turn];
+    if this.input == PlannedInput::Withheld {
+        return Err(WorkloadBodyError::Withheld(index));
+    }
     if replies.len() < turn {
         return Err(WorkloadBodyError::MissingHistory {
             index,

@@ -226,7 +226,13 @@ impl JsonRecords {
                 *self.format.insert(found)
             }
         };
-        self.tally.add(line, session(known, &keys, self.turns));
+        let outcome = session(known, &keys, self.turns);
+        if known == WorkloadFormat::AiperfSingleTurn {
+            // AIPerf groups single_turn records by session_id into conversations.
+            self.tally.add_turn(line, outcome);
+        } else {
+            self.tally.add(line, outcome);
+        }
         Ok(())
     }
 
@@ -507,7 +513,7 @@ fn aiperf_text(
 }
 
 /// AIPerf `single_turn`: `text`/`texts`, `output_length`, `timestamp` (ms, the arrival) or
-/// `delay` (ms), `session_id`.
+/// `delay` (ms), `session_id` (records sharing it are one session: `Tally::add_turn`).
 fn aiperf_single_turn(keys: &Keys) -> Result<Session, Skip> {
     let prompt = aiperf_text(keys.text, keys.texts, "")?;
     let mut turn = plain_turn(

@@ -12,16 +12,23 @@ impl WorkloadSummary {
     pub fn sentence(&self) -> String {
         let (one, many) = record_unit(self.format);
         let mut text = format!("{}: ", self.format.label());
-        if self.sessions == self.records {
+        // An AIPerf single_turn record is a turn: records sharing a session_id are one session.
+        let by_turn = self.format == WorkloadFormat::AiperfSingleTurn;
+        let usable = if by_turn { self.turns } else { self.sessions };
+        if usable == self.records {
             text.push_str(&counted(self.records, one, many));
         } else {
             text.push_str(&format!(
-                "{} of {} usable",
-                self.sessions,
+                "{usable} of {} usable",
                 counted(self.records, one, many)
             ));
         }
-        if self.turns > self.sessions {
+        if by_turn && self.turns > self.sessions {
+            text.push_str(&format!(
+                " in {} by session_id",
+                counted(self.sessions, "session", "sessions")
+            ));
+        } else if self.turns > self.sessions {
             text.push_str(&format!(" ({})", counted(self.turns, "turn", "turns")));
         }
         if let Some(span_ms) = self.span_ms {

@@ -7,6 +7,12 @@
 //! the record kept before it is skipped as [`SkipReason::OutOfOrder`] (a replay cannot send
 //! into the past, and sorting would change the traffic the file describes), and arrivals count
 //! from the first usable record.
+//!
+//! AIPerf `single_turn` records that share a `session_id` are one conversation
+//! ([`Tally::add_turn`]): each such record is a turn of the session its id first opened, in
+//! file order, as AIPerf groups them.
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +69,8 @@ pub(super) struct Tally {
     first_arrival: Option<f64>,
     /// The latest usable record's timestamp (ms): the next may not be earlier.
     last_arrival: Option<f64>,
+    /// Each grouping id met so far and its session's position ([`Tally::add_turn`]).
+    by_id: HashMap<String, u64>,
 }
 
 impl Tally {
@@ -97,18 +105,64 @@ impl Tally {
         }
     }
 
+    /// Counts one record starting at `line` that is a turn of the session its id names (AIPerf
+    /// `single_turn` with `session_id`): the first record of an id opens a session, each later
+    /// one adds its turn to it, in file order. A record without an id is a session of its own.
+    /// A later record's `timestamp` is checked for order like any record's, but its turn is
+    /// sent after the previous turn's reply and its `delay`, as a `multi_turn` turn is.
+    pub fn add_turn(&mut self, line: u64, outcome: Result<Session, Skip>) {
+        let opened = match &outcome {
+            Ok(Session { id: Some(id), .. }) => self.by_id.get(id).copied(),
+            _ => None,
+        };
+        match (opened, outcome) {
+            (Some(position), Ok(session)) => {
+                self.records += 1;
+                match self.in_order(session.arrival_ms) {
+                    Ok(_) => {
+                        self.turns += session.turns.len() as u64;
+                        // Kept or only counted, as its first turn was.
+                        if let Ok(index) = self.kept_index(position) {
+                            self.sessions[index].turns.extend(session.turns);
+                        }
+                    }
+                    Err(skip) => self.skip(line, skip),
+                }
+            }
+            (_, outcome) => {
+                let id = outcome.as_ref().ok().and_then(|session| session.id.clone());
+                let before = self.usable;
+                self.add(line, outcome);
+                if let Some(id) = id.filter(|_| self.usable > before) {
+                    self.by_id.insert(id, before);
+                }
+            }
+        }
+    }
+
+    /// Where the usable session at `position` is among the kept ones, if it is kept.
+    fn kept_index(&self, position: u64) -> Result<usize, usize> {
+        self.positions.binary_search(&position)
+    }
+
     /// `session` with its arrival relative to the first, or skipped when it goes backwards.
     fn timed(&mut self, mut session: Session) -> Result<Session, Skip> {
-        let Some(at) = session.arrival_ms else {
-            return Ok(session);
+        session.arrival_ms = self.in_order(session.arrival_ms)?;
+        Ok(session)
+    }
+
+    /// A record's timestamp `at` relative to the first usable record's, or skipped when it is
+    /// earlier than the record kept before it.
+    fn in_order(&mut self, at: Option<f64>) -> Result<Option<f64>, Skip> {
+        let Some(at) = at else {
+            return Ok(None);
         };
         if self.last_arrival.is_some_and(|last| at < last) {
             return Err(Skip::at(SkipReason::OutOfOrder, "timestamp"));
         }
         let first = *self.first_arrival.get_or_insert(at);
         self.last_arrival = Some(at);
-        session.arrival_ms = Some(at - first);
-        Ok(session)
+        Ok(Some(at - first))
     }
 
     /// Counts a record left out, keeping the first line (and field) of each reason.

@@ -15,7 +15,7 @@ use crate::core::config::models::engine_warning;
 use crate::core::config::pool::loopback_alias_pool;
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::core::plan::context_window_note;
-use crate::core::plan::export::{plan_document, PlanExportError};
+use crate::core::plan::export::{holds_prompts, plan_document_with};
 use crate::web::platform::files::download_text;
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};
@@ -59,6 +59,8 @@ pub fn RunView() -> impl IntoView {
     let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
     // Why the last *Export plan* made no file, if it did not.
     let plan_error = RwSignal::new(None::<String>);
+    // After exporting a plan with a workload: that plan.json holds the file's prompts.
+    let plan_notice = RwSignal::new(None::<String>);
     // A file is being dragged over the form.
     let dragging = RwSignal::new(false);
 
@@ -168,29 +170,44 @@ pub fn RunView() -> impl IntoView {
                     <button
                         type="button"
                         data-testid="export-plan"
-                        title="The plan these settings make, for Locust's workers or another load engine (docs/locust.md); the same bytes as `strobe-artifact plan --link` with this page's link"
-                        on:click=move |_| {
-                            // A chosen file is not in the form's settings: the plan refuses it
-                            // as it refuses a link's workload_url.
+                        title=move || {
                             let chosen = state
                                 .workload()
-                                .with_untracked(|workload| *workload != WorkloadState::None);
-                            let outcome = if chosen {
-                                Err(PlanExportError::WorkloadFile.to_string())
+                                .with(|workload| *workload != WorkloadState::None);
+                            if chosen {
+                                "The plan these settings make with the chosen workload file, for Locust's workers (docs/locust.md): plan.json holds the file's prompts, every request's body as sent; the same bytes as `strobe-artifact plan --link … --workload FILE`"
                             } else {
-                                state
-                                    .form()
-                                    .with_untracked(plan_document)
-                                    .map_err(|error| error.to_string())
+                                "The plan these settings make, for Locust's workers or another load engine (docs/locust.md); the same bytes as `strobe-artifact plan --link` with this page's link"
                             }
-                            .and_then(|text| download_text(PLAN_FILE_NAME, "application/json", &text));
-                            plan_error.set(outcome.err());
+                        }
+                        on:click=move |_| {
+                            // A chosen file's requests go into the plan as the run would send
+                            // them; a file still being read, or refused, says so.
+                            let outcome = state.workload_for_run().and_then(|workload| {
+                                let text = state
+                                    .form()
+                                    .with_untracked(|form| plan_document_with(form, workload.as_deref()))
+                                    .map_err(|error| error.to_string())?;
+                                download_text(PLAN_FILE_NAME, "application/json", &text)?;
+                                Ok(workload.map(|workload| holds_prompts(workload.summary.name.as_deref())))
+                            });
+                            match outcome {
+                                Ok(notice) => {
+                                    plan_error.set(None);
+                                    plan_notice.set(notice);
+                                }
+                                Err(reason) => {
+                                    plan_error.set(Some(reason));
+                                    plan_notice.set(None);
+                                }
+                            }
                         }
                     >
                         "Export plan"
                     </button>
                     </div>
                     {move || plan_error.get().map(|reason| view! { <p class="field-error" data-testid="export-plan-error">{reason}</p> })}
+                    {move || plan_notice.get().map(|notice| view! { <p class="notices" data-testid="export-plan-notice">{notice}</p> })}
                 </div>
             </form>
             <PreflightStatus />

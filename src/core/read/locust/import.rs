@@ -1,9 +1,11 @@
 //! Records to an artifact: the files are checked to be one whole run of one plan (every worker
-//! once, every request once), the plan is made again from its link, each request's reads go
-//! through [`StreamReading`] and [`conclude_request`] exactly as a page's reads do, and the
-//! run's timeline is put on one clock (docs/locust.md, *Clocks*).
+//! once, every request once), the plan is made again from its link (and, for a workload file,
+//! from the workload's shape the workers copied from the plan: no prompt), each request's
+//! reads go through [`StreamReading`] and [`conclude_request`] exactly as a page's reads do,
+//! and the run's timeline is put on one clock (docs/locust.md, *Clocks*).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
 use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
@@ -20,6 +22,8 @@ use crate::core::observe::dispatch::DispatchFacts;
 use crate::core::observe::failure::{RequestError, ERROR_MESSAGE_MAX_CHARS};
 use crate::core::observe::reading::StreamReading;
 use crate::core::plan::export::settings_plan;
+use crate::core::plan::workload::shape::WorkloadShape;
+use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::python::json::python_float_repr;
 use crate::core::read::locust::records::{read_worker_file, RequestEnd, RequestRecord, WorkerFile};
@@ -42,11 +46,8 @@ pub fn import_records(files: &[(String, String)]) -> Result<ArtifactV1, LocustEr
         .map(|(name, text)| read_worker_file(name, text))
         .collect::<Result<_, _>>()?;
     let workers = one_run(workers)?;
-    let first = &workers[0];
-    let (form, _notices) = RunForm::from_query(&first.header.plan_link);
-    let (config, plan) = settings_plan(&form).map_err(|error| {
-        LocustError::in_file(&first.name, Some(1), format!("the plan's link: {error}"))
-    })?;
+    let plan = plan_of(&workers)?;
+    let config = plan.config().clone();
     check_coverage(&workers, &plan, &config)?;
     let clock = RunClock::of(&workers);
 
@@ -88,6 +89,58 @@ pub fn import_records(files: &[(String, String)]) -> Result<ArtifactV1, LocustEr
         TimingMethodology::with_clock(locust_clock(&block, resolution_ms));
     artifact.client = Some(client);
     Ok(artifact)
+}
+
+/// The plan the workers ran, made again: from its link, and for a workload file from the
+/// shape every worker copied from the plan (the same in every file).
+fn plan_of(workers: &[WorkerFile]) -> Result<RunPlan, LocustError> {
+    let first = &workers[0];
+    let at_header = |reason: String| LocustError::in_file(&first.name, Some(1), reason);
+    let (form, _notices) = RunForm::from_query(&first.header.plan_link);
+    let Some(shape) = &first.header.plan_workload else {
+        let (config, plan) =
+            settings_plan(&form).map_err(|error| at_header(format!("the plan's link: {error}")))?;
+        if config.workload.url.is_some() {
+            return Err(at_header(
+                "the plan's link sends a workload file, but the records carry no \
+                 plan_workload: run the plan with the locustfile strobe-artifact plan wrote \
+                 beside it"
+                    .to_owned(),
+            ));
+        }
+        return Ok(plan);
+    };
+    if let Some(other) = workers
+        .iter()
+        .find(|worker| worker.header.plan_workload.as_ref() != Some(shape))
+    {
+        return Err(LocustError::of_run(format!(
+            "{} and {} ran different plans (their plan_workload differ): import one run at a \
+             time",
+            first.name, other.name
+        )));
+    }
+    let shape: WorkloadShape = serde_json::from_value(shape.clone())
+        .map_err(|error| at_header(format!("plan_workload: {error}")))?;
+    let requests = WorkloadRequests::from_shape(shape)
+        .map_err(|reason| at_header(format!("plan_workload: {reason}")))?;
+    let config = form.to_config().map_err(|errors| {
+        let fields: Vec<String> = errors
+            .iter()
+            .map(|error| format!("{}: {}", error.field, error.message))
+            .collect();
+        at_header(format!("the plan's link: {}", fields.join("; ")))
+    })?;
+    RunPlan::for_run(&config, None, Some(Arc::new(requests)))
+        .map_err(|error| at_header(format!("the plan's link and workload: {error}")))
+}
+
+/// What splits the plan across workers: a workload's session (its turns stay on one worker,
+/// in order), else the request's index.
+fn split_key(plan: &RunPlan, index: u64) -> u64 {
+    plan.workload()
+        .and_then(|workload| workload.position(index))
+        .map_or(index, |(session, _)| session as u64)
 }
 
 /// `timing_methodology.clock` of an imported run.
@@ -220,15 +273,15 @@ fn check_coverage(
                     format!("{}: the plan has only {requests} requests", line()),
                 ));
             }
-            if record.index % count != worker.header.worker {
+            let owner = split_key(plan, record.index) % count;
+            if owner != worker.header.worker {
                 return Err(LocustError::in_file(
                     &worker.name,
                     None,
                     format!(
-                        "{} belongs to worker {} of {count}, not to worker {}: the file was not \
-                         written by the shipped locustfile",
+                        "{} belongs to worker {owner} of {count}, not to worker {}: the file was \
+                         not written by the shipped locustfile",
                         line(),
-                        record.index % count,
                         worker.header.worker
                     ),
                 ));

@@ -59,6 +59,10 @@ pub struct WorkerHeader {
     /// `time.get_clock_info("perf_counter").resolution`, in ns.
     #[serde(default)]
     pub clock_resolution_ns: Option<u64>,
+    /// The plan's `workload`, copied as it is: the shape of a workload file's requests, never
+    /// their text (`WorkloadShape`); null or absent for synthetic prompts.
+    #[serde(default)]
+    pub plan_workload: Option<Value>,
 }
 
 /// One request line as written.

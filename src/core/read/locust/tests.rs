@@ -453,3 +453,129 @@ fn hostile_counts_and_clock_readings_end_in_messages_not_in_overflows_or_long_lo
         "{error}"
     );
 }
+
+/// A plan of a conversation file (two sessions: two turns and one), as `plan.json`.
+fn workload_plan() -> Value {
+    use crate::core::plan::export::{plan_of_link, WorkloadBytes};
+    let chats = r#"[
+      {"id": "a", "conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello"},
+                                    {"from": "human", "value": "More?"}, {"from": "gpt", "value": "Yes"}]},
+      {"id": "b", "conversations": [{"from": "human", "value": "One"}, {"from": "gpt", "value": "Two"}]}
+    ]"#;
+    let link = format!(
+        "base_url={BASE}&model=m&engine=vllm&concurrency=2&max_tokens=16&request_canaries=true\
+         &workload_turns=all&history=recorded"
+    );
+    let file = WorkloadBytes {
+        name: "chats.json",
+        bytes: chats.as_bytes(),
+    };
+    let plan = plan_of_link(&link, Some(file)).expect("plans");
+    serde_json::from_str(&plan.document).expect("JSON")
+}
+
+/// The records of [`workload_plan`] on two workers, split by session: worker 0 plays session 0
+/// (requests 0 and 1), worker 1 session 1 (request 2). Each header carries `shape`.
+fn workload_files(plan: &Value, shape: [&Value; 2]) -> Vec<(String, String)> {
+    let link = plan["link"].as_str().expect("link");
+    let marker = |index: usize| {
+        plan["requests"][index]["canary_marker"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let workers = [
+        Worker {
+            worker: 0,
+            host: "loadgen",
+            started_ns: 1_000_000_000,
+            started_wall_ns: WALL,
+            clock: json!({"offset_to_master_ns": 0, "round_trip_ns": 300_000, "pings": 16}),
+            records: vec![
+                record(0, &marker(0), 1_000_100_000, 1_020_000_000),
+                record(1, &marker(1), 1_100_000_000, 1_130_000_000),
+            ],
+        },
+        Worker {
+            worker: 1,
+            host: "loadgen",
+            started_ns: 1_000_050_000,
+            started_wall_ns: WALL + 50_000,
+            clock: json!({"offset_to_master_ns": 0, "round_trip_ns": 250_000, "pings": 16}),
+            records: vec![record(2, &marker(2), 1_000_200_000, 1_025_000_000)],
+        },
+    ];
+    workers
+        .iter()
+        .zip(shape)
+        .map(|(worker, shape)| {
+            let text = file_text(link, 2, worker);
+            let (header, rest) = text.split_once('\n').expect("a header");
+            let mut header: Value = serde_json::from_str(header).expect("JSON");
+            header["plan_workload"] = shape.clone();
+            (
+                format!("worker-{}.jsonl", worker.worker),
+                format!("{header}\n{rest}"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn records_of_a_workload_plan_are_placed_by_its_shape_split_by_session() {
+    let plan = workload_plan();
+    let shape = &plan["workload"];
+    let artifact = import_records(&workload_files(&plan, [shape, shape])).expect("imports");
+    let text = artifact.to_json_text().expect("writes");
+    let report = validate_artifact_text(&text);
+    assert_eq!(report.verdict, Verdict::Valid, "{:?}", report.violations);
+    let block = artifact.workload.as_ref().expect("a workload block");
+    let file = block.file.as_ref().expect("the file");
+    assert_eq!(file.name.as_deref(), Some("chats.json"));
+    assert_eq!((file.usable_sessions, file.usable_turns), (2, 3));
+    let sending = block.sending.as_ref().expect("sending");
+    assert_eq!((sending.sessions, sending.requests), (2, 3));
+    assert!(sending.marker_lines);
+    let origins: Vec<(u64, u64, u64)> = artifact
+        .request_timings
+        .iter()
+        .map(|row| {
+            let origin = row.workload.as_ref().expect("an origin");
+            (origin.record, origin.session, origin.turn)
+        })
+        .collect();
+    assert_eq!(origins, [(0, 0, 0), (0, 0, 1), (1, 1, 0)]);
+    assert_eq!(artifact.completed, 3);
+    for prompt in ["Hi", "More?", "One", "Hello", "Yes"] {
+        assert!(!text.contains(&format!("\"{prompt}\"")), "{prompt}");
+    }
+}
+
+#[test]
+fn a_workload_shape_that_differs_or_is_hostile_is_refused() {
+    let plan = workload_plan();
+    let shape = &plan["workload"];
+    let mut other = shape.clone();
+    other["sessions"][1]["turns"][0]["max_tokens"] = json!(7);
+    let error = import_records(&workload_files(&plan, [shape, &other])).expect_err("differs");
+    assert!(error.reason.contains("plan_workload differ"), "{error}");
+    let mut hostile = shape.clone();
+    hostile["sessions"][0]["turns"][0]["text"] = json!("a prompt");
+    let error = import_records(&workload_files(&plan, [&hostile, &hostile])).expect_err("hostile");
+    assert!(error.to_string().contains("plan_workload"), "{error}");
+    let mut hostile = shape.clone();
+    hostile["sessions"][0]["record"] = json!(1);
+    let error = import_records(&workload_files(&plan, [&hostile, &hostile])).expect_err("hostile");
+    assert!(error.to_string().contains("planned twice"), "{error}");
+    // Split by index instead of by session: request 1 belongs to session 0's worker.
+    let mut files = workload_files(&plan, [shape, shape]);
+    let moved = files[0].1.lines().nth(2).expect("request 1").to_owned();
+    files[0].1 = files[0].1.replace(&format!("{moved}\n"), "").replacen(
+        "\"requests\":2",
+        "\"requests\":1",
+        1,
+    );
+    files[1].1 = files[1].1.replacen("\"requests\":1", "\"requests\":2", 1) + &format!("{moved}\n");
+    let error = import_records(&files).expect_err("misplaced");
+    assert!(error.reason.contains("belongs to worker 0 of 2"), "{error}");
+}

@@ -217,6 +217,96 @@ fn aiperf_single_turn_reads_text_texts_lengths_and_timestamps() {
 }
 
 #[test]
+fn aiperf_single_turn_records_sharing_a_session_id_are_one_session_in_file_order() {
+    let text = concat!(
+        r#"{"text": "a1", "session_id": "a", "output_length": 5}"#,
+        "\n",
+        r#"{"text": "b1", "session_id": "b"}"#,
+        "\n",
+        r#"{"text": "lone"}"#,
+        "\n",
+        r#"{"text": "a2", "session_id": "a", "delay": 300}"#,
+        "\n",
+        r#"{"text": "b2", "session_id": "b", "output_length": 7}"#,
+        "\n",
+        r#"{"text": "a3", "session_id": "a"}"#,
+        "\n",
+    );
+    // AIPerf groups by session_id whatever else is asked: the option does not cut a session.
+    for workload in [first(text), all(text)] {
+        assert_eq!(workload.summary.format, WorkloadFormat::AiperfSingleTurn);
+        let sessions: Vec<(Option<&str>, Vec<&str>)> = workload
+            .sessions
+            .iter()
+            .map(|session| {
+                (
+                    session.id.as_deref(),
+                    session.turns.iter().map(text_of).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            sessions,
+            [
+                (Some("a"), vec!["a1", "a2", "a3"]),
+                (Some("b"), vec!["b1", "b2"]),
+                (None, vec!["lone"]),
+            ]
+        );
+        let a = &workload.sessions[0].turns;
+        assert_eq!(a[0].output_tokens, Some(5));
+        assert_eq!(a[1].delay_ms, Some(300.0));
+        assert_eq!(workload.sessions[1].turns[1].output_tokens, Some(7));
+        let summary = &workload.summary;
+        assert_eq!(
+            (summary.records, summary.sessions, summary.turns),
+            (6, 3, 6)
+        );
+        assert_eq!(
+            summary.sentence(),
+            "AIPerf single_turn: 6 records in 3 sessions by session_id."
+        );
+    }
+}
+
+#[test]
+fn grouped_aiperf_records_keep_the_first_arrival_and_skip_one_going_back_in_time() {
+    let text = concat!(
+        r#"{"text": "a1", "session_id": "a", "timestamp": 1000}"#,
+        "\n",
+        r#"{"text": "b1", "session_id": "b", "timestamp": 1500}"#,
+        "\n",
+        r#"{"text": "a2", "session_id": "a", "timestamp": 1200}"#,
+        "\n",
+        r#"{"text": "b2", "session_id": "b", "timestamp": 2000}"#,
+        "\n",
+        r#"{"text": "", "session_id": "c", "timestamp": 2100}"#,
+        "\n",
+        r#"{"text": "c2", "session_id": "c", "timestamp": 2200}"#,
+        "\n",
+    );
+    let workload = first(text);
+    let arrivals: Vec<_> = workload.sessions.iter().map(|s| s.arrival_ms).collect();
+    // A skipped first record does not open its session: the next record of its id does.
+    assert_eq!(arrivals, [Some(0.0), Some(500.0), Some(1200.0)]);
+    let turns: Vec<usize> = workload.sessions.iter().map(|s| s.turns.len()).collect();
+    assert_eq!(turns, [1, 2, 1]);
+    assert_eq!(skipped(&workload, SkipReason::OutOfOrder).first, 3);
+    assert_eq!(skipped(&workload, SkipReason::NoPrompt).first, 5);
+    let summary = &workload.summary;
+    assert_eq!(
+        (summary.records, summary.sessions, summary.turns),
+        (6, 3, 4)
+    );
+    assert!(summary.timed);
+    assert_eq!(
+        summary.sentence(),
+        "AIPerf single_turn: 4 of 6 records usable in 3 sessions by session_id over 1.2 s, \
+         1 goes back in time, 1 has no prompt."
+    );
+}
+
+#[test]
 fn aiperf_single_turn_delay_is_a_turn_delay_not_an_arrival() {
     let workload = first(r#"{"text": "x", "delay": 250}"#);
     assert_eq!(workload.sessions[0].turns[0].delay_ms, Some(250.0));

@@ -301,6 +301,15 @@ impl Checker {
         let usable_turns = self.count(file, PATH, "usable_turns", 1, None);
         let skipped = self.check_skipped(file);
         let timed = self.flag(file, PATH, "timed");
+        // An AIPerf single_turn record is one turn (records sharing a session_id are one
+        // session); every other format's record is one session.
+        let by_turn = file.get("format").and_then(Value::as_str)
+            == Some(WorkloadFormat::AiperfSingleTurn.as_str());
+        let (unit, usable_records) = if by_turn {
+            ("turns", usable_turns)
+        } else {
+            ("sessions", usable_sessions)
+        };
         if let (Some(records), Some(usable)) = (records, usable_sessions) {
             if usable > records {
                 self.workload_violation(
@@ -309,11 +318,25 @@ impl Checker {
                         "usable_sessions ({usable}) cannot exceed the file's records ({records})"
                     ),
                 );
+            }
+        }
+        if let (Some(records), Some(usable)) = (records, usable_records) {
+            if usable > records {
+                // Said above for sessions; turns beyond records only when each record is a turn.
+                if by_turn {
+                    self.workload_violation(
+                        child_path(PATH, "usable_turns"),
+                        format!(
+                            "usable_turns ({usable}) cannot exceed the file's records \
+                             ({records}): each aiperf_single_turn record is one turn"
+                        ),
+                    );
+                }
             } else if let Some(skipped) = skipped.filter(|skipped| usable + skipped != records) {
                 self.workload_violation(
                     child_path(PATH, "skipped"),
                     format!(
-                        "the usable sessions ({usable}) and the skipped records ({skipped}) \
+                        "the usable {unit} ({usable}) and the skipped records ({skipped}) \
                          must add up to the file's records ({records})"
                     ),
                 );

@@ -170,6 +170,20 @@ fn the_hash_is_sha256_and_64_lowercase_hex_digits() {
 }
 
 #[test]
+fn an_aiperf_single_turn_file_counts_its_records_as_turns() {
+    // Twelve records grouped by session_id into four sessions, one more skipped: the turns
+    // and the skipped records add up to the records.
+    let mut artifact = workload_run();
+    artifact["workload"]["file"]["format"] = json!("aiperf_single_turn");
+    artifact["workload"]["file"]["records"] = json!(13);
+    assert_eq!(paths(&artifact), Vec::<String>::new());
+    artifact["workload"]["file"]["records"] = json!(5);
+    assert_eq!(paths(&artifact), ["$.workload.file.usable_turns"]);
+    artifact["workload"]["file"]["records"] = json!(14);
+    assert_eq!(paths(&artifact), ["$.workload.file.skipped"]);
+}
+
+#[test]
 fn the_counts_must_agree() {
     // Usable sessions and skipped records add up to the records.
     assert_eq!(
