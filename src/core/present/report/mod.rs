@@ -24,7 +24,8 @@ use crate::core::format::{counted, file_stem, format_bytes, format_count};
 use crate::core::present::capacity::{capacity_series, capacity_series_with_slo};
 use crate::core::present::charts::{
     artifact_charts, attainment_curve, capacity_curve, comparison_charts, goodput_curve,
-    group_charts, offered_vs_achieved, overlay_slo, pareto, CapacityAxis, ChartTheme, NamedChart,
+    group_charts, offered_vs_achieved, overlay_slo, pareto, CapacityAxis, ChartSection, ChartTheme,
+    NamedChart,
 };
 use crate::core::present::compare::{compare, format_delta, ComparedMetric};
 use crate::core::present::headline::{headline_cards, HeadlineInputs};
@@ -589,7 +590,12 @@ fn write_charts(
             body,
             r#"<h3>{}</h3><p class="muted">{}</p><div class="charts">"#,
             escape(group.section.title()),
-            escape(group.section.question())
+            // The page switches the latency section's metric; the report shows every one.
+            escape(match group.section {
+                ChartSection::Latency =>
+                    "How long did requests take? Each metric's distribution and CDF.",
+                section => section.question(),
+            })
         );
         for (position, _) in &group.charts {
             let chart = &charts[*position];
