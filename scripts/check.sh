@@ -32,7 +32,7 @@ step "rustdoc (every intra-doc link resolves)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
 step "JavaScript modules parse (node --check)"
-for module in src/web/js/*.js; do node --check "$module"; done
+for module in src/web/js/*.js src/core/present/report/hover.js; do node --check "$module"; done
 
 step "Markdown links resolve inside the repository"
 node scripts/check-links.mjs

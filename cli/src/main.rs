@@ -141,7 +141,7 @@ mod tests {
         assert_eq!(outcome, Outcome::Unusable);
         assert!(
             err.contains(
-                "validate, summary, compare, recompute, convert, plan, import-locust, workload"
+                "validate, summary, compare, report, recompute, convert, plan, import-locust, workload"
             ),
             "{err}"
         );

@@ -8,6 +8,7 @@ pub mod convert;
 pub mod import_locust;
 pub mod plan;
 pub mod recompute;
+pub mod report;
 pub mod summary;
 pub mod validate;
 pub mod workload;
@@ -33,6 +34,7 @@ pub enum Command {
     Validate(validate::Args),
     Summary(summary::Args),
     Compare(compare::Args),
+    Report(report::Args),
     Recompute(recompute::Args),
     Convert(convert::Args),
     Plan(plan::Args),
@@ -42,10 +44,11 @@ pub enum Command {
 }
 
 /// The names typed after `strobe-artifact`, in help order.
-pub const COMMAND_NAMES: [&str; 8] = [
+pub const COMMAND_NAMES: [&str; 9] = [
     "validate",
     "summary",
     "compare",
+    "report",
     "recompute",
     "convert",
     "plan",
@@ -59,6 +62,7 @@ pub fn run(command: &Command, out: &mut dyn Write, err: &mut dyn Write) -> io::R
         Command::Validate(args) => validate::run(args, out, err),
         Command::Summary(args) => summary::run(args, out, err),
         Command::Compare(args) => compare::run(args, out, err),
+        Command::Report(args) => report::run(args, out, err),
         Command::Recompute(args) => recompute::run(args, out, err),
         Command::Convert(args) => convert::run(args, out, err),
         Command::Plan(args) => plan::run(args, out, err),

@@ -3,7 +3,8 @@
 //! ([`compare`]) and its verdict, whether a difference is more than noise ([`verdict`]), repeated
 //! runs' groups ([`repeats`]), the capacity view's curves ([`capacity`]), the exports
 //! ([`export`]), a conversation run's TTFT by turn ([`turns`]), and a finished run's headline
-//! cards ([`headline`]) and the library's table ([`library`]).
+//! cards ([`headline`]) and the library's table ([`library`]); and the one-file HTML report of
+//! all of it ([`report`]).
 
 pub mod capacity;
 pub mod charts;
@@ -12,6 +13,7 @@ pub mod export;
 pub mod headline;
 pub mod library;
 pub mod repeats;
+pub mod report;
 pub mod server;
 pub mod turns;
 pub mod verdict;

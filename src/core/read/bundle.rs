@@ -1,12 +1,14 @@
 //! The artifacts inside a dropped `.zip` (a sweep's download, or any archive of artifact files):
 //! every `.json` entry read out with its name, within limits that a hostile archive cannot get
 //! past — entries, each entry's size as declared and as read, and the total (docs/results.md).
-//! Each entry is then read like a dropped file.
+//! Each entry is then read like a dropped file; so is each artifact a dropped strobe report
+//! carries ([`load_report`]).
 
 use std::io::{Cursor, Read};
 
 use thiserror::Error;
 
+use crate::core::read::carried::{carried_files, looks_like_html, CarriedError};
 use crate::core::read::foreign::{aiperf, read_aiperf_pair, ForeignRun};
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use crate::core::read::locust::records::looks_like_records;
@@ -126,7 +128,13 @@ pub fn read_bundle(bytes: &[u8]) -> Result<Bundle, BundleError> {
 /// A dropped file as the library takes it: an artifact, or each artifact of a `.zip` (named
 /// `archive.zip › entry.json`), with an unreadable card for each entry left out and for an
 /// archive that cannot be read, saying why.
+///
+/// A strobe report (an HTML file, told by its content) gives the runs it carries, each under
+/// the name it was saved with ([`load_report`]).
 pub fn load_dropped(file_name: &str, bytes: &[u8]) -> Vec<LoadedArtifact> {
+    if let Some(text) = utf8_text(bytes).filter(|text| looks_like_html(text)) {
+        return load_report(file_name, text);
+    }
     if !looks_like_zip(bytes) {
         return LoadedArtifact::all_from_bytes(file_name, bytes);
     }
@@ -160,6 +168,24 @@ pub fn load_dropped(file_name: &str, bytes: &[u8]) -> Vec<LoadedArtifact> {
             loaded
         }
         Err(error) => vec![LoadedArtifact::unreadable(file_name, &error.to_string())],
+    }
+}
+
+/// The runs a strobe report carries, read as the files they were read from when the report
+/// was saved; one refused entry saying why when it carries none, or is no report at all.
+pub fn load_report(file_name: &str, text: &str) -> Vec<LoadedArtifact> {
+    let files = match carried_files(text) {
+        Ok(files) if files.is_empty() => {
+            Err(CarriedError::Damaged("it carries no artifact".to_owned()))
+        }
+        other => other,
+    };
+    match files {
+        Ok(files) => files
+            .iter()
+            .flat_map(|file| LoadedArtifact::all_from_text(&file.name, &file.text))
+            .collect(),
+        Err(error) => vec![LoadedArtifact::not_a_report(file_name, text.len(), error)],
     }
 }
 

@@ -2,9 +2,11 @@
 //! and a rule id, for all four generations), and what do the results pages need from it
 //! ([`loaded`], extracted tolerantly, every string kept as capped data), and the artifacts inside
 //! a dropped `.zip` ([`bundle`]), and other tools' results files ([`foreign`]: vLLM, GuideLLM,
-//! AIPerf), and the records of a plan run on Locust's workers ([`locust`]).
+//! AIPerf), and the records of a plan run on Locust's workers ([`locust`]), and the artifacts a
+//! strobe report carries ([`carried`]).
 
 pub mod bundle;
+pub mod carried;
 pub mod foreign;
 pub mod loaded;
 pub mod locust;

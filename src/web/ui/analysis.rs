@@ -1,6 +1,6 @@
 //! Charts and comparison of the artifacts selected in the library (with the capacity view when
 //! they form a curve), and their exports
-//! (rows as CSV, summary as Markdown; each chart exports itself as PNG).
+//! (rows as CSV, summary as Markdown, the one-file report; each chart exports itself as PNG).
 
 use std::sync::Arc;
 
@@ -24,6 +24,7 @@ use crate::core::slo::judge_loaded;
 use crate::web::state::AppState;
 use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
+use crate::web::ui::report::SaveReport;
 use crate::web::ui::slo::SloOutcomeLine;
 use crate::web::ui::turns::TurnsTableView;
 use crate::web::ui::verdict::Verdicts;
@@ -276,6 +277,7 @@ fn SingleRun(
     let notes_run = run.clone();
     let csv_run = run.clone();
     let md_run = run.clone();
+    let report_run = run.clone();
     let stem = file_stem(&run);
     let csv_stem = stem.clone();
     view! {
@@ -395,6 +397,7 @@ fn SingleRun(
                 >
                     "Summary as Markdown"
                 </button>
+                <SaveReport runs=vec![report_run] />
             </div>
             {move || export_error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
             <ChartSections charts=charts />
@@ -427,6 +430,7 @@ fn CompareRuns(
     });
     let markdown_runs = runs.clone();
     let verdict_runs = runs.clone();
+    let report_runs = runs.clone();
     let export_error = RwSignal::new(None::<String>);
     let shown_stats = [MetricStat::P50, MetricStat::P95];
     let rows = move || -> Vec<MetricComparison> {
@@ -538,6 +542,7 @@ fn CompareRuns(
                 >
                     "Summary as Markdown"
                 </button>
+                <SaveReport runs=report_runs />
             </div>
             {move || export_error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
             <ChartSections charts=charts />

@@ -111,15 +111,15 @@ pub fn ArtifactDrop() -> impl IntoView {
             }
         >
             <p data-testid="drop-zone-text">
-                "Drop saved artifacts here: one or many, a sweep's .zip, or the results of vLLM, \
-                 GuideLLM or AIPerf. Or choose the files:"
+                "Drop saved artifacts here: one or many, a sweep's .zip, a strobe report, or the \
+                 results of vLLM, GuideLLM or AIPerf. Or choose the files:"
             </p>
             <label class="file-pick">
                 <input
                     type="file"
                     aria-label="Artifact files to load"
                     multiple
-                    accept=".json,application/json,.jsonl,.zip,application/zip"
+                    accept=".json,application/json,.jsonl,.zip,application/zip,.html,text/html"
                     data-testid="artifact-input"
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);

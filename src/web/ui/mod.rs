@@ -13,6 +13,7 @@ pub mod library;
 pub mod live_charts;
 pub mod notes;
 pub mod repeats;
+pub mod report;
 pub mod results;
 pub mod run_view;
 pub mod slo;

@@ -18,6 +18,7 @@ use thiserror::Error;
 
 use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::format::counted;
+use crate::core::read::carried::{CarriedError, CarriedFile};
 use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
 use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
 use crate::core::read::loaded::distributed::DistributedView;
@@ -83,6 +84,9 @@ pub enum LoadRefusal {
     /// Locust workers' records that do not make one whole run, or a broken line of one.
     #[error("{0}")]
     BrokenLocust(LocustError),
+    /// An HTML file that is no strobe report, or a report whose artifacts cannot be read.
+    #[error("{0}")]
+    Report(CarriedError),
 }
 
 /// A dropped artifact: the validator's verdict plus everything that could be read from it.
@@ -136,6 +140,10 @@ pub struct LoadedArtifact {
     /// strobe's `server_metrics` block, when present and of its shape (the validator names
     /// what is wrong with one that is not).
     pub server_metrics: Option<ServerMetricsBlock>,
+    /// The file it was read from, name and exact text, when one file holds it: what a report
+    /// carries so that the run loads again from it ([`crate::core::read::carried`]). None for
+    /// a refused file and for a run made of several files (an AIPerf pair).
+    pub source: Option<CarriedFile>,
 }
 
 impl LoadedArtifact {
@@ -188,6 +196,12 @@ impl LoadedArtifact {
         )
     }
 
+    /// An HTML file whose artifacts could not be taken out (it is no strobe report, or a
+    /// damaged one), with why.
+    pub fn not_a_report(file_name: &str, bytes: usize, error: CarriedError) -> Self {
+        Self::refused(file_name, bytes, LoadRefusal::Report(error))
+    }
+
     /// A file whose bytes could not be obtained, with the reason.
     pub fn unreadable(file_name: &str, reason: &str) -> Self {
         Self::refused(
@@ -212,6 +226,18 @@ impl LoadedArtifact {
     /// Reads `text` as an artifact or, by its content, as another tool's results file
     /// (`core::read::foreign`): every run it holds, or one invalid entry saying why none.
     pub fn all_from_text(file_name: &str, text: &str) -> Vec<Self> {
+        let mut all = Self::read_text(file_name, text);
+        if all.iter().any(|run| run.refusal.is_none()) {
+            let source = CarriedFile::new(file_name, text);
+            for run in all.iter_mut().filter(|run| run.refusal.is_none()) {
+                run.source = Some(source.clone());
+            }
+        }
+        all
+    }
+
+    /// [`Self::all_from_text`] without the source.
+    fn read_text(file_name: &str, text: &str) -> Vec<Self> {
         if text.len() > MAX_ARTIFACT_TEXT_BYTES {
             return vec![Self::refused(
                 file_name,
@@ -470,6 +496,7 @@ impl LoadedArtifact {
             unrecognized: false,
             distributed: None,
             server_metrics: None,
+            source: None,
         }
     }
 
