@@ -12,10 +12,9 @@ use strobe::core::present::verdict::{
     across_runs_text, disagreement, format_p, format_with_separators, verdict_of_groups,
     verdict_of_runs, GroupSide, MetricVerdict, Sides, TestOutcome, Verdict, ALPHA,
 };
-use strobe::core::read::foreign::read_aiperf_pair;
 use strobe::core::read::loaded::LoadedArtifact;
 
-use super::{fail, HelpFlag, JsonOutput, Outcome};
+use super::{fail, runs_in, HelpFlag, JsonOutput, Outcome};
 use crate::input::{read_each, read_one, Results};
 use crate::PROGRAM;
 
@@ -152,30 +151,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
 
 /// The runs one read holds, or why it holds none strobe can compare.
 fn runs_of(read: Results) -> Result<Vec<LoadedArtifact>, String> {
-    let runs = match &read.aiperf_summary {
-        Some(summary) => match read_aiperf_pair(&read.text, summary) {
-            Ok(run) => vec![LoadedArtifact::from_foreign(
-                &read.name,
-                read.text.len(),
-                run,
-            )],
-            Err(error) => return Err(format!("{}: {error}", read.name)),
-        },
-        None => LoadedArtifact::all_from_text(&read.name, &read.text),
-    };
-    for run in &runs {
-        if let Some(refusal) = &run.refusal {
-            return Err(format!("{}: {refusal}", read.name));
-        }
-        if run.unrecognized {
-            return Err(format!(
-                "{}: not an artifact nor another tool's results strobe reads; run `{PROGRAM} \
-                 validate {}` to see what it is",
-                read.name, read.name
-            ));
-        }
-    }
-    Ok(runs)
+    runs_in(&read, &read.name, false)
 }
 
 /// The one run of side `label`'s file.

@@ -18,6 +18,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgAction, Subcommand};
 use serde_json::Value;
+use strobe::core::read::bundle::load_report;
+use strobe::core::read::carried::looks_like_html;
+use strobe::core::read::foreign::read_aiperf_pair;
+use strobe::core::read::loaded::LoadedArtifact;
 
 use crate::input::{read_one, Results};
 use crate::PROGRAM;
@@ -171,6 +175,37 @@ impl JsonOutput {
         let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
         writeln!(out, "{text}")
     }
+}
+
+/// The runs one read holds, named `name`, or why it holds none strobe can show: an AIPerf
+/// folder's pair, strobe's own report when `reports` (the runs it carries), or the artifacts
+/// and other tools' results the text holds. Shared by `compare` and `report`.
+pub(crate) fn runs_in(
+    read: &Results,
+    name: &str,
+    reports: bool,
+) -> Result<Vec<LoadedArtifact>, String> {
+    let runs = match &read.aiperf_summary {
+        Some(summary) => match read_aiperf_pair(&read.text, summary) {
+            Ok(run) => vec![LoadedArtifact::from_foreign(name, read.text.len(), run)],
+            Err(error) => return Err(format!("{}: {error}", read.name)),
+        },
+        None if reports && looks_like_html(&read.text) => load_report(name, &read.text),
+        None => LoadedArtifact::all_from_text(name, &read.text),
+    };
+    for run in &runs {
+        if let Some(refusal) = &run.refusal {
+            return Err(format!("{}: {refusal}", read.name));
+        }
+        if run.unrecognized {
+            return Err(format!(
+                "{}: not an artifact nor another tool's results strobe reads; run `{PROGRAM} \
+                 validate {}` to see what it is",
+                read.name, read.name
+            ));
+        }
+    }
+    Ok(runs)
 }
 
 #[cfg(test)]

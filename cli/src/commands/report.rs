@@ -9,12 +9,9 @@ use std::path::PathBuf;
 use strobe::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use strobe::core::format::{counted, format_bytes};
 use strobe::core::present::report::{report_html, ReportInput};
-use strobe::core::read::bundle::load_report;
-use strobe::core::read::carried::looks_like_html;
-use strobe::core::read::foreign::read_aiperf_pair;
 use strobe::core::read::loaded::LoadedArtifact;
 
-use super::{fail, HelpFlag, Outcome};
+use super::{fail, runs_in, HelpFlag, Outcome};
 use crate::input::{read_each, Results};
 use crate::PROGRAM;
 
@@ -141,30 +138,9 @@ fn carried_name(shown: &str) -> &str {
     shown.rsplit(['/', '\\']).next().unwrap_or(shown)
 }
 
-/// The runs one read holds, or why it holds none strobe can show.
+/// The runs one read holds, carried under their file's name, or why it holds none.
 fn runs_of(read: Results) -> Result<Vec<LoadedArtifact>, String> {
-    let name = carried_name(&read.name);
-    let runs = match &read.aiperf_summary {
-        Some(summary) => match read_aiperf_pair(&read.text, summary) {
-            Ok(run) => vec![LoadedArtifact::from_foreign(name, read.text.len(), run)],
-            Err(error) => return Err(format!("{}: {error}", read.name)),
-        },
-        None if looks_like_html(&read.text) => load_report(name, &read.text),
-        None => LoadedArtifact::all_from_text(name, &read.text),
-    };
-    for run in &runs {
-        if let Some(refusal) = &run.refusal {
-            return Err(format!("{}: {refusal}", read.name));
-        }
-        if run.unrecognized {
-            return Err(format!(
-                "{}: not an artifact nor another tool's results strobe reads; run `{PROGRAM} \
-                 validate {}` to see what it is",
-                read.name, read.name
-            ));
-        }
-    }
-    Ok(runs)
+    runs_in(&read, carried_name(&read.name), true)
 }
 
 #[cfg(test)]
