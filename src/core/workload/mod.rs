@@ -355,6 +355,18 @@ impl fmt::Debug for TurnInput {
 /// The most bytes strobe reads as one workload file (1 GiB: ShareGPT V3 is about 670 MB).
 pub const MAX_WORKLOAD_BYTES: u64 = 1 << 30;
 
+/// What the page says of a workload file named `name` of `bytes` bytes before reading it:
+/// nothing, or that it is larger than strobe reads.
+pub fn too_large(name: &str, bytes: u64) -> Option<String> {
+    (bytes > MAX_WORKLOAD_BYTES).then(|| {
+        format!(
+            "{name} is {} bytes; strobe reads workload files of at most {} bytes: split it",
+            crate::core::format::format_count(bytes as usize),
+            crate::core::format::format_count(MAX_WORKLOAD_BYTES as usize)
+        )
+    })
+}
+
 /// Why a workload file cannot be used at all. Each message says what to do.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum WorkloadError {

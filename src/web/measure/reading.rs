@@ -18,10 +18,9 @@ use web_sys::{
     DedicatedWorkerGlobalScope, File, MessageEvent, ReadableStream, ReadableStreamDefaultReader,
 };
 
-use crate::core::format::format_count;
 use crate::core::live::{decode_message, encode_message, workload_messages, FromReader, ToReader};
 use crate::core::workload::read::{ReadOptions, WorkloadReader};
-use crate::core::workload::{Workload, MAX_WORKLOAD_BYTES};
+use crate::core::workload::{too_large, Workload};
 
 use crate::web::platform::clock::Clock;
 use crate::web::platform::js_error::js_text;
@@ -87,12 +86,8 @@ async fn read(request: &ToReader, file: Option<File>) -> Result<Workload, String
         (None, Some(url)) => fetched(url).await?,
         (None, None) => return Err("the page sent the reading worker no file".to_owned()),
     };
-    if let Some(total) = total.filter(|&total| total > MAX_WORKLOAD_BYTES) {
-        return Err(format!(
-            "{name} is {} bytes; strobe reads workload files of at most {} bytes: split it",
-            format_count(total as usize),
-            format_count(MAX_WORKLOAD_BYTES as usize)
-        ));
+    if let Some(why) = total.and_then(|total| too_large(name, total)) {
+        return Err(why);
     }
     let options = ReadOptions {
         turns: request.turns,

@@ -19,11 +19,10 @@ use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::settings::MAX_REQUESTS;
 use crate::core::config::workload::WorkloadOptions;
-use crate::core::format::format_count;
 use crate::core::live::{decode_message, encode_message, FromReader, ToReader, WorkloadGathering};
 use crate::core::plan::workload::sessions_to_keep;
 use crate::core::workload::read::{Keep, ReadOptions};
-use crate::core::workload::{Workload, MAX_WORKLOAD_BYTES};
+use crate::core::workload::{too_large, Workload};
 
 use crate::web::measure::reading::READER_NAME;
 use crate::web::platform::js_error::js_text;
@@ -39,16 +38,8 @@ thread_local! {
 /// Reads a file the user chose or dropped; one too large is refused before reading.
 pub fn choose_file(state: AppState, file: web_sys::File) {
     let name = file.name();
-    let size = file.size();
-    if size > MAX_WORKLOAD_BYTES as f64 {
-        state.workload_failed(
-            None,
-            format!(
-                "{name} is {} bytes; strobe reads workload files of at most {} bytes: split it",
-                format_count(size as usize),
-                format_count(MAX_WORKLOAD_BYTES as usize)
-            ),
-        );
+    if let Some(why) = too_large(&name, file.size() as u64) {
+        state.workload_failed(None, why);
         return;
     }
     let source = WorkloadSource {

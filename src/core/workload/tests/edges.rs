@@ -254,6 +254,14 @@ fn too_large_is_refused_before_reading() {
         limit: MAX_WORKLOAD_BYTES,
     };
     assert!(error.to_string().contains("split it"), "{error}");
+    // The page's refusal before it reads a file at all.
+    assert_eq!(super::super::too_large("big.json", MAX_WORKLOAD_BYTES), None);
+    let why = super::super::too_large("big.json", MAX_WORKLOAD_BYTES + 1).expect("too large");
+    assert_eq!(
+        why,
+        "big.json is 1,073,741,825 bytes; strobe reads workload files of at most 1,073,741,824 \
+         bytes: split it"
+    );
 }
 
 #[test]
