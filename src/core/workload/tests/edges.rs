@@ -255,7 +255,10 @@ fn too_large_is_refused_before_reading() {
     };
     assert!(error.to_string().contains("split it"), "{error}");
     // The page's refusal before it reads a file at all.
-    assert_eq!(super::super::too_large("big.json", MAX_WORKLOAD_BYTES), None);
+    assert_eq!(
+        super::super::too_large("big.json", MAX_WORKLOAD_BYTES),
+        None
+    );
     let why = super::super::too_large("big.json", MAX_WORKLOAD_BYTES + 1).expect("too large");
     assert_eq!(
         why,
