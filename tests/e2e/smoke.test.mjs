@@ -1,5 +1,7 @@
 // Smoke test: the release build mounts in headless Chromium, at the root and under a sub-path,
-// cross-origin isolated, with ECharts loaded and no error on the console.
+// cross-origin isolated, without ECharts until the first chart (then loaded from the build, under
+// the sub-path too), and no error on the console; a build whose ECharts cannot be loaded says so
+// in each chart and loses nothing else.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -28,7 +30,11 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
       await page.goto(site.url);
       await page.getByTestId('app-ready').waitFor({ timeout: 20_000 });
       assert.equal(await page.locator('h1.brand').textContent(), 'strobe');
-      assert.equal(await page.evaluate(() => typeof window.echarts?.init), 'function', 'ECharts is bundled');
+      // A first visit draws no chart, so it does not download ECharts…
+      assert.equal(await page.evaluate(() => typeof window.echarts), 'undefined', 'ECharts waits for a chart');
+      const loadedScripts = () => page.evaluate(() => performance.getEntriesByType('resource')
+        .map((entry) => new URL(entry.name).pathname).filter((path) => path.endsWith('.js')));
+      assert.ok(!(await loadedScripts()).some((path) => path.endsWith('/echarts.min.js')), 'no request for ECharts');
       assert.equal(await page.evaluate(() => window.crossOriginIsolated), true, 'page is cross-origin isolated');
       assert.equal(
         await page.evaluate(() => typeof window.wasmBindings?.bench_read_path),
@@ -36,6 +42,11 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
         'the shipped build carries no benchmark hook',
       );
       if (basePath === '/') await page.screenshot({ path: 'test-results/smoke.png', fullPage: true });
+      // …which the first chart loads, from beside the page (under the sub-path too).
+      await page.getByTestId('open-example').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid=chart-cdf-ttft]')?.dataset.drawn === 'true');
+      assert.equal(await page.evaluate(() => typeof window.echarts?.init), 'function', 'ECharts is bundled');
+      assert.ok((await loadedScripts()).includes(`${basePath}echarts.min.js`), 'ECharts came from the build');
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
@@ -43,6 +54,29 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
     }
   });
 }
+
+test('a build whose ECharts cannot be loaded says so in each chart, and keeps the run', async () => {
+  const site = await serveStatic({ root: DIST });
+  const page = await browser.newPage();
+  try {
+    // The host answers 404 for ECharts, as a build copied without it would.
+    await page.route('**/echarts.min.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
+    await page.goto(site.url);
+    await page.getByTestId('app-ready').waitFor({ timeout: 20_000 });
+    await page.getByTestId('open-example').click();
+    await page.getByTestId('single-run').waitFor();
+    const chart = page.getByTestId('chart-cdf-ttft');
+    await chart.locator('.error-box').waitFor({ timeout: 10_000 });
+    const reason = await chart.locator('.error-box').textContent();
+    assert.match(reason, /echarts\.min\.js could not be loaded.*reload the page/, reason);
+    // The run itself is there: its headline numbers and its row in the library.
+    assert.equal(await page.getByTestId('artifact-card').count(), 1);
+    assert.ok((await page.getByTestId('single-run').textContent()).length > 0);
+  } finally {
+    await page.close();
+    await site.close();
+  }
+});
 
 // The read-path benchmark's hook (tests/e2e/bench/read-path.mjs): the app's own reading path
 // over streams made in the page reads them to [DONE], and says why when a stream is not one.

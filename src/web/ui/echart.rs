@@ -11,6 +11,10 @@
 //! (at least one chart), then yields to the browser for input and painting. It yields through
 //! a zero-delay timeout rather than an animation frame, so no slice waits for the next vsync.
 //!
+//! ECharts itself is loaded when the first chart is queued (or when Run is pressed, see
+//! [`load_charts`]), not by the page's first visit: a visit that draws no chart never downloads
+//! it. Charts queued meanwhile wait for it; if it cannot be loaded each says so.
+//!
 //! `setOption` draws synchronously (no `lazyUpdate`: with it ECharts never fires `finished`,
 //! apache/echarts#21073); ECharts' `finished` event then sets `data-drawn="true"` on the
 //! chart's `<figure>`, which tests and the load benchmark wait for. Each draw records User
@@ -33,6 +37,10 @@ use crate::core::present::charts::{fit_subtitle, subtitle_chars_for_width};
 use crate::web::js::{echarts_init, ECharts};
 use crate::web::platform::clock::{measured, Clock};
 use crate::web::platform::js_error::js_text;
+use crate::web::platform::script::load_script;
+
+/// ECharts' file in the build (copied by trunk beside index.html, see index.html).
+const ECHARTS_SCRIPT: &str = "echarts.min.js";
 
 static NEXT_CHART_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -55,9 +63,7 @@ impl EChartsInstance {
         element: &web_sys::HtmlElement,
         on_finished: impl FnMut() + 'static,
     ) -> Result<Self, String> {
-        let loaded = web_sys::window()
-            .is_some_and(|window| Reflect::has(&window, &"echarts".into()).unwrap_or(false));
-        if !loaded {
+        if !echarts_present() {
             return Err("ECharts did not load (echarts.min.js is missing from the build)".into());
         }
         let options = Object::new();
@@ -159,6 +165,19 @@ impl ChartSlot {
         });
     }
 
+    /// ECharts could not be loaded: the chart shows why instead of drawing.
+    fn fail_pending(self, reason: &str) {
+        if self
+            .pending
+            .try_update_value(Option::take)
+            .flatten()
+            .is_some()
+        {
+            self.error
+                .try_set(Some(format!("the chart could not be drawn: {reason}")));
+        }
+    }
+
     /// ECharts' `finished`: marks the chart drawn when it follows a draw (it also fires after
     /// hover and resize re-draws, which change nothing here).
     fn on_finished(self) {
@@ -171,6 +190,63 @@ impl ChartSlot {
 thread_local! {
     static QUEUED_CHARTS: RefCell<VecDeque<ChartSlot>> = const { RefCell::new(VecDeque::new()) };
     static SLICE_SCHEDULED: Cell<bool> = const { Cell::new(false) };
+    static LIBRARY: RefCell<Library> = const { RefCell::new(Library::NotLoaded) };
+}
+
+/// Where loading ECharts stands on this page.
+enum Library {
+    /// Nothing has asked for a chart yet.
+    NotLoaded,
+    /// Its script is on the way; queued charts wait.
+    Loading,
+    /// `window.echarts` is there.
+    Loaded,
+    /// Its script could not be loaded: why, for every chart that asks.
+    Failed(String),
+}
+
+/// Whether `window.echarts` exists (loaded by [`load_charts`], or by the page itself).
+fn echarts_present() -> bool {
+    web_sys::window()
+        .is_some_and(|window| Reflect::has(&window, &"echarts".into()).unwrap_or(false))
+}
+
+/// Starts loading ECharts unless it is loaded or on the way; charts queued meanwhile are drawn
+/// once it has run. The Run button calls it so the live charts do not wait for it, and so it
+/// is loaded before a run's measurement begins rather than during it.
+pub fn load_charts() {
+    let start = LIBRARY.with(|library| {
+        let mut library = library.borrow_mut();
+        match *library {
+            Library::NotLoaded | Library::Failed(_) if echarts_present() => {
+                *library = Library::Loaded;
+                false
+            }
+            Library::NotLoaded => {
+                *library = Library::Loading;
+                true
+            }
+            Library::Loading | Library::Loaded | Library::Failed(_) => false,
+        }
+    });
+    if start {
+        leptos::task::spawn_local(async {
+            let loaded = load_script(ECHARTS_SCRIPT).await.and_then(|()| {
+                if echarts_present() {
+                    Ok(())
+                } else {
+                    Err(format!("{ECHARTS_SCRIPT} ran but did not define ECharts"))
+                }
+            });
+            LIBRARY.with(|library| {
+                *library.borrow_mut() = match loaded {
+                    Ok(()) => Library::Loaded,
+                    Err(reason) => Library::Failed(reason),
+                }
+            });
+            DrawQueue::schedule_slice();
+        });
+    }
 }
 
 /// The page's charts waiting to be drawn, in the order their options arrived (page order on a
@@ -189,9 +265,27 @@ impl DrawQueue {
         }
     }
 
-    /// One task's share: charts until [`DRAW_SLICE_BUDGET_MS`] is spent.
+    /// One task's share: charts until [`DRAW_SLICE_BUDGET_MS`] is spent. Before ECharts has
+    /// loaded it only starts loading it (the load schedules the next slice); if it cannot be
+    /// loaded, each queued chart says why.
     fn draw_slice() {
         SLICE_SCHEDULED.with(|scheduled| scheduled.set(false));
+        load_charts();
+        let failed = LIBRARY.with(|library| match &*library.borrow() {
+            Library::Loaded => None,
+            Library::Failed(reason) => Some(Some(reason.clone())),
+            Library::NotLoaded | Library::Loading => Some(None),
+        });
+        match failed {
+            None => {}
+            Some(None) => return,
+            Some(Some(reason)) => {
+                while let Some(chart) = QUEUED_CHARTS.with(|queue| queue.borrow_mut().pop_front()) {
+                    chart.fail_pending(&reason);
+                }
+                return;
+            }
+        }
         let clock = Clock::of_this_thread();
         let slice_started = clock.as_ref().map(Clock::now_ms);
         // Popped before drawing: a draw may queue charts itself (through effects).

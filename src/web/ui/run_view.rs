@@ -23,6 +23,7 @@ use crate::web::run::workload::choose_file;
 use crate::web::state::library::Library;
 use crate::web::state::workload::WorkloadState;
 use crate::web::state::{AppState, RunPhase, SweepEnd, SweepProgress};
+use crate::web::ui::echart::load_charts;
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::workload::WorkloadPicker;
 
@@ -74,6 +75,8 @@ pub fn RunView() -> impl IntoView {
                 data-testid="run-form"
                 on:submit=move |ev| {
                     ev.prevent_default();
+                    // The run's live charts need ECharts: loaded now, before measuring.
+                    load_charts();
                     start.dispatch(());
                 }
                 // A file dropped on the form is the run's workload (the results' drop zone
