@@ -31,12 +31,16 @@
 // It measures and reports; it exits non-zero only when a run does not complete.
 //
 // Usage (needs dist/ and target/release/strobe-sim; see scripts/bench-fidelity.sh):
-//   node tests/e2e/bench/fidelity.mjs [--quick | --cases 1,64] [--repeat N] [--floor-worker] [--out FILE]
+//   node tests/e2e/bench/fidelity.mjs [--quick | --cases 1,64] [--repeat N] [--floor-worker]
+//     [--scraping [--scrape-interval MS]] [--out FILE]
 //   node tests/e2e/bench/fidelity.mjs --report FILE [--report FILE…]   (recompute saved reports'
 //     tables; several reports of one build are pooled, their rounds kept apart, for a sign test
 //     over more rounds than one report holds)
 // --quick runs c=4 and c=16 only; --cases runs the listed concurrencies of the five;
-// --floor-worker adds a fifth client, the floor in a dedicated worker; --repeat pools N rounds
+// --floor-worker adds a fifth client, the floor in a dedicated worker; --scraping runs instead
+// strobe in its worker and on the main thread each with the server's /metrics scraped from the
+// page (server_metrics=auto, every --scrape-interval ms, default 1,000) and without, and compares
+// the two (docs/accuracy.md, "Scraping the server's metrics"); --repeat pools N rounds
 // of every case (the clients' order changes from round to round so each runs in each position
 // alike, see roundOrder; before each run the benchmark waits, up to 3 s, for the host to go
 // quiet after the last one).
@@ -77,14 +81,34 @@ const MAIN_END = 'main-end';
 const CLIENTS = ['worker', 'main', MAIN_END, 'floor'];
 const FLOOR_WORKER = 'floor-worker';
 const isFloor = (client) => client === 'floor' || client === FLOOR_WORKER;
-/** Every client in a report, in table order (older reports lack main-end, most floor-worker). */
-const ALL_CLIENTS = [...CLIENTS, FLOOR_WORKER];
 /** How each strobe client measures: the link's `measurement` and `live_view`. */
 const STROBE_MODES = {
   worker: { measurement: 'worker', live_view: 'during' },
   main: { measurement: 'main', live_view: 'during' },
   [MAIN_END]: { measurement: 'main', live_view: 'end' },
 };
+/** With --scraping: the same two modes with the server's metrics scraped beside the run. */
+const WORKER_SCRAPE = 'worker-scrape';
+const MAIN_SCRAPE = 'main-scrape';
+const SCRAPING_CLIENTS = ['worker', WORKER_SCRAPE, 'main', MAIN_SCRAPE];
+const SCRAPED_MODE = { [WORKER_SCRAPE]: 'worker', [MAIN_SCRAPE]: 'main' };
+const isScraping = (client) => client in SCRAPED_MODE;
+/** The link settings of a strobe client: how it measures, and whether it scrapes /metrics. */
+function strobeMode(client, scrapeIntervalMs) {
+  if (isScraping(client)) {
+    return {
+      ...STROBE_MODES[SCRAPED_MODE[client]],
+      server_metrics: 'auto',
+      server_metrics_interval_ms: String(scrapeIntervalMs),
+    };
+  }
+  return { ...STROBE_MODES[client], server_metrics: 'off' };
+}
+/** The scrape interval with --scraping: the page's default. */
+const DEFAULT_SCRAPE_INTERVAL_MS = 1000;
+/** Every client in a report, in table order (older reports lack main-end, most floor-worker,
+ * and only --scraping reports have the scraping clients). */
+const ALL_CLIENTS = [...CLIENTS, FLOOR_WORKER, WORKER_SCRAPE, MAIN_SCRAPE];
 
 /** Per stream: 8 reasoning tokens, the marker, 24 words; one token every 20 ms. */
 const DECODE_INTERVAL_MS = 20;
@@ -108,6 +132,8 @@ function parseOptions(argv) {
       out: { type: 'string' },
       report: { type: 'string', multiple: true },
       'floor-worker': { type: 'boolean', default: false },
+      scraping: { type: 'boolean', default: false },
+      'scrape-interval': { type: 'string' },
     },
   });
   const repeat = parseRepeat(values.repeat, MAX_REPEAT);
@@ -115,8 +141,18 @@ function parseOptions(argv) {
   const chosen = values.cases ? parseCases(values.cases) : values.quick ? QUICK_CASES : null;
   const cases = chosen ? CASES.filter((c) => chosen.includes(c.concurrency)) : CASES;
   const report = values.report ? values.report.map((path) => resolve(path)) : null;
-  const clients = values['floor-worker'] ? [...CLIENTS, FLOOR_WORKER] : CLIENTS;
-  return { cases, repeat, out, quick: values.quick, report, clients };
+  if (values['scrape-interval'] !== undefined && !values.scraping) {
+    throw new Error('--scrape-interval is for --scraping runs');
+  }
+  if (values.scraping && values['floor-worker']) {
+    throw new Error('--scraping compares strobe with and without scraping; run --floor-worker separately');
+  }
+  const scrapeIntervalMs = values['scrape-interval'] === undefined ? DEFAULT_SCRAPE_INTERVAL_MS : Number(values['scrape-interval']);
+  if (!Number.isInteger(scrapeIntervalMs) || scrapeIntervalMs < 100 || scrapeIntervalMs > 60_000) {
+    throw new Error(`--scrape-interval takes whole milliseconds from 100 to 60000 (the page's bounds); got ${values['scrape-interval']}`);
+  }
+  const clients = values.scraping ? SCRAPING_CLIENTS : values['floor-worker'] ? [...CLIENTS, FLOOR_WORKER] : CLIENTS;
+  return { cases, repeat, out, quick: values.quick, report, clients, scraping: values.scraping, scrapeIntervalMs };
 }
 
 /** The `--cases` option: a comma list of the benchmark's concurrencies, or an error naming them. */
@@ -151,7 +187,7 @@ function simArgs(concurrency, seed) {
 }
 
 /** strobe's link settings for a case; the first port is base_url, the others the pool. */
-function strobeSettings(testCase, baseUrls, client, seed) {
+function strobeSettings(testCase, baseUrls, client, seed, scrapeIntervalMs) {
   const [base, ...pool] = baseUrls;
   return {
     base_url: base,
@@ -164,7 +200,7 @@ function strobeSettings(testCase, baseUrls, client, seed) {
     response_words: String(RESPONSE_WORDS),
     request_canaries: 'true',
     thinking_mode: 'enabled',
-    ...STROBE_MODES[client],
+    ...strobeMode(client, scrapeIntervalMs),
   };
 }
 
@@ -190,7 +226,7 @@ async function runFloor(browser, siteUrl, testCase, baseUrls, tag, inWorker) {
 }
 
 /** One client's run against the case's simulator: its per-row errors and what else it showed. */
-async function runClient(browser, siteUrl, testCase, sim, client, seed) {
+async function runClient(browser, siteUrl, testCase, sim, client, seed, scrapeIntervalMs = DEFAULT_SCRAPE_INTERVAL_MS) {
   await sim.reset();
   const runEnded = watchHost();
   if (isFloor(client)) {
@@ -206,20 +242,29 @@ async function runClient(browser, siteUrl, testCase, sim, client, seed) {
     });
     return { errors, new_connections: null, page_errors: pageErrors, ...host };
   }
-  const settings = strobeSettings(testCase, sim.baseUrls, client, seed);
+  const settings = strobeSettings(testCase, sim.baseUrls, client, seed, scrapeIntervalMs);
   const { artifact, pageErrors } = await browser.run(siteUrl, settings, RUN_TIMEOUT_MS);
   const host = runEnded();
   if (artifact.completed !== testCase.requests) {
     const first = artifact.failures?.[0]?.error_message ?? 'no failure recorded';
     throw new Error(`${artifact.completed} of ${testCase.requests} requests completed; the first failure: ${first}`);
   }
-  const { measurement, live_view: liveView } = STROBE_MODES[client];
+  const { measurement, live_view: liveView } = strobeMode(client, scrapeIntervalMs);
   if (artifact.client?.measurement_thread !== measurement || artifact.client?.live_view !== liveView) {
     throw new Error(`asked to measure in ${measurement} with live view ${liveView}, the artifact says `
       + `${artifact.client?.measurement_thread} and ${artifact.client?.live_view}`);
   }
+  // A scraping client whose run holds no samples compared nothing: say so rather than report it.
+  const samples = artifact.server_metrics?.samples?.length ?? 0;
+  if (isScraping(client) && samples === 0) {
+    throw new Error(`scraping was on but the artifact holds no server_metrics samples: ${JSON.stringify(artifact.server_metrics?.notes ?? null)}`);
+  }
+  if (!isScraping(client) && artifact.server_metrics) {
+    throw new Error('scraping was off but the artifact holds a server_metrics block');
+  }
   const { records } = await sim.truth();
   return {
+    scrapes: isScraping(client) ? samples : null,
     errors: artifactErrors(artifact, records),
     new_connections: artifact.request_timings.filter((row) => row.new_connection === true).length,
     queue_suspected: artifact.client.transport.connection_limit_suspected,
@@ -249,7 +294,7 @@ function summarizeDurations(errors) {
   }));
 }
 
-async function runCases(browser, siteUrl, { cases, repeat, clients }) {
+async function runCases(browser, siteUrl, { cases, repeat, clients, scrapeIntervalMs }) {
   const results = new Map(cases.map((testCase) => [testCase.concurrency, Object.fromEntries(clients.map((c) => [c, []]))]));
   const failures = [];
   for (let round = 1; round <= repeat; round += 1) {
@@ -265,7 +310,7 @@ async function runCases(browser, siteUrl, { cases, repeat, clients }) {
         process.stderr.write(`round ${round}/${repeat}, c=${testCase.concurrency} (${ports} port(s)), ${client}… `);
         try {
           const settle_ms = await settleHost();
-          const run = await runClient(browser, siteUrl, testCase, sim, client, 1000 * round + testCase.concurrency);
+          const run = await runClient(browser, siteUrl, testCase, sim, client, 1000 * round + testCase.concurrency, scrapeIntervalMs);
           results.get(testCase.concurrency)[client].push({ round, position, settle_ms, ...run });
           const p95 = summarize(run.errors.map((row) => row.ttfo)).p95_abs_ms;
           process.stderr.write(`TTFO p95 ${p95.toFixed(2)} ms, load ${run.load_1m[1].toFixed(2)}${stealText(run.host_cpu)}\n`);
@@ -294,6 +339,7 @@ function caseSummary(testCase, byClient) {
       new_connection_rows: isFloor(client) ? null : runs.reduce((sum, run) => sum + run.new_connections, 0),
       queue_suspected: isFloor(client) ? null : runs.some((run) => run.queue_suspected),
       max_in_flight_per_origin: isFloor(client) ? null : Math.max(...runs.map((run) => run.max_in_flight_per_origin)),
+      scrapes_per_run: isScraping(client) ? runs.map((run) => run.scrapes) : null,
       host_steal_max_pct: mostSteal(runs),
     };
   }
@@ -313,6 +359,8 @@ function caseSummary(testCase, byClient) {
       p95_main_end_vs_floor: compare(MAIN_END, 'floor'),
     } : {}),
     ...(clients[FLOOR_WORKER] ? { p95_worker_vs_floor_worker: compare('worker', FLOOR_WORKER) } : {}),
+    ...(clients[WORKER_SCRAPE] ? { p95_worker_scrape_vs_worker: compare(WORKER_SCRAPE, 'worker') } : {}),
+    ...(clients[MAIN_SCRAPE] ? { p95_main_scrape_vs_main: compare(MAIN_SCRAPE, 'main') } : {}),
   };
 }
 
@@ -340,6 +388,8 @@ function markdownTable(summaries) {
         floor: 'plain-JS floor',
         [FLOOR_WORKER]: 'plain-JS floor in a worker',
         [MAIN_END]: 'strobe main, live view end',
+        [WORKER_SCRAPE]: 'strobe worker, scraping /metrics',
+        [MAIN_SCRAPE]: 'strobe main, scraping /metrics',
       }[client] ?? `strobe ${client}`;
       const fresh = result.new_connection_rows ?? '–';
       const steal = result.host_steal_max_pct == null ? '–' : `${result.host_steal_max_pct.toFixed(1)} %`;
@@ -364,6 +414,8 @@ function durationTable(summaries) {
         floor: 'plain-JS floor',
         [FLOOR_WORKER]: 'plain-JS floor in a worker',
         [MAIN_END]: 'strobe main, live view end',
+        [WORKER_SCRAPE]: 'strobe worker, scraping /metrics',
+        [MAIN_SCRAPE]: 'strobe main, scraping /metrics',
       }[client] ?? `strobe ${client}`;
       const cells = DURATION_PARTS.map((part) => cell(result.durations[part]));
       lines.push(`| ${summary.concurrency} | ${label} | ${cells.join(' | ')} |`);
@@ -382,7 +434,9 @@ function comparisonLines(summaries) {
       ['worker vs floor', summary.p95_worker_vs_floor],
       ['main with live view end vs floor', summary.p95_main_end_vs_floor],
       ['worker vs floor in a worker', summary.p95_worker_vs_floor_worker],
-    ].filter(([, comparison]) => comparison);
+      ['worker scraping /metrics vs worker not scraping', summary.p95_worker_scrape_vs_worker],
+      ['main scraping /metrics vs main not scraping', summary.p95_main_scrape_vs_main],
+    ].filter(([, comparison]) => comparison && Object.values(comparison).some((c) => c));
     for (const [title, comparison] of pairs) {
       const parts = METRICS.map((metric) => {
         const c = comparison[metric];
@@ -485,6 +539,7 @@ async function main() {
       decode_interval_ms: DECODE_INTERVAL_MS, reasoning_tokens: REASONING_TOKENS, response_words: RESPONSE_WORDS,
       max_tokens: MAX_TOKENS, context_tokens: CONTEXT_TOKENS, prefill_tok_s: PREFILL_TOK_S,
       connections_per_origin: CONNECTIONS_PER_ORIGIN, repeat: options.repeat,
+      ...(options.scraping ? { scrape_interval_ms: options.scrapeIntervalMs } : {}),
     },
     environment: env,
     cases: summaries,
