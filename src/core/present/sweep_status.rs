@@ -4,6 +4,7 @@
 //! its sweep is ([`SweepStatus`]) and renders the text.
 
 use crate::core::artifact::schema::sweep::SweepVariable;
+use crate::core::format::counted;
 
 /// The run of a sweep that is running, or that ran last.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,9 +86,9 @@ impl SweepStatus<'_> {
                 format!("{head}: all {count} steps done, {repeats} runs each ({runs} runs).")
             }
             (Some(SweepEnding::Stopped(reason)), _, _) => format!(
-                "{head}: stopped in step {} of {count} after {runs} runs ({repeats} a step): \
-                 {reason}.",
-                self.steps_reached
+                "{head}: stopped in step {} of {count} after {} ({repeats} a step): {reason}.",
+                self.steps_reached,
+                counted(runs as u64, "run", "runs")
             ),
             _ if self.cancelled => {
                 format!("{head}: cancelling; the {runs} finished run(s) are kept.")
@@ -254,6 +255,18 @@ mod tests {
         assert_eq!(
             complete.text(),
             "Sweep concurrency:1,2: all 2 steps done, 3 runs each (6 runs)."
+        );
+        let first_run_only = SweepStatus {
+            runs_filed: 1,
+            steps_reached: 1,
+            current: at(0, 0),
+            ended: Some(SweepEnding::Stopped("the sweep was cancelled")),
+            ..status(3)
+        };
+        assert_eq!(
+            first_run_only.text(),
+            "Sweep concurrency:1,2: stopped in step 1 of 2 after 1 run (3 a step): the sweep \
+             was cancelled."
         );
     }
 }

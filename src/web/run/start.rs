@@ -1,7 +1,7 @@
 //! Starting a run from the page: the endpoint check, the plan, the measurement on the chosen
-//! thread (or a sweep's steps, each such a run, or `repeats` of them); then following it (the live numbers a few
-//! times a second) until its artifact joins the results and the library, or its reason is
-//! shown.
+//! thread (or a sweep's steps, each such a run, or `repeats` of them); then following it (the
+//! live numbers a few times a second) until its artifact joins the results and the library, or
+//! its reason is shown.
 
 use std::cell::Cell;
 
