@@ -241,3 +241,50 @@ fn runs_of_different_workloads_are_said_to_be() {
             .contains("Different workloads")
     );
 }
+
+#[test]
+fn a_sweep_of_repeated_steps_compares_step_by_step_never_pooled() {
+    // Two steps of one sweep, each repeated twice: one repeat group per step.
+    let run_of = |step: u64, repeat: u64| {
+        let mut value: Value =
+            serde_json::from_str(&common::fixture_text(REAL_A)).expect("an artifact");
+        value["sweep"] = serde_json::json!({
+            "id": "sweep-x", "step_index": step, "step_count": 2, "variable": "concurrency",
+            "value": step + 1, "spec": "concurrency:1,2", "stop_reason": null
+        });
+        value["repeat"] = serde_json::json!({
+            "group_id": format!("repeat-x-step0{}", step + 1), "index": repeat, "count": 2
+        });
+        let path = temp_file(
+            &format!("compare-sweep-step0{}-repeat0{}.json", step + 1, repeat + 1),
+            &value.to_string(),
+        );
+        path.to_str().expect("a path").to_owned()
+    };
+    let (s1r1, s1r2, s2r1, s2r2) = (run_of(0, 0), run_of(0, 1), run_of(1, 0), run_of(1, 1));
+    let output = run(&[
+        "compare", "--a", &s1r1, &s1r2, &s2r1, &s2r2, "--b", &s1r1, &s1r2,
+    ]);
+    assert_exit(&output, 2);
+    let message = stderr(&output);
+    assert!(
+        message.contains(
+            "group A holds sweep steps at 2 different loads: concurrency 1 (step 1 of \
+             sweep-x); concurrency 2 (step 2 of sweep-x)"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("pass one step's runs to --a"), "{message}");
+    // One step against the other: two groups, compared as groups, with nothing to note.
+    let output = run(&[
+        "compare", "--json", "--a", &s1r1, &s1r2, "--b", &s2r1, &s2r2,
+    ]);
+    assert_exit(&output, 0);
+    assert_eq!(stderr(&output), "", "one group a side");
+    let json: Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    assert_eq!(json["compared"], "groups");
+    assert_eq!(json["metrics"]["ttft_ms"]["a"]["runs"], 2);
+    // Two single files of the sweep compare as runs.
+    let json = json_of(&["compare", "--json", &s1r1, &s2r1]);
+    assert_eq!(json["compared"], "runs");
+}

@@ -3,7 +3,10 @@
 // one .zip of three valid artifacts, each with the group's `repeat` block; dropped on a fresh
 // page, the zip regroups into one point of the capacity view whose table gives the mean of the
 // runs' TTFT p50 with its Student-t 95 % interval (and the flag when the runs disagree), the
-// numbers the artifacts themselves give.
+// numbers the artifacts themselves give. A two-step sweep with repeats=2 runs each step twice
+// (the prefix cache emptied before every run), files four runs with their sweep and repeat
+// blocks, and draws (and, dropped back, redraws) one curve of two points with their intervals;
+// Cancel between two repeats keeps the run that finished.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
@@ -13,8 +16,8 @@ import { readZipEntries, validateArtifact } from './artifact-tools.mjs';
 
 const env = browserAndSite();
 
-// Student's t quantile t(0.975, 2): three runs have two degrees of freedom.
-const T_975_2 = 4.302652729911275;
+// Student's t quantiles t(0.975, n − 1) for n = 2 and 3 runs.
+const T_975 = { 2: 12.706204736174707, 3: 4.302652729911275 };
 
 /** A number as the page writes it (core::format::format_number, with thousands separators). */
 function pageNumber(value) {
@@ -33,7 +36,7 @@ function acrossRuns(values) {
   const n = values.length;
   const mean = values.reduce((sum, value) => sum + value, 0) / n;
   const sd = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1));
-  const text = `${pageNumber(mean)} ms ± ${pageNumber((T_975_2 * sd) / Math.sqrt(n))} (95 %, ${n} runs)`;
+  const text = `${pageNumber(mean)} ms ± ${pageNumber((T_975[n] * sd) / Math.sqrt(n))} (95 %, ${n} runs)`;
   return { text, flagged: sd / mean > 0.1 };
 }
 
@@ -55,6 +58,27 @@ async function groupLatency(page) {
   const text = flagged ? full.slice(0, full.length - (await flag.textContent()).length).trim() : full;
   if (flagged) assert.match(await flag.textContent(), /the 3 runs disagree .*more repeats/);
   return { text, flagged };
+}
+
+/** The capacity table's TTFT p50 of each point, with whether it is flagged, and the chart's series. */
+async function capacityPoints(page) {
+  const capacity = page.getByTestId('capacity-view');
+  await capacity.getByTestId('chart-capacity').locator('canvas').first().waitFor();
+  await capacity.getByTestId('capacity-stat').selectOption('p50');
+  const points = [];
+  for (const point of await capacity.getByTestId('capacity-point').all()) {
+    const cell = point.getByTestId('capacity-latency');
+    const flag = cell.getByTestId('capacity-disagreement');
+    const flagged = (await flag.count()) === 1;
+    const full = (await cell.textContent()).trim();
+    const text = flagged ? full.slice(0, full.length - (await flag.textContent()).length).trim() : full;
+    points.push({ runs: Number(await point.getAttribute('data-runs')), text, flagged });
+  }
+  const series = await capacity.getByTestId('chart-capacity').evaluate((element) => {
+    const chart = window.echarts.getInstanceByDom(element.querySelector('.chart-canvas'));
+    return JSON.parse(JSON.stringify(chart.getOption().series)).map(({ name, data }) => ({ name, data }));
+  });
+  return { text: await capacity.textContent(), points, series };
 }
 
 test('a repeated run downloads as one zip that regroups with its interval when dropped', async () => {
@@ -118,6 +142,144 @@ test('a repeated run downloads as one zip that regroups with its interval when d
     assert.deepEqual(await groupLatency(fresh), expected);
     assert.deepEqual(freshErrors, []);
     await fresh.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a sweep with repeats runs each step twice and regroups as one curve of repeated points', async () => {
+  const sim = await startSim(['--seed', '37']);
+  try {
+    const { page, errors } = await env.open({
+      base_url: sim.baseUrls[0],
+      requests: '4',
+      concurrency: '2',
+      context_tokens: '128',
+      max_tokens: '16',
+      sweep: 'concurrency:1,2',
+      repeats: '2',
+      reset_prefix_cache: 'before_each_step',
+    });
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 120_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    assert.match(await page.getByTestId('sweep-status').textContent(), /all 2 steps done, 2 runs each \(4 runs\)/);
+    assert.equal(await page.getByTestId('sweep-step').count(), 4, 'one row a run');
+    assert.equal(await page.getByTestId('repeat-group').count(), 0, "the sweep's download holds the repeats");
+    // The prefix cache was emptied before each of the four runs; each step sent the same
+    // requests twice (measured requests carry canary markers, in the order they arrived).
+    const truth = await sim.truth();
+    assert.equal(truth.scrapes.filter((scrape) => scrape.endpoint === 'reset_prefix_cache').length, 4);
+    const received = (record) => record.times.received.unix_ns;
+    const served = truth.records.filter((record) => record.marker).sort((a, b) => (received(a) < received(b) ? -1 : 1));
+    assert.equal(served.length, 16);
+    const markers = (run) => served.slice(run * 4, run * 4 + 4).map((record) => record.marker).sort();
+    assert.deepEqual(markers(1), markers(0), 'step 1 sent the same requests twice');
+    assert.deepEqual(markers(3), markers(2), 'step 2 sent the same requests twice');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-sweep').click()]);
+    assert.match(download.suggestedFilename(), /^sweep-.*\.zip$/);
+    const zip = 'test-results/sweep-repeats.zip';
+    copyFileSync(await download.path(), zip);
+    const entries = readZipEntries(zip);
+    assert.equal(entries.length, 4, 'every run of every step in the zip');
+    const artifacts = entries.map(({ name, text }, index) => {
+      const file = `test-results/sweep-repeats-${index + 1}.json`;
+      writeFileSync(file, text);
+      const { exitCode, report } = validateArtifact(file);
+      assert.equal(exitCode, 0, `${name}: ${JSON.stringify(report)}`);
+      return { name, artifact: JSON.parse(text) };
+    });
+    const sweepIds = new Set(artifacts.map(({ artifact }) => artifact.sweep.id));
+    assert.equal(sweepIds.size, 1, 'one sweep');
+    const [sweepId] = [...sweepIds];
+    const groupIds = artifacts.map(({ artifact }) => artifact.repeat.group_id);
+    assert.equal(new Set(groupIds).size, 2, 'one repeat group a step');
+    for (const [index, { name, artifact }] of artifacts.entries()) {
+      const [step, repeat] = [Math.floor(index / 2), index % 2];
+      assert.equal(artifact.completed, 4, JSON.stringify(artifact.failures));
+      assert.equal(artifact.concurrency, step + 1);
+      assert.deepEqual(
+        { ...artifact.sweep, id: undefined },
+        { id: undefined, step_index: step, step_count: 2, variable: 'concurrency', value: step + 1, spec: 'concurrency:1,2', stop_reason: null },
+      );
+      assert.deepEqual({ ...artifact.repeat, group_id: undefined }, { group_id: undefined, index: repeat, count: 2 });
+      assert.equal(artifact.repeat.group_id, groupIds[step * 2], `${name}: the step's group`);
+      assert.match(artifact.repeat.group_id, new RegExp(`-step0${step + 1}$`));
+      assert.ok(name.includes(`-step0${step + 1}-concurrency-${step + 1}-repeat0${repeat + 1}`), name);
+      assert.equal(artifact.prefix_cache_reset?.policy, 'before_each_step');
+    }
+
+    // The capacity view: one curve of two points, each the mean of its step's two runs with
+    // its 95 % interval in the table and as an error bar on the chart.
+    const expected = [0, 1].map((step) =>
+      acrossRuns(artifacts.slice(step * 2, step * 2 + 2).map(({ artifact }) => artifact.metrics.ttft_p50_ms)),
+    );
+    console.log(`# TTFT p50 by step across its repeats: ${expected.map((e) => e.text).join(' / ')}`);
+    const checkView = async (shown) => {
+      assert.match(shown.text, new RegExp(`1 curve: ${sweepId}`));
+      assert.deepEqual(shown.points, expected.map(({ text, flagged }) => ({ runs: 2, text, flagged })));
+      assert.equal(shown.series.length, 2, 'the curve and its error bars');
+      assert.equal(shown.series[1].name, shown.series[0].name, 'the bars go with their curve');
+      const bars = shown.series[1].data.filter((value) => Array.isArray(value));
+      assert.equal(bars.length, 4, 'a low and a high end for each point');
+    };
+    await checkView(await capacityPoints(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+
+    // The zip dropped on a fresh page regroups into the same sweep of repeated steps.
+    const { page: fresh, errors: freshErrors } = await env.open();
+    await fresh.getByTestId('artifact-input').setInputFiles(zip);
+    await checkView(await capacityPoints(fresh));
+    assert.deepEqual(freshErrors, []);
+    await fresh.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test("cancel between a step's repeats keeps the finished run and says why the sweep stopped", async () => {
+  const sim = await startSim(['--seed', '38']);
+  try {
+    const { page, errors } = await env.open({
+      base_url: sim.baseUrls[0],
+      requests: '4',
+      concurrency: '2',
+      context_tokens: '128',
+      max_tokens: '16',
+      sweep: 'concurrency:1,2',
+      repeats: '2',
+      sweep_cooldown_s: '60',
+    });
+    await page.getByTestId('run').click();
+    await page.waitForFunction(
+      () => /repeat 1 of 2 done; cooling down .* before repeat 2/.test(document.querySelector('[data-testid=sweep-status]')?.textContent ?? ''),
+      null,
+      { timeout: 60_000 },
+    );
+    await page.getByTestId('cancel').click();
+    await waitForRunEnd(page, 10_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    assert.match(
+      await page.getByTestId('sweep-status').textContent(),
+      /stopped in step 1 of 2 after 1 run \(2 a step\): the sweep was cancelled/,
+    );
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-sweep').click()]);
+    const zip = 'test-results/sweep-repeats-cancelled.zip';
+    copyFileSync(await download.path(), zip);
+    const entries = readZipEntries(zip);
+    assert.equal(entries.length, 1, 'the finished run, kept');
+    const file = 'test-results/sweep-repeats-cancelled-1.json';
+    writeFileSync(file, entries[0].text);
+    assert.equal(validateArtifact(file).exitCode, 0);
+    const artifact = JSON.parse(entries[0].text);
+    assert.equal(artifact.completed, 4);
+    assert.equal(artifact.sweep.stop_reason, 'cancelled', 'the run before the cancel says why the sweep ended');
+    assert.deepEqual([artifact.repeat.index, artifact.repeat.count], [0, 2]);
+    assert.equal(await page.getByTestId('artifact-card').count(), 1, 'and it is in the library');
+    assert.deepEqual(errors, []);
+    await page.close();
   } finally {
     await sim.stop();
   }

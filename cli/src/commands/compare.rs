@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use strobe::core::format::counted;
-use strobe::core::present::repeats::group_repeats;
+use strobe::core::present::repeats::{group_repeats, sweep_loads};
 use strobe::core::present::verdict::{
     across_runs_text, disagreement, format_p, format_with_separators, verdict_of_groups,
     verdict_of_runs, GroupSide, MetricVerdict, Sides, TestOutcome, Verdict, ALPHA,
@@ -30,7 +30,9 @@ needs at least 8 rows with the metric; legacy artifacts (G1, G2) record no rows.
 --a and --b: two groups of repeated runs (files, folders or a repeat group's zip). The runs'
 p50s are put to Welch's t-test and their means compared; each group needs two runs or more.
 Each group's p50 and p95 are shown as their mean ± the Student-t 95 % interval, and runs that
-disagree (a spread above 10 % of the mean) are flagged.
+disagree (a spread above 10 % of the mean) are flagged. A sweep whose steps were repeated holds
+one repeat group per step: a group spanning several steps' loads is refused; pass one step's
+runs to each side.
 
 Runs that sent different workloads (another file's SHA-256, a file against synthetic prompts,
 chat against completions, other turns, order, output lengths or history) are still tested, and
@@ -94,6 +96,11 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
             Ok(runs) => runs,
             Err((message, outcome)) => return fail(err, "compare", message, outcome),
         };
+        for (label, runs) in [("A", &a), ("B", &b)] {
+            if let Some(message) = several_loads(label, runs) {
+                return fail(err, "compare", message, Outcome::Unusable);
+            }
+        }
         for (label, runs) in [("A", &a), ("B", &b)] {
             for note in group_notes(label, runs) {
                 writeln!(err, "{PROGRAM} compare: note: {note}")?;
@@ -184,6 +191,29 @@ fn read_group(paths: &[PathBuf], label: &str) -> Result<Vec<LoadedArtifact>, (St
         ));
     }
     Ok(runs)
+}
+
+/// Why group `label` cannot be one group: its runs are steps of a sweep at different loads
+/// (a sweep whose steps were repeated holds one repeat group per step), which are not repeats
+/// of one plan; `None` when they span one load or none.
+fn several_loads(label: &str, runs: &[LoadedArtifact]) -> Option<String> {
+    let loads = sweep_loads(runs);
+    if loads.len() < 2 {
+        return None;
+    }
+    let side = label.to_lowercase();
+    Some(format!(
+        "group {label} holds sweep steps at {} different loads: {}. Runs at different loads \
+         are not repeats of one plan, so they are not pooled: pass one step's runs to --{side} \
+         (its files end in -stepNN-…-repeatNN.json, e.g. `--{side} sweep/*-step02-*.json`), \
+         and compare a step with a step",
+        loads.len(),
+        loads
+            .iter()
+            .map(|load| load.describe())
+            .collect::<Vec<_>>()
+            .join("; ")
+    ))
 }
 
 /// What a reader of a group should know: repeats missing or given twice, several groups mixed.

@@ -418,7 +418,8 @@ pub(crate) const SWEEP_COOLDOWN_S: FieldSpec = FieldSpec {
         min_exclusive: false,
         optional: false,
     },
-    help: "With a sweep: seconds to wait between steps, 0–600, so the server settles.",
+    help: "With a sweep or repeats: seconds to wait between two runs, 0–600, so the server \
+           settles.",
     group: FieldGroup::Load,
 };
 pub(crate) const REPEATS: FieldSpec = FieldSpec {
@@ -429,7 +430,8 @@ pub(crate) const REPEATS: FieldSpec = FieldSpec {
         max: *REPEATS_RANGE.end() as i64,
     },
     help: "Run the same plan this many times, 1–20 (the same requests each time), to see \
-           whether a difference between runs is more than noise. 1 runs once.",
+           whether a difference between runs is more than noise; with a sweep, each step. \
+           1 runs once.",
     group: FieldGroup::Load,
 };
 pub(crate) const SLO: FieldSpec = FieldSpec {

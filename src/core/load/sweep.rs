@@ -70,6 +70,55 @@ impl StepResult {
     }
 }
 
+impl StepResult {
+    /// The repeats of one step as one result for the steps after it (docs/load.md, *Repeats
+    /// in a sweep*): their requests and failures summed, so the failure share is the step's
+    /// over every repeat; their completion and achieved rates the means (what `auto` spaces
+    /// its rates by, and what saturation is judged on); their SLO attainment weighted by the
+    /// requests each sent, so it is the share of all their requests that met the SLO. `None`
+    /// for no repeats.
+    pub fn pooled(repeats: &[StepResult]) -> Option<Self> {
+        let first = repeats.first()?;
+        let mean = |values: Vec<f64>| {
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        let judged: Vec<&StepResult> = repeats
+            .iter()
+            .filter(|repeat| repeat.slo_attainment.is_some())
+            .collect();
+        let judged_requests: u64 = judged.iter().map(|repeat| repeat.requests).sum();
+        let slo_attainment = if judged.is_empty() {
+            None
+        } else if judged_requests == 0 {
+            mean(judged.iter().filter_map(|r| r.slo_attainment).collect())
+        } else {
+            Some(
+                judged
+                    .iter()
+                    .map(|r| r.slo_attainment.unwrap_or(0.0) * r.requests as f64)
+                    .sum::<f64>()
+                    / judged_requests as f64,
+            )
+        };
+        Some(Self {
+            value: first.value,
+            requests: repeats.iter().map(|repeat| repeat.requests).sum(),
+            failed: repeats.iter().map(|repeat| repeat.failed).sum(),
+            completed_per_s: mean(repeats.iter().filter_map(|r| r.completed_per_s).collect()),
+            offered_rate: first.offered_rate,
+            achieved_rate: mean(repeats.iter().filter_map(|r| r.achieved_rate).collect()),
+            slo_attainment,
+        })
+    }
+}
+
+/// The `repeat` group id of step `step_index` (from 0) of a sweep whose first run has id
+/// `first_run_id`: one group per step, so each step's repeats regroup by themselves and two
+/// steps that start within the same second never share a group.
+pub fn step_repeat_group_id(first_run_id: &str, step_index: usize) -> String {
+    format!("repeat-{first_run_id}-step{:02}", step_index + 1)
+}
+
 /// One step to run: its position and settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepStep {
@@ -236,6 +285,75 @@ mod tests {
             SweepNext::Step(step) => *step,
             SweepNext::Done(reason) => panic!("expected a step, the sweep is done: {reason:?}"),
         }
+    }
+
+    #[test]
+    fn a_steps_repeats_pool_into_one_result() {
+        assert_eq!(StepResult::pooled(&[]), None);
+        let one = result(4.0, 1, 3.0, None);
+        assert_eq!(
+            StepResult::pooled(&[one]),
+            Some(one),
+            "one repeat is itself"
+        );
+        let repeats = [
+            StepResult {
+                slo_attainment: Some(1.0),
+                ..result(2.0, 0, 2.0, Some(2.0))
+            },
+            StepResult {
+                requests: 30,
+                slo_attainment: Some(0.5),
+                ..result(2.0, 3, 1.0, Some(2.0))
+            },
+            StepResult {
+                slo_attainment: None,
+                ..result(2.0, 0, 1.5, Some(2.0))
+            },
+        ];
+        let pooled = StepResult::pooled(&repeats).expect("three repeats");
+        assert_eq!((pooled.value, pooled.requests, pooled.failed), (2.0, 50, 3));
+        assert_eq!(pooled.completed_per_s, Some(1.5), "the mean rate");
+        assert_eq!(pooled.offered_rate, Some(2.0));
+        assert_eq!(pooled.achieved_rate, Some(2.0));
+        assert_eq!(
+            pooled.slo_attainment,
+            Some((10.0 + 15.0) / 40.0),
+            "the share of the judged repeats' requests that met the SLO"
+        );
+        assert!(pooled.saturated(), "1.5 of 2 offered is 75 %");
+    }
+
+    #[test]
+    fn stop_rules_judge_a_repeated_step_by_all_its_repeats() {
+        let plan = SweepPlan::new(
+            SweepSpec {
+                max_error: Some(0.2),
+                stop_when_saturated: true,
+                ..spec(SweepKind::Rate(vec![1.0, 2.0]))
+            },
+            RunConfig::default(),
+        );
+        // One repeat with 3 failures of 10 alone would stop the sweep; over two it is 15 %.
+        let step = [
+            result(1.0, 3, 1.0, Some(1.0)),
+            result(1.0, 0, 1.0, Some(1.0)),
+        ];
+        let pooled = StepResult::pooled(&step).expect("two repeats");
+        assert!(matches!(plan.next(&[pooled]), SweepNext::Step(_)));
+        // Saturation is judged on the repeats' mean completion rate.
+        let slow = [
+            result(1.0, 0, 0.8, Some(1.0)),
+            result(1.0, 0, 0.9, Some(1.0)),
+        ];
+        assert_eq!(
+            plan.next(&[StepResult::pooled(&slow).expect("two")]),
+            SweepNext::Done(Some(StopReason::Saturated))
+        );
+        assert_eq!(
+            step_repeat_group_id("benchmark-20261202T120000Z", 1),
+            "repeat-benchmark-20261202T120000Z-step02"
+        );
     }
 
     #[test]

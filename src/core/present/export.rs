@@ -699,4 +699,75 @@ mod tests {
         assert_ne!(first["base_url"], "http://10.0.0.7:8000/v1", "redacted");
         assert_eq!(first["repeat"]["index"], 2, "in the order given");
     }
+
+    #[test]
+    fn a_sweep_of_repeated_steps_zips_and_regroups_as_one_curve_of_repeated_points() {
+        use crate::core::artifact::schema::repeat::RepeatBlock;
+        use crate::core::artifact::schema::sweep::{SweepBlock, SweepVariable};
+        use crate::core::load::sweep::step_repeat_group_id;
+        use crate::core::present::capacity::capacity_series;
+        use crate::core::present::repeats::group_repeats;
+        use crate::core::read::bundle::load_dropped;
+        let reference: ArtifactV1 = serde_json::from_str(include_str!(
+            "../../../tests/fixtures/reference-artifact.json"
+        ))
+        .expect("the reference artifact");
+        // Two steps × two repeats, all started within one second (one run id), zipped in an
+        // order that is not the sweep's.
+        let runs: Vec<ArtifactV1> = [(1_u64, 1_u64), (0, 0), (1, 0), (0, 1)]
+            .into_iter()
+            .map(|(step, repeat)| {
+                let mut artifact = reference.clone();
+                artifact.concurrency = step + 1;
+                artifact.sweep = Some(SweepBlock {
+                    id: format!("sweep-{}", reference.run_id),
+                    step_index: step,
+                    step_count: 2,
+                    variable: SweepVariable::Concurrency,
+                    value: (step + 1) as f64,
+                    spec: "concurrency:1,2".to_owned(),
+                    stop_reason: None,
+                });
+                artifact.repeat = Some(RepeatBlock {
+                    group_id: step_repeat_group_id(&reference.run_id, step as usize),
+                    index: repeat,
+                    count: 2,
+                });
+                artifact
+            })
+            .collect();
+        let names: std::collections::BTreeSet<String> =
+            runs.iter().map(ArtifactV1::file_name).collect();
+        assert_eq!(names.len(), 4, "every run its own name: {names:?}");
+        let bytes = artifact_files_zip(&runs, false).expect("zips");
+        let loaded = load_dropped("sweep.zip", &bytes);
+        assert_eq!(loaded.len(), 4);
+        let groups = group_repeats(&loaded);
+        assert_eq!(groups.len(), 2, "one repeat group per step");
+        assert!(groups.iter().all(|group| group.members.len() == 2
+            && group.missing.is_empty()
+            && group.duplicated.is_empty()));
+        let refs: Vec<&LoadedArtifact> = loaded.iter().collect();
+        let series = capacity_series(&refs);
+        assert_eq!(series.len(), 1, "one sweep, one curve");
+        assert_eq!(series[0].name, format!("sweep-{}", reference.run_id));
+        let points: Vec<(f64, usize)> = series[0]
+            .points
+            .iter()
+            .map(|point| {
+                (
+                    point.value,
+                    point
+                        .repeats
+                        .as_ref()
+                        .map_or(1, |repeats| repeats.runs.len()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            points,
+            [(1.0, 2), (2.0, 2)],
+            "each step one point of two runs"
+        );
+    }
 }

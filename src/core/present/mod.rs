@@ -1,7 +1,8 @@
 //! What the results pages show, built from [`crate::core::read`]'s loaded runs and never the
 //! reverse: chart options ([`charts`]), the comparison of runs with its workload-difference flags
 //! ([`compare`]) and its verdict, whether a difference is more than noise ([`verdict`]), repeated
-//! runs' groups ([`repeats`]), the capacity view's curves ([`capacity`]), the exports
+//! runs' groups ([`repeats`]), the capacity view's curves ([`capacity`]), where a running sweep is
+//! in words ([`sweep_status`]), the exports
 //! ([`export`]), a conversation run's TTFT by turn ([`turns`]), and a finished run's headline
 //! cards ([`headline`]) and the library's table ([`library`]); and the one-file HTML report of
 //! all of it ([`report`]).
@@ -15,5 +16,6 @@ pub mod library;
 pub mod repeats;
 pub mod report;
 pub mod server;
+pub mod sweep_status;
 pub mod turns;
 pub mod verdict;

@@ -1,6 +1,8 @@
 //! Repeated runs gathered into their groups ([`group_repeats`]) by their `repeat` blocks, so
 //! that dropping a group's files (or its zip) gives the group again, whatever order the files
-//! come in; the verdict ([`crate::core::present::verdict`]) then compares two groups.
+//! come in; the verdict ([`crate::core::present::verdict`]) then compares two groups. A sweep
+//! whose steps were repeated has one group per step: [`sweep_loads`] tells the loads a set of
+//! runs spans, so runs of several steps are never taken for repeats of one another.
 
 use std::borrow::Borrow;
 
@@ -84,4 +86,113 @@ pub fn group_repeats<R: Borrow<LoadedArtifact>>(runs: &[R]) -> Vec<RepeatGroup> 
         }
     }
     groups
+}
+
+/// One load of a sweep among some runs: what its steps vary, the value, and which steps of
+/// which sweeps ran it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepLoad {
+    /// `concurrency` or `rate`, as the `sweep` block states it.
+    pub variable: String,
+    /// The step's value.
+    pub value: f64,
+    /// The steps that ran it: "step 1 of sweep-…", each once.
+    pub steps: Vec<String>,
+}
+
+impl SweepLoad {
+    /// "concurrency 4 (step 3 of sweep-…)".
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {} ({})",
+            self.variable,
+            self.value,
+            self.steps.join(", ")
+        )
+    }
+}
+
+/// The sweep loads `runs` span, in the order they first appear; runs without a `sweep` block
+/// (or whose block lacks its value) count for none. More than one means the runs are steps of
+/// a sweep at different loads: not repeats of one plan, however their `repeat` blocks group
+/// them.
+pub fn sweep_loads<R: Borrow<LoadedArtifact>>(runs: &[R]) -> Vec<SweepLoad> {
+    let mut loads: Vec<SweepLoad> = Vec::new();
+    for run in runs.iter().map(Borrow::borrow) {
+        let Some(sweep) = &run.sweep else {
+            continue;
+        };
+        let Some(value) = sweep.value else {
+            continue;
+        };
+        let variable = sweep
+            .variable
+            .as_ref()
+            .map_or("value".to_owned(), ToString::to_string);
+        let step = format!(
+            "step {} of {}",
+            sweep
+                .step_index
+                .map_or("?".to_owned(), |index| (index + 1).to_string()),
+            sweep
+                .id
+                .as_ref()
+                .map_or("a sweep".to_owned(), ToString::to_string)
+        );
+        match loads
+            .iter_mut()
+            .find(|load| load.variable == variable && load.value == value)
+        {
+            Some(load) if load.steps.contains(&step) => {}
+            Some(load) => load.steps.push(step),
+            None => loads.push(SweepLoad {
+                variable,
+                value,
+                steps: vec![step],
+            }),
+        }
+    }
+    loads
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of step `step` (value `value`) of sweep `sweep`, repeat `index` of the step's group.
+    fn step_run(sweep: &str, step: u64, value: f64, index: u64) -> LoadedArtifact {
+        LoadedArtifact::from_text(
+            "run.json",
+            &format!(
+                r#"{{"sweep": {{"id": "{sweep}", "step_index": {step}, "variable": "concurrency",
+                    "value": {value}}},
+                    "repeat": {{"group_id": "repeat-{sweep}-step{step}", "index": {index},
+                    "count": 2}}}}"#
+            ),
+        )
+    }
+
+    #[test]
+    fn a_swept_set_of_repeats_spans_one_load_per_step() {
+        let runs = [
+            step_run("s", 0, 1.0, 0),
+            step_run("s", 0, 1.0, 1),
+            step_run("s", 1, 2.0, 0),
+            step_run("s", 1, 2.0, 1),
+        ];
+        let groups = group_repeats(&runs);
+        assert_eq!(groups.len(), 2, "one group per step");
+        let loads = sweep_loads(&runs);
+        assert_eq!(loads.len(), 2);
+        assert_eq!(loads[0].describe(), "concurrency 1 (step 1 of s)");
+        assert_eq!(loads[1].describe(), "concurrency 2 (step 2 of s)");
+        assert_eq!(sweep_loads(&runs[..2]).len(), 1, "one step's repeats");
+        // The same load in two sweeps is one load of two steps.
+        let two = [step_run("s", 0, 1.0, 0), step_run("t", 2, 1.0, 0)];
+        let loads = sweep_loads(&two);
+        assert_eq!(loads.len(), 1);
+        assert_eq!(loads[0].steps, ["step 1 of s", "step 3 of t"]);
+        let plain = [LoadedArtifact::from_text("a.json", "{}")];
+        assert!(sweep_loads(&plain).is_empty(), "runs outside a sweep");
+    }
 }

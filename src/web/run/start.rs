@@ -1,7 +1,7 @@
 //! Starting a run from the page: the endpoint check, the plan, the measurement on the chosen
-//! thread (or a sweep's steps, each such a run); then following it (the live numbers a few
-//! times a second) until its artifact joins the results and the library, or its reason is
-//! shown.
+//! thread (or a sweep's steps, each such a run, or `repeats` of them); then following it (the
+//! live numbers a few times a second) until its artifact joins the results and the library, or
+//! its reason is shown.
 
 use std::cell::Cell;
 
@@ -87,14 +87,7 @@ async fn start(state: AppState, library: Library) -> Result<(), RunError> {
     };
     state.clear_last_run();
     match sweep {
-        Some(_) if repeats > 1 => {
-            return Err(RunError::Plan(
-                "the page repeats single runs, not sweeps: set repeats to 1 for a sweep, or \
-                 run the sweep once per repeat"
-                    .to_owned(),
-            ))
-        }
-        Some(spec) => run_sweep(&context, spec, config).await,
+        Some(spec) => run_sweep(&context, spec, config, repeats).await,
         None => run_repeats(&context, config, repeats, cooldown_s).await?,
     }
     Ok(())

@@ -1,17 +1,20 @@
 //! A sweep as the page runs it (docs/load.md): the steps the core's [`SweepPlan`] decides, one
-//! complete run each, with an optional cool-down between them. Every finished step carries the
-//! sweep's `sweep` block and joins the results and the library as it ends, so a cancel or a
-//! step that cannot run loses nothing measured before it.
+//! complete run each — or, with `repeats` above 1, that many runs of the same plan, one repeat
+//! group a step — with an optional cool-down between every two runs. Every finished run carries
+//! the sweep's `sweep` block (and its step's `repeat` block) and joins the results and the
+//! library as it ends, so a cancel or a run that cannot run loses nothing measured before it.
 
 use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::core::artifact::schema::repeat::RepeatBlock;
 use crate::core::artifact::schema::sweep::{StopReason, SweepBlock};
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::settings::RunConfig;
 use crate::core::config::sweep::SweepSpec;
-use crate::core::load::sweep::{StepResult, SweepNext, SweepPlan, SweepStep};
+use crate::core::load::sweep::{step_repeat_group_id, StepResult, SweepNext, SweepPlan, SweepStep};
+use crate::core::present::sweep_status::SweepPosition;
 
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::context::{plan_run, RunContext};
@@ -22,8 +25,9 @@ use crate::web::state::{SweepEnd, SweepStepRecord};
 /// How often a cool-down looks for a cancel and updates its countdown.
 const COOLDOWN_TICK_MS: f64 = 100.0;
 
-/// Runs the sweep `spec` over `base` (the form's configuration) to its end.
-pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfig) {
+/// Runs the sweep `spec` over `base` (the form's configuration) to its end, each step
+/// `repeats` times (the same plan, so the same requests), the cool-down between every two runs.
+pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfig, repeats: u64) {
     let state = context.state;
     // The attainment floor is one of the SLO's fields: it holds only with an SLO.
     spec.min_attainment = context
@@ -39,10 +43,17 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
             return;
         }
     }
-    state.begin_sweep(spec_text.clone(), step_count);
-    let mut done: Vec<StepResult> = Vec::new();
-    let mut sweep_id: Option<String> = None;
-    let mut next = plan.next(&done);
+    state.begin_sweep(spec_text.clone(), step_count, repeats);
+    let mut sweep = SweepRun {
+        context,
+        plan: &plan,
+        spec_text,
+        step_count,
+        repeats,
+        done: Vec::new(),
+        first_run_id: None,
+    };
+    let mut next = plan.next(&sweep.done);
     let end = loop {
         let step = match next {
             SweepNext::Step(step) => *step,
@@ -51,77 +62,11 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
                 break SweepEnd::Stopped(reason, reason.describe().to_string())
             }
         };
-        state.sweep_step_started(step.index, step.variable, step.value);
-        let mut artifact = match context.measure(step.config.clone()).await {
-            Ok(artifact) => artifact,
-            Err(_) if state.sweep_cancelled().get_untracked() => {
-                mark_last_step(context, StopReason::Cancelled);
-                break SweepEnd::Stopped(
-                    StopReason::Cancelled,
-                    StopReason::Cancelled.describe().to_string(),
-                );
-            }
-            Err(reason) => {
-                mark_last_step(context, StopReason::StepFailed);
-                break SweepEnd::Stopped(
-                    StopReason::StepFailed,
-                    format!("step {} could not run: {reason}", step.index + 1),
-                );
-            }
+        next = match sweep.run_step(&step).await {
+            Ok(after) => after,
+            Err(end) => break end,
         };
-        context.hold_to_slo(&mut artifact);
-        done.push(StepResult::of_artifact(step.value, &artifact));
-        let mut failed_next = None;
-        next = if state.sweep_cancelled().get_untracked() {
-            SweepNext::Done(Some(StopReason::Cancelled))
-        } else {
-            match plan.next(&done) {
-                // A step planned from this one's results (auto's rates) is checked now, so
-                // the reason it cannot run is recorded on the step that decided it.
-                SweepNext::Step(following) => match plan_of(context, &following) {
-                    Ok(()) => SweepNext::Step(following),
-                    Err(reason) => {
-                        failed_next = Some(reason);
-                        SweepNext::Done(Some(StopReason::StepFailed))
-                    }
-                },
-                finished => finished,
-            }
-        };
-        let id = sweep_id
-            .get_or_insert_with(|| format!("sweep-{}", artifact.run_id))
-            .clone();
-        artifact.sweep = Some(SweepBlock {
-            id,
-            step_index: step.index as u64,
-            step_count: step_count as u64,
-            variable: step.variable,
-            value: step.value,
-            spec: spec_text.clone(),
-            stop_reason: match next {
-                SweepNext::Done(reason) => reason,
-                SweepNext::Step(_) => None,
-            },
-        });
-        let (artifact, point) = match context.file(artifact) {
-            Ok(filed) => filed,
-            Err(error) => {
-                break SweepEnd::Stopped(
-                    StopReason::StepFailed,
-                    format!("step {} could not be filed: {error}", step.index + 1),
-                );
-            }
-        };
-        state.sweep_step_filed(SweepStepRecord { artifact, point });
-        if let Some(reason) = failed_next {
-            break SweepEnd::Stopped(
-                StopReason::StepFailed,
-                format!("step {} could not run: {reason}", step.index + 2),
-            );
-        }
-        if matches!(next, SweepNext::Step(_))
-            && !cool_down(context, plan.spec().cooldown_s * 1000.0).await
-        {
+        if matches!(next, SweepNext::Step(_)) && !cool_down(context, sweep.cooldown_ms()).await {
             mark_last_step(context, StopReason::Cancelled);
             next = SweepNext::Done(Some(StopReason::Cancelled));
         }
@@ -134,6 +79,147 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
     match failed_reason {
         Some(reason) if !measured_any => state.fail(RunError::Sweep(reason)),
         _ => state.finish_run(),
+    }
+}
+
+/// A sweep being run: what its steps share, and the results of the steps so far.
+struct SweepRun<'a> {
+    context: &'a RunContext,
+    plan: &'a SweepPlan,
+    spec_text: String,
+    step_count: usize,
+    repeats: u64,
+    /// Each finished step's result (its repeats pooled), in order.
+    done: Vec<StepResult>,
+    /// The run id of the sweep's first run: the sweep's id and its steps' repeat groups
+    /// are named after it.
+    first_run_id: Option<String>,
+}
+
+impl SweepRun<'_> {
+    fn cooldown_ms(&self) -> f64 {
+        self.plan.spec().cooldown_s * 1000.0
+    }
+
+    /// Runs `step` `repeats` times, filing each run as it ends, and says what comes after it;
+    /// how the sweep ends when it stops within the step (a cancel, a run that could not run or
+    /// be filed, or a next step that cannot run).
+    async fn run_step(&mut self, step: &SweepStep) -> Result<SweepNext, SweepEnd> {
+        let context = self.context;
+        let state = context.state;
+        let cancelled = || {
+            SweepEnd::Stopped(
+                StopReason::Cancelled,
+                StopReason::Cancelled.describe().to_string(),
+            )
+        };
+        let run_name = |repeat: u64| {
+            if self.repeats > 1 {
+                format!(
+                    "step {} (repeat {} of {})",
+                    step.index + 1,
+                    repeat + 1,
+                    self.repeats
+                )
+            } else {
+                format!("step {}", step.index + 1)
+            }
+        };
+        let mut results: Vec<StepResult> = Vec::new();
+        // What follows the step; the step's last run sets it (`repeats` is at least 1).
+        let mut after = SweepNext::Done(None);
+        for repeat in 0..self.repeats {
+            if repeat > 0 && !cool_down(context, self.cooldown_ms()).await {
+                mark_last_step(context, StopReason::Cancelled);
+                return Err(cancelled());
+            }
+            state.sweep_step_started(SweepPosition {
+                step_index: step.index,
+                variable: step.variable,
+                value: step.value,
+                repeat,
+            });
+            let mut artifact = match context.measure(step.config.clone()).await {
+                Ok(artifact) => artifact,
+                Err(_) if state.sweep_cancelled().get_untracked() => {
+                    mark_last_step(context, StopReason::Cancelled);
+                    return Err(cancelled());
+                }
+                Err(reason) => {
+                    mark_last_step(context, StopReason::StepFailed);
+                    return Err(SweepEnd::Stopped(
+                        StopReason::StepFailed,
+                        format!("{} could not run: {reason}", run_name(repeat)),
+                    ));
+                }
+            };
+            context.hold_to_slo(&mut artifact);
+            results.push(StepResult::of_artifact(step.value, &artifact));
+            let was_cancelled = state.sweep_cancelled().get_untracked();
+            let last_of_step = was_cancelled || repeat + 1 == self.repeats;
+            // The step's last run decides what follows it, from all its repeats.
+            let mut failed_next = None;
+            let next = if !last_of_step {
+                None
+            } else if was_cancelled {
+                Some(SweepNext::Done(Some(StopReason::Cancelled)))
+            } else {
+                self.done.extend(StepResult::pooled(&results));
+                Some(match self.plan.next(&self.done) {
+                    // A step planned from this one's results (auto's rates) is checked now,
+                    // so the reason it cannot run is recorded on the step that decided it.
+                    SweepNext::Step(following) => match plan_of(context, &following) {
+                        Ok(()) => SweepNext::Step(following),
+                        Err(reason) => {
+                            failed_next = Some(reason);
+                            SweepNext::Done(Some(StopReason::StepFailed))
+                        }
+                    },
+                    finished => finished,
+                })
+            };
+            let first_run_id = self
+                .first_run_id
+                .get_or_insert_with(|| artifact.run_id.clone())
+                .clone();
+            artifact.sweep = Some(SweepBlock {
+                id: format!("sweep-{first_run_id}"),
+                step_index: step.index as u64,
+                step_count: self.step_count as u64,
+                variable: step.variable,
+                value: step.value,
+                spec: self.spec_text.clone(),
+                stop_reason: match next {
+                    Some(SweepNext::Done(reason)) => reason,
+                    Some(SweepNext::Step(_)) | None => None,
+                },
+            });
+            if self.repeats > 1 {
+                artifact.repeat = Some(RepeatBlock {
+                    group_id: step_repeat_group_id(&first_run_id, step.index),
+                    index: repeat,
+                    count: self.repeats,
+                });
+            }
+            let (artifact, point) = context.file(artifact).map_err(|error| {
+                SweepEnd::Stopped(
+                    StopReason::StepFailed,
+                    format!("{} could not be filed: {error}", run_name(repeat)),
+                )
+            })?;
+            state.sweep_step_filed(SweepStepRecord { artifact, point });
+            if let Some(reason) = failed_next {
+                return Err(SweepEnd::Stopped(
+                    StopReason::StepFailed,
+                    format!("step {} could not run: {reason}", step.index + 2),
+                ));
+            }
+            if let Some(next) = next {
+                after = next;
+                break;
+            }
+        }
+        Ok(after)
     }
 }
 

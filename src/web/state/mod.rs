@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::core::artifact::schema::sweep::{StopReason, SweepVariable};
+use crate::core::artifact::schema::sweep::StopReason;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
@@ -25,6 +25,7 @@ use crate::core::config::settings::MAX_REQUESTS;
 use crate::core::config::slo::SloSpec;
 use crate::core::live::{LiveRows, LiveSnapshot};
 use crate::core::present::capacity::CapacityPoint;
+use crate::core::present::sweep_status::{SweepEnding, SweepPosition, SweepStatus};
 use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::slo::SloOutcome;
@@ -81,19 +82,55 @@ pub struct SweepProgress {
     pub spec: String,
     /// The steps it plans.
     pub step_count: usize,
-    /// The step running or about to (from 0), its variable and value.
-    pub current: Option<(usize, SweepVariable, f64)>,
-    /// The finished steps, in order.
+    /// The runs of each step (the `repeats` setting).
+    pub repeats: u64,
+    /// The run running or about to (or, in a cool-down, the one before it): its step, the
+    /// step's variable and value, and its repeat.
+    pub current: Option<SweepPosition>,
+    /// The finished runs (one a step without repeats), in order.
     pub steps: Vec<SweepStepRecord>,
     /// The sweep ended: every step ran, or why it stopped.
     pub ended: Option<SweepEnd>,
 }
 
-/// A finished step of a sweep: its artifact, and its point of the capacity curve (read once,
-/// when it is filed).
+impl SweepProgress {
+    /// How many steps have at least one finished run.
+    pub fn steps_reached(&self) -> usize {
+        let mut indexes: Vec<u64> = self
+            .steps
+            .iter()
+            .filter_map(|step| step.artifact.sweep.as_ref().map(|sweep| sweep.step_index))
+            .collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        indexes.len()
+    }
+
+    /// Where the sweep is, as the core words it: `cooling_s` left of a cool-down, and whether
+    /// Cancel was pressed.
+    pub fn status(&self, cooling_s: Option<f64>, cancelled: bool) -> SweepStatus<'_> {
+        SweepStatus {
+            spec: &self.spec,
+            step_count: self.step_count,
+            repeats: self.repeats,
+            runs_filed: self.steps.len(),
+            steps_reached: self.steps_reached(),
+            current: self.current,
+            ended: self.ended.as_ref().map(|end| match end {
+                SweepEnd::Complete => SweepEnding::Complete,
+                SweepEnd::Stopped(_, reason) => SweepEnding::Stopped(reason),
+            }),
+            cooling_s,
+            cancelled,
+        }
+    }
+}
+
+/// A finished run of a sweep (a step, or one repeat of a step): its artifact, and its point of
+/// the capacity curve (read once, when it is filed).
 #[derive(Clone, Debug)]
 pub struct SweepStepRecord {
-    /// The step's artifact, with its `sweep` block.
+    /// The run's artifact, with its `sweep` block (and its `repeat` block with repeats).
     pub artifact: Rc<ArtifactV1>,
     /// What it carried and its latencies; `None` without a wall time.
     pub point: Option<CapacityPoint>,
@@ -479,27 +516,28 @@ impl AppState {
 
 /// A sweep's progress.
 impl AppState {
-    /// A sweep of `step_count` steps over `spec` begins.
-    pub fn begin_sweep(&self, spec: String, step_count: usize) {
+    /// A sweep of `step_count` steps over `spec`, each run `repeats` times, begins.
+    pub fn begin_sweep(&self, spec: String, step_count: usize, repeats: u64) {
         self.sweep.set(Some(SweepProgress {
             spec,
             step_count,
+            repeats,
             current: None,
             steps: Vec::new(),
             ended: None,
         }));
     }
 
-    /// Step `index` (of `variable` at `value`) is running.
-    pub fn sweep_step_started(&self, index: usize, variable: SweepVariable, value: f64) {
+    /// The run at `position` (a step, or a repeat of it) is running.
+    pub fn sweep_step_started(&self, position: SweepPosition) {
         self.sweep.update(|sweep| {
             if let Some(sweep) = sweep {
-                sweep.current = Some((index, variable, value));
+                sweep.current = Some(position);
             }
         });
     }
 
-    /// A step finished and is filed.
+    /// A run of a step finished and is filed.
     pub fn sweep_step_filed(&self, step: SweepStepRecord) {
         self.sweep.update(|sweep| {
             if let Some(sweep) = sweep {
@@ -508,7 +546,7 @@ impl AppState {
         });
     }
 
-    /// The last finished step's artifact, if any.
+    /// The last finished run's artifact, if any.
     pub fn last_sweep_step(&self) -> Option<Rc<ArtifactV1>> {
         self.sweep.with_untracked(|sweep| {
             sweep
@@ -517,7 +555,7 @@ impl AppState {
         })
     }
 
-    /// The last step's artifact is now `artifact` (it records why the sweep stopped after it),
+    /// The last run's artifact is now `artifact` (it records why the sweep stopped after it),
     /// in the sweep and, when it is the run shown, in the results.
     pub fn replace_last_sweep_step(&self, old: &Rc<ArtifactV1>, artifact: Rc<ArtifactV1>) {
         self.sweep.update(|sweep| {

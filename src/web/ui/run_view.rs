@@ -22,7 +22,7 @@ use crate::web::run::start::{config_for_preflight, load_models, run_action, FILL
 use crate::web::run::workload::choose_file;
 use crate::web::state::library::Library;
 use crate::web::state::workload::WorkloadState;
-use crate::web::state::{AppState, RunPhase, SweepEnd, SweepProgress};
+use crate::web::state::{AppState, RunPhase};
 use crate::web::ui::echart::load_charts;
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::workload::WorkloadPicker;
@@ -629,7 +629,7 @@ fn LivePanel() -> impl IntoView {
             {move || {
                 state
                     .sweep()
-                    .with(|sweep| sweep.as_ref().map(|sweep| sweep_text(sweep, state.sweep_cooling_s().get(), state.sweep_cancelled().get())))
+                    .with(|sweep| sweep.as_ref().map(|sweep| sweep.status(state.sweep_cooling_s().get(), state.sweep_cancelled().get()).text()))
                     .map(|text| view! { <p class="sweep-line" data-testid="sweep-status">{text}</p> })
             }}
             <p class="status-line">
@@ -693,31 +693,6 @@ fn schedule_text(open: &OpenLoopProgress) -> String {
         "On schedule: {} of {} sent; {} more than 5 ms late; {} held back by the concurrency cap.",
         open.sent, open.scheduled, open.late, open.capped
     )
-}
-
-/// Where a sweep is, in words.
-fn sweep_text(sweep: &SweepProgress, cooling_s: Option<f64>, cancelled: bool) -> String {
-    let done = sweep.steps.len();
-    let count = sweep.step_count;
-    let head = format!("Sweep {}", sweep.spec);
-    match (&sweep.ended, cooling_s, sweep.current) {
-        (Some(SweepEnd::Complete), _, _) => format!("{head}: all {done} steps done."),
-        (Some(SweepEnd::Stopped(_, reason)), _, _) => {
-            format!("{head}: stopped after {done} of {count} steps: {reason}.")
-        }
-        _ if cancelled => format!("{head}: cancelling; the {done} finished step(s) are kept."),
-        (None, Some(left), _) => format!(
-            "{head}: step {done} of {count} done; cooling down {left:.1} s before step {}.",
-            done + 1
-        ),
-        (None, None, Some((index, variable, value))) => {
-            format!(
-                "{head}: step {} of {count} ({variable} {value}).",
-                index + 1
-            )
-        }
-        (None, None, None) => format!("{head}: starting."),
-    }
 }
 
 fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String {

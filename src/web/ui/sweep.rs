@@ -1,5 +1,6 @@
-//! The sweep in the results (docs/load.md): one row per finished step — what it carried and
-//! its latencies — how the sweep ended, and every step's artifact in one `.zip`.
+//! The sweep in the results (docs/load.md): one row per finished run (a step, or each repeat
+//! of a step) — what it carried and its latencies — how the sweep ended, and every run's
+//! artifact in one `.zip`.
 
 use std::rc::Rc;
 
@@ -46,25 +47,41 @@ pub fn SweepSummary() -> impl IntoView {
     view! {
         {move || {
             state.sweep().with(|sweep| sweep.as_ref().map(|sweep| {
-                let points: Vec<(usize, Option<CapacityPoint>, Option<String>)> = sweep
+                let points: Vec<(String, Option<CapacityPoint>, Option<String>)> = sweep
                     .steps
                     .iter()
                     .enumerate()
                     .map(|(index, step)| {
-                        let stop = step
-                            .artifact
-                            .sweep
-                            .as_ref()
+                        let block = step.artifact.sweep.as_ref();
+                        let stop = block
                             .and_then(|block| block.stop_reason)
                             .map(|reason| format!("stopped here: {}", reason.describe()));
-                        (index, step.point.clone(), stop)
+                        let number = block.map_or(index as u64, |block| block.step_index) + 1;
+                        let label = match &step.artifact.repeat {
+                            Some(repeat) => format!("{number} · {} of {}", repeat.index + 1, repeat.count),
+                            None => number.to_string(),
+                        };
+                        (label, step.point.clone(), stop)
                     })
                     .collect();
                 let ended = sweep.ended.clone();
                 let finished = !sweep.steps.is_empty() && ended.is_some();
+                let heading = if sweep.repeats > 1 {
+                    format!(
+                        "Sweep {} · {} of {} steps × {} repeats ({} runs)",
+                        sweep.spec,
+                        sweep.steps_reached(),
+                        sweep.step_count,
+                        sweep.repeats,
+                        sweep.steps.len()
+                    )
+                } else {
+                    format!("Sweep {} · {} of {} steps", sweep.spec, sweep.steps.len(), sweep.step_count)
+                };
+                let step_heading = if sweep.repeats > 1 { "step · repeat" } else { "step" };
                 view! {
                     <div class="sweep-summary" data-testid="sweep-summary">
-                        <h3>{format!("Sweep {} · {} of {} steps", sweep.spec, sweep.steps.len(), sweep.step_count)}</h3>
+                        <h3>{heading}</h3>
                         {ended.map(|end| {
                             let text = match end {
                                 SweepEnd::Complete => "Every step ran.".to_owned(),
@@ -75,14 +92,14 @@ pub fn SweepSummary() -> impl IntoView {
                         <table class="metrics-table" data-testid="sweep-table">
                             <thead>
                                 <tr>
-                                    <th>"step"</th><th>"load"</th><th>"req/s"</th><th>"tok/s"</th>
+                                    <th>{step_heading}</th><th>"load"</th><th>"req/s"</th><th>"tok/s"</th>
                                     <th>"TTFT p95 (ms)"</th><th>"TPOT p95 (ms)"</th><th>"E2E p95 (ms)"</th><th>"note"</th>
                                 </tr>
                             </thead>
                             <tbody>
                                 {points
                                     .into_iter()
-                                    .map(|(index, point, stop)| step_row(index, point, stop))
+                                    .map(|(label, point, stop)| step_row(label, point, stop))
                                     .collect_view()}
                             </tbody>
                         </table>
@@ -105,12 +122,12 @@ pub fn SweepSummary() -> impl IntoView {
     }
 }
 
-fn step_row(index: usize, point: Option<CapacityPoint>, stop: Option<String>) -> impl IntoView {
+fn step_row(label: String, point: Option<CapacityPoint>, stop: Option<String>) -> impl IntoView {
     let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
     let Some(point) = point else {
         return view! {
             <tr data-testid="sweep-step">
-                <td>{index + 1}</td>
+                <td>{label}</td>
                 <td colspan="6">"(no wall time in the artifact)"</td>
                 <td>{stop}</td>
             </tr>
@@ -134,7 +151,7 @@ fn step_row(index: usize, point: Option<CapacityPoint>, stop: Option<String>) ->
     .join("; ");
     view! {
         <tr data-testid="sweep-step">
-            <td>{index + 1}</td>
+            <td>{label}</td>
             <td>{point.label.clone()}</td>
             <td>{number(point.requests_per_s)}</td>
             <td>{number(point.output_tok_s)}</td>

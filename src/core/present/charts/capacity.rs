@@ -3,7 +3,8 @@
 //! per-user decode rate against total output throughput. One point per step, labelled with its
 //! value; saturated steps marked; several sweeps overlay as curves. A point that stands for a
 //! group of repeats sits at their mean, with the Student-t 95 % interval across them as an
-//! error bar (a capped vertical segment in the curve's colour).
+//! error bar (a capped vertical segment in the curve's colour), its label marked ⚠ when the
+//! runs disagree (their coefficient of variation above 10 %).
 
 use charming::datatype::DataPoint;
 use charming::element::{
@@ -53,11 +54,41 @@ pub fn capacity_curve(
         .iter()
         .flat_map(|curve| &curve.points)
         .any(|point| point.repeats.is_some());
+    // A point whose repeats disagree on this statistic (CV above 10 %) says so in its label,
+    // as the table beside the chart does.
+    let mut disagreeing = false;
+    let labelled: Vec<CapacitySeries> = series
+        .iter()
+        .map(|curve| CapacitySeries {
+            points: curve
+                .points
+                .iter()
+                .map(|point| {
+                    let mut point = point.clone();
+                    let disagree = point.repeats.is_some()
+                        && point
+                            .across(metric, stat)
+                            .is_some_and(|across| across.disagree());
+                    if disagree {
+                        disagreeing = true;
+                        point.label = format!("{} {DISAGREE_MARK}", point.label);
+                    }
+                    point
+                })
+                .collect(),
+            ..curve.clone()
+        })
+        .collect();
     let subtitle = format!(
         "one point per step, labelled with its value · ◆ saturated (below 90 % of the offered \
-         rate){}",
+         rate){}{}",
         if repeated {
             " · bars: 95 % interval across repeats"
+        } else {
+            ""
+        },
+        if disagreeing {
+            " · ⚠ its repeats disagree (spread above 10 % of the mean)"
         } else {
             ""
         }
@@ -66,7 +97,7 @@ pub fn capacity_curve(
         &title,
         &subtitle,
         &file_stem,
-        series,
+        &labelled,
         (
             x_name,
             &format!("{} {} ({})", metric.short_label(), stat.id(), metric.unit()),
@@ -100,6 +131,9 @@ pub fn capacity_curve(
     }
     option
 }
+
+/// What marks a point of repeats that disagree on the statistic shown.
+pub const DISAGREE_MARK: &str = "⚠";
 
 /// The error bars of one curve as a line series: one capped segment from low to high per
 /// point, `"-"` (ECharts' empty value) between them; named as the curve, so its legend entry
@@ -506,5 +540,77 @@ mod tests {
             .as_str()
             .unwrap_or_default()
             .ends_with("bars: 95 % interval across repeats"));
+        assert_eq!(
+            option["series"][0]["data"][0]["name"], "c=4",
+            "runs that agree carry no mark"
+        );
+    }
+
+    #[test]
+    fn each_repeated_step_of_a_sweep_has_its_bar_and_disagreeing_steps_are_marked() {
+        let run = |ttft_p95: f64| KeyMetrics {
+            ttft: MetricSummary {
+                p95: Some(ttft_p95),
+                ..MetricSummary::default()
+            },
+            ..KeyMetrics::default()
+        };
+        let repeated = |value: f64, tok_s: f64, ttfts: [f64; 2]| {
+            let mut point = step(value, tok_s, (ttfts[0] + ttfts[1]) / 2.0, false);
+            point.repeats = Some(crate::core::present::capacity::PointRepeats {
+                group_id: format!("repeat-s-step{value}"),
+                runs: ttfts.iter().map(|ttft| run(*ttft)).collect(),
+            });
+            point
+        };
+        let series = [CapacitySeries {
+            name: "sweep-s".to_owned(),
+            variable: "concurrency",
+            // c=1 agrees (CV 1.4 %); c=2 does not (CV 47 %).
+            points: vec![
+                repeated(1.0, 100.0, [100.0, 102.0]),
+                repeated(2.0, 190.0, [100.0, 200.0]),
+            ],
+        }];
+        let option = capacity_curve(
+            &series,
+            MetricKind::Ttft,
+            MetricStat::P95,
+            CapacityAxis::Tokens,
+            ChartTheme::LIGHT,
+        );
+        let points = &option["series"][0]["data"];
+        assert_eq!(points[0]["name"], "c=1");
+        assert_eq!(points[1]["name"], format!("c=2 {DISAGREE_MARK}"));
+        assert_eq!(points[1]["value"], json!([190.0, 150.0]));
+        let bars = option["series"][1]["data"].as_array().expect("bars");
+        assert_eq!(bars.len(), 6, "two capped segments, each low, high, gap");
+        assert_eq!(
+            (bars[0][0].clone(), bars[3][0].clone()),
+            (json!(100.0), json!(190.0))
+        );
+        let (low, high) = (
+            bars[3][1].as_f64().expect("low"),
+            bars[4][1].as_f64().expect("high"),
+        );
+        // Two runs: t(0.975, 1) = 12.706; sd 70.71; half width 12.706 · 70.71 / √2 = 635.3.
+        assert!((low - (150.0 - 635.31)).abs() < 0.01, "{low}");
+        assert!((high - (150.0 + 635.31)).abs() < 0.01, "{high}");
+        assert!(option["title"][0]["subtext"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("⚠ its repeats disagree (spread above 10 % of the mean)"));
+        // Another statistic the runs agree on: no mark.
+        let p50 = capacity_curve(
+            &series,
+            MetricKind::Ttft,
+            MetricStat::P50,
+            CapacityAxis::Tokens,
+            ChartTheme::LIGHT,
+        );
+        assert!(!p50["title"][0]["subtext"]
+            .as_str()
+            .unwrap_or_default()
+            .contains('⚠'));
     }
 }
