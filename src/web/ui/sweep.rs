@@ -1,5 +1,6 @@
-//! The sweep in the results (docs/load.md): one row per finished step — what it carried and
-//! its latencies — how the sweep ended, and every step's artifact in one `.zip`.
+//! The sweep in the results (docs/load.md): one row per finished step — what it carried, its
+//! latencies and, when it scraped them, its server's figures — how the sweep ended, and every
+//! step's artifact in one `.zip`.
 
 use std::rc::Rc;
 
@@ -60,6 +61,9 @@ pub fn SweepSummary() -> impl IntoView {
                         (index, step.point.clone(), stop)
                     })
                     .collect();
+                let server_column = points
+                    .iter()
+                    .any(|(_, point, _)| point.as_ref().is_some_and(|point| point.server.is_some()));
                 let ended = sweep.ended.clone();
                 let finished = !sweep.steps.is_empty() && ended.is_some();
                 view! {
@@ -76,13 +80,15 @@ pub fn SweepSummary() -> impl IntoView {
                             <thead>
                                 <tr>
                                     <th>"step"</th><th>"load"</th><th>"req/s"</th><th>"tok/s"</th>
-                                    <th>"TTFT p95 (ms)"</th><th>"TPOT p95 (ms)"</th><th>"E2E p95 (ms)"</th><th>"note"</th>
+                                    <th>"TTFT p95 (ms)"</th><th>"TPOT p95 (ms)"</th><th>"E2E p95 (ms)"</th>
+                                    {server_column.then(|| view! { <th>"server (peak)"</th> })}
+                                    <th>"note"</th>
                                 </tr>
                             </thead>
                             <tbody>
                                 {points
                                     .into_iter()
-                                    .map(|(index, point, stop)| step_row(index, point, stop))
+                                    .map(|(index, point, stop)| step_row(index, point, stop, server_column))
                                     .collect_view()}
                             </tbody>
                         </table>
@@ -105,13 +111,19 @@ pub fn SweepSummary() -> impl IntoView {
     }
 }
 
-fn step_row(index: usize, point: Option<CapacityPoint>, stop: Option<String>) -> impl IntoView {
+fn step_row(
+    index: usize,
+    point: Option<CapacityPoint>,
+    stop: Option<String>,
+    server_column: bool,
+) -> impl IntoView {
     let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
     let Some(point) = point else {
+        let span = if server_column { "7" } else { "6" };
         return view! {
             <tr data-testid="sweep-step">
                 <td>{index + 1}</td>
-                <td colspan="6">"(no wall time in the artifact)"</td>
+                <td colspan=span>"(no wall time in the artifact)"</td>
                 <td>{stop}</td>
             </tr>
         }
@@ -141,6 +153,14 @@ fn step_row(index: usize, point: Option<CapacityPoint>, stop: Option<String>) ->
             <td>{number(point.metrics.ttft.p95)}</td>
             <td>{number(point.metrics.tpot.p95)}</td>
             <td>{number(point.metrics.e2e.p95)}</td>
+            {server_column
+                .then(|| {
+                    view! {
+                        <td data-testid="sweep-step-server">
+                            {point.server.map_or("–".to_owned(), |server| server.brief())}
+                        </td>
+                    }
+                })}
             <td>{note}</td>
         </tr>
     }
