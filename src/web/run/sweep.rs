@@ -43,6 +43,8 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
     let mut done: Vec<StepResult> = Vec::new();
     let mut sweep_id: Option<String> = None;
     let mut next = plan.next(&done);
+    // Cancel during a step's prefix-cache reset: that step sent nothing.
+    let mut cancelled_during_reset = None::<String>;
     let end = loop {
         let step = match next {
             SweepNext::Step(step) => *step,
@@ -54,7 +56,10 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
         state.sweep_step_started(step.index, step.variable, step.value);
         let mut artifact = match context.measure(step.config.clone()).await {
             Ok(artifact) => artifact,
-            Err(_) if state.sweep_cancelled().get_untracked() => {
+            Err(error) if state.sweep_cancelled().get_untracked() => {
+                if let RunError::CancelledDuringReset(_) = error {
+                    cancelled_during_reset = Some(error.to_string());
+                }
                 mark_last_step(context, StopReason::Cancelled);
                 break SweepEnd::Stopped(
                     StopReason::Cancelled,
@@ -131,8 +136,9 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
         SweepEnd::Complete => None,
     };
     let measured_any = state.end_sweep(end);
-    match failed_reason {
-        Some(reason) if !measured_any => state.fail(RunError::Sweep(reason)),
+    match (failed_reason, cancelled_during_reset) {
+        (Some(_), Some(note)) if !measured_any => state.cancelled_before_measuring(note),
+        (Some(reason), _) if !measured_any => state.fail(RunError::Sweep(reason)),
         _ => state.finish_run(),
     }
 }
