@@ -46,6 +46,8 @@ test('before_each_step empties the prefix cache before each step of a sweep', as
       sweep: 'concurrency:1,2',
       reset_prefix_cache: 'before_each_step',
       server_metrics: 'auto',
+      // Often enough that each short step has samples inside its window.
+      server_metrics_interval_ms: '100',
     });
     await page.getByTestId('run').click();
     await waitForRunEnd(page, 120_000);
