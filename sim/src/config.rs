@@ -54,6 +54,13 @@ pub struct SimConfig {
     pub truth_prompts: bool,
     /// Largest accepted request body in bytes.
     pub max_body_bytes: usize,
+    /// Whether `/metrics` answers with CORS headers, as every other route does. Off, a page
+    /// of another origin cannot read it while it still reads `/v1`: a server (or a proxy in
+    /// front of one) that keeps a page out of its metrics.
+    pub metrics_cors: bool,
+    /// How long `/reset_prefix_cache` and `/flush_cache` hold a reset before doing it and
+    /// answering, ms: a slow reset to cancel a run during.
+    pub reset_delay_ms: u64,
 }
 
 /// The default port, which strobe's default endpoint points at.
@@ -91,6 +98,8 @@ impl Default for SimConfig {
             truth_headers: Vec::new(),
             truth_prompts: false,
             max_body_bytes: 32 * 1024 * 1024,
+            metrics_cors: true,
+            reset_delay_ms: 0,
         }
     }
 }
@@ -253,6 +262,15 @@ pub enum Thinking {
     Off,
 }
 
+/// A behaviour turned on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
 /// What `strobe-sim --help` says after its flags: what a first request streams by default.
 const AFTER_HELP: &str = "\
 By default the model thinks: every answer starts with 8 reasoning tokens
@@ -350,6 +368,14 @@ pub struct Args {
     /// Largest accepted request body, bytes.
     #[arg(long, default_value_t = 32 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// Whether /metrics answers with CORS headers like every other route; off keeps a page of
+    /// another origin out of the metrics while it still reads /v1.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub metrics_cors: Switch,
+    /// Hold each prefix-cache reset (/reset_prefix_cache, /flush_cache) this long before doing
+    /// it and answering, ms.
+    #[arg(long, default_value_t = 0)]
+    pub reset_delay_ms: u64,
 }
 
 impl Args {
@@ -389,6 +415,8 @@ impl Args {
             truth_headers: parse_header_names(self.truth_headers.as_deref().unwrap_or(""))?,
             truth_prompts: self.truth_prompts,
             max_body_bytes: self.max_body_bytes,
+            metrics_cors: self.metrics_cors == Switch::On,
+            reset_delay_ms: self.reset_delay_ms,
         };
         config.validate()?;
         Ok(config)

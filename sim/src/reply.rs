@@ -99,8 +99,27 @@ pub(crate) async fn send(
     reply: Reply,
     keep_alive: bool,
 ) -> bool {
+    write_reply(connection, reply, cors_headers(request), keep_alive).await
+}
+
+/// Writes `reply` with its framing headers but no CORS headers: a page of another origin
+/// cannot read it (`--metrics-cors off`).
+pub(crate) async fn send_without_cors(
+    connection: &mut Connection,
+    reply: Reply,
+    keep_alive: bool,
+) -> bool {
+    write_reply(connection, reply, Vec::new(), keep_alive).await
+}
+
+async fn write_reply(
+    connection: &mut Connection,
+    reply: Reply,
+    cors: Vec<(String, String)>,
+    keep_alive: bool,
+) -> bool {
     let mut headers = reply.headers;
-    headers.extend(cors_headers(request));
+    headers.extend(cors);
     headers.push(("server".into(), "strobe-sim".into()));
     headers.push(("content-length".into(), reply.body.len().to_string()));
     headers.push((

@@ -19,10 +19,10 @@ use crate::faults::FAULT_HEADER;
 use crate::http::{response_head, Connection, HttpError, HttpRequest, Limits};
 use crate::metrics::render_vllm;
 use crate::prefix_cache::PrefixCache;
-use crate::reply::{check_api_key, send, to_json, Reply};
+use crate::reply::{check_api_key, send, send_without_cors, to_json, Reply};
 use crate::request;
 use crate::shared::Shared;
-use crate::truth::{Api, JsonlOpenError, ScrapeEndpoint, ScrapeRecord, SimClock, TruthLog};
+use crate::truth::{Api, JsonlOpenError, ScrapeEndpoint, ScrapeRecord, SimClock, Stamp, TruthLog};
 use crate::wire::ErrorBody;
 
 /// How long an idle keep-alive connection may wait for its next request.
@@ -260,9 +260,22 @@ async fn route(shared: &Arc<Shared>, connection: &mut Connection, request: HttpR
             None => Reply::json(200, models_body(shared)),
         },
         // As vLLM's, the metrics and the cache reset are outside /v1, so no API key guards them.
-        ("GET", "/metrics") => metrics_reply(shared, connection.port()),
-        ("POST", "/reset_prefix_cache") => reset_prefix_cache(shared, connection.port()),
-        ("GET" | "POST", "/flush_cache") => flush_cache(shared, connection.port()),
+        ("GET", "/metrics") => {
+            let reply = metrics_reply(shared, connection.port());
+            if !shared.config.metrics_cors {
+                // `--metrics-cors off`: a page of another origin cannot read this answer.
+                return send_without_cors(connection, reply, keep_alive).await;
+            }
+            reply
+        }
+        ("POST", "/reset_prefix_cache") => {
+            let received = hold_reset(shared).await;
+            reset_prefix_cache(shared, connection.port(), received)
+        }
+        ("GET" | "POST", "/flush_cache") => {
+            let received = hold_reset(shared).await;
+            flush_cache(shared, connection.port(), received)
+        }
         ("GET", "/sim/truth") => {
             let query = request.query.as_deref();
             match (parse_seq(query, "since"), parse_seq(query, "scrapes_since")) {
@@ -381,9 +394,17 @@ fn metrics_reply(shared: &Shared, port: u16) -> Reply {
     }
 }
 
-/// `POST /reset_prefix_cache`: empties the prefix cache and, as vLLM, answers 200 with no body.
-fn reset_prefix_cache(shared: &Shared, port: u16) -> Reply {
+/// When a reset arrived; it is done `--reset-delay-ms` later.
+async fn hold_reset(shared: &Shared) -> Stamp {
     let received = shared.clock.now();
+    if shared.config.reset_delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(shared.config.reset_delay_ms)).await;
+    }
+    received
+}
+
+/// `POST /reset_prefix_cache`: empties the prefix cache and, as vLLM, answers 200 with no body.
+fn reset_prefix_cache(shared: &Shared, port: u16, received: Stamp) -> Reply {
     let cleared = shared.engine.reset_prefix_cache();
     shared.truth.push_scrape(ScrapeRecord {
         seq: 0,
@@ -407,8 +428,7 @@ there are running or waiting requests, the operation will not be performed.)\n";
 
 /// `GET` or `POST /flush_cache`: as SGLang, empties the prefix cache and answers 200, or
 /// answers 400 and keeps it while requests run or wait.
-fn flush_cache(shared: &Shared, port: u16) -> Reply {
-    let received = shared.clock.now();
+fn flush_cache(shared: &Shared, port: u16, received: Stamp) -> Reply {
     let cleared = shared.engine.flush_cache();
     let status = if cleared.is_some() { 200 } else { 400 };
     shared.truth.push_scrape(ScrapeRecord {

@@ -1,7 +1,8 @@
 //! The simulator's `/metrics` and `/reset_prefix_cache` through a real client: vLLM's names
 //! and format, numbers equal to the truth log's requests and to the state at the moment of
-//! each scrape, CORS like every other route, no API key (as vLLM), and a cache reset that
-//! really empties the prefix cache.
+//! each scrape, CORS like every other route (or, with `--metrics-cors off`, none on
+//! `/metrics` alone), no API key (as vLLM), and a cache reset that really empties the prefix
+//! cache, held as long as `--reset-delay-ms` asks.
 
 mod common;
 
@@ -363,4 +364,74 @@ async fn the_routes_need_no_key_answer_preflights_and_refuse_other_methods() {
     assert_eq!(header(wrong_metrics.headers(), "allow"), "GET, OPTIONS");
     // Refused methods are not scrapes.
     assert_eq!(running.truth.scrapes_since(0).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_cors_off_keeps_a_page_out_of_the_metrics_but_not_out_of_v1() {
+    let config = SimConfig {
+        metrics_cors: false,
+        ..fast_config()
+    };
+    let running = start(config).await;
+    let client = reqwest::Client::new();
+    let scraped = scrape(&client, &running).await;
+    assert_eq!(
+        scraped.status, 200,
+        "the server answers; the browser hides it"
+    );
+    assert!(scraped.values.contains_key("vllm:num_requests_running"));
+    assert_eq!(
+        header(&scraped.headers, "access-control-allow-origin"),
+        "",
+        "no CORS on /metrics"
+    );
+    assert_eq!(
+        last_scrape(&running).status,
+        200,
+        "still a scrape of record"
+    );
+    let models = client
+        .get(format!("{}/v1/models", origin(&running)))
+        .header("origin", PAGE)
+        .send()
+        .await
+        .expect("/v1/models answers");
+    assert_eq!(
+        header(models.headers(), "access-control-allow-origin"),
+        PAGE,
+        "/v1 keeps its CORS"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_delay_holds_the_reset_and_its_answer() {
+    let config = SimConfig {
+        reset_delay_ms: 300,
+        ..fast_config()
+    };
+    let running = start(config).await;
+    let client = reqwest::Client::new();
+    let prompt = strobe_prompt(4, 0, 2, 6_000, &shared_prefix(1_000));
+    assert_eq!(send_prompt(&client, &running, &prompt).await, 0, "cold");
+    let sent = Instant::now();
+    let response = client
+        .post(format!("{}/reset_prefix_cache", origin(&running)))
+        .send()
+        .await
+        .expect("the reset answers");
+    assert_eq!(response.status(), 200);
+    assert!(
+        sent.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        sent.elapsed()
+    );
+    let reset = last_scrape(&running);
+    assert!(reset.cleared_blocks.is_some_and(|blocks| blocks > 0));
+    // The record says when the reset arrived, not when the hold ended.
+    let (received_ms, sent_ms) = (reset.received.monotonic_ms, server_ms(&running, sent));
+    assert!(
+        received_ms >= sent_ms - 5.0 && received_ms < sent_ms + 200.0,
+        "sent at {sent_ms} ms, received at {received_ms} ms"
+    );
+    assert_eq!(send_prompt(&client, &running, &prompt).await, 0, "emptied");
 }

@@ -2,8 +2,9 @@
 // source vendored in llama-cpp-python's PyPI sdist (scripts/setup-llama.sh), serving a tiny
 // random-weight model (scripts/make-tiny-gguf.py) with 4 slots of 2,048 tokens. strobe learns
 // its context window, caps prompts to fit before the run, measures tokens from `usage`, sizes
-// prompts in the model's own tokens when asked to, keeps and classifies failed canaries, and
-// says plainly when the API key is wrong.
+// prompts in the model's own tokens when asked to, keeps and classifies failed canaries, says
+// plainly when the API key is wrong, and, with `llama-server --metrics`, reads the server's own
+// /metrics beside the run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
@@ -125,5 +126,64 @@ test('a wrong API key is refused at the form with what to do', async () => {
     await page.close();
   } finally {
     await guarded.stop();
+  }
+});
+
+test('with --metrics, the server\'s own llamacpp: series arrive beside the run', async () => {
+  const scraped = await startLlama(['--metrics']);
+  try {
+    const { page, errors } = await env.open({
+      base_url: scraped.baseUrl,
+      requests: '24',
+      concurrency: '4',
+      context_tokens: '256',
+      max_tokens: '32',
+      request_canaries: 'false',
+      server_metrics: 'auto',
+      server_metrics_interval_ms: '100',
+    });
+    await page.getByTestId('run').click();
+    await waitForRunEnd(page, 180_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    const { path, artifact } = await downloadArtifact(page, 'llama-metrics');
+    const { exitCode, report } = validateArtifact(path);
+    assert.equal(exitCode, 0, JSON.stringify(report));
+    assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
+    const block = artifact.server_metrics;
+    assert.equal(block.source, `${scraped.origin}/metrics`);
+    assert.equal(block.family, 'llamacpp', JSON.stringify(block.notes));
+    assert.ok(block.samples.length >= 3, `${block.samples.length} samples; notes ${JSON.stringify(block.notes)}`);
+    for (const [i, sample] of block.samples.entries()) {
+      for (const name of [
+        'llamacpp:requests_processing',
+        'llamacpp:requests_deferred',
+        'llamacpp:prompt_tokens_total',
+        'llamacpp:tokens_predicted_total',
+        'llamacpp:n_busy_slots_per_decode',
+      ]) {
+        assert.equal(typeof sample.values[name], 'number', `sample ${i} has ${name}`);
+      }
+    }
+    // The scrapes saw the run: requests being processed at some scrape, and by the last one
+    // at least every token the rows counted (the server's counter also holds the warm-up's).
+    assert.ok(
+      block.samples.some((sample) => sample.values['llamacpp:requests_processing'] > 0),
+      JSON.stringify(block.samples.map((sample) => sample.values['llamacpp:requests_processing'])),
+    );
+    const generated = artifact.request_timings.reduce((sum, row) => sum + row.output_tokens, 0);
+    const first = block.samples[0].values['llamacpp:tokens_predicted_total'];
+    const last = block.samples.at(-1).values['llamacpp:tokens_predicted_total'];
+    assert.ok(last - first >= generated, `the server generated ${last - first} tokens, the rows counted ${generated}`);
+    // The summary reads llama.cpp's series by their common names, and the results say so.
+    const { summary } = block;
+    assert.ok(summary.gauges.running.max >= 1, JSON.stringify(summary.gauges));
+    assert.ok(summary.counters.generation_tokens.delta > 0, JSON.stringify(summary.counters));
+    const line = await page.getByTestId('server-line').textContent();
+    assert.match(line, /^server \(llamacpp\): peak queue \d+, peak running \d+/);
+    await page.getByTestId('chart-server').locator('canvas').first().waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await scraped.stop();
   }
 });

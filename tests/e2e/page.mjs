@@ -104,10 +104,10 @@ export async function runFromPage(browser, siteUrl, settings, { cancelAfterDone 
   return { page, errors };
 }
 
-/** Waits until the run view says the run ended, finished or in error. */
+/** Waits until the run view says the run ended: finished, in error, or cancelled before it measured. */
 export async function waitForRunEnd(page, timeoutMs) {
   await page.waitForFunction(
-    () => ['finished', 'error'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
+    () => ['finished', 'error', 'cancelled'].includes(document.querySelector('[data-testid=status]')?.dataset.state),
     null,
     { timeout: timeoutMs },
   );

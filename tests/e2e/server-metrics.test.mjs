@@ -3,7 +3,8 @@
 // the artifact's server_metrics block holds one sample per answered scrape, each with the
 // values the simulator says it answered, on the run's clock within a few milliseconds of the
 // simulator's receipt, and the results say and chart what the server saw. A server without
-// metrics leaves the run whole, with a note.
+// metrics (nothing listening, or a 404), or one whose /metrics a page may not read (no CORS on
+// it while /v1 has it), leaves the run whole, with a note that says why and what to do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
@@ -113,6 +114,83 @@ test('a server without metrics leaves the run whole, with a note that says why',
     assert.ok(block.notes.some((note) => /no answer the page could read/.test(note)), JSON.stringify(block.notes));
     assert.ok(block.notes.some((note) => /scraping stopped/.test(note)), JSON.stringify(block.notes));
     assert.equal((await sim.truth()).scrapes.length, 0, 'nothing was asked of the simulator');
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a /metrics the page may not read (no CORS on it, while /v1 has it) leaves the run whole and says how to let the page in', async () => {
+  const sim = await startSim(['--seed', '43', '--metrics-cors', 'off']);
+  try {
+    const { path, artifact, errors } = await run(
+      {
+        base_url: sim.baseUrls[0],
+        requests: '16',
+        concurrency: '2',
+        context_tokens: '256',
+        max_tokens: '32',
+        server_metrics: 'auto',
+        server_metrics_interval_ms: '100',
+      },
+      'server-metrics-cors',
+      async (page) => {
+        const notes = await page.getByTestId('server-notes').locator('li').allTextContents();
+        assert.ok(notes.some((note) => /does not let this page's origin read \/metrics \(CORS\)/.test(note)), notes.join('\n'));
+        assert.match(await page.getByTestId('server-line').textContent(), /^server \(unknown\): no sample fell in the measured window/);
+      },
+    );
+    assert.equal(artifact.completed, 16, JSON.stringify(artifact.failures));
+    assert.equal(validateArtifact(path).exitCode, 0);
+    const block = artifact.server_metrics;
+    assert.equal(block.source, `${sim.origin}/metrics`);
+    assert.deepEqual(block.samples, []);
+    assert.equal(block.summary, undefined);
+    const [blocked, stopped] = block.notes;
+    // The same server answered the run's requests: not down, so CORS, and what to change.
+    assert.match(blocked, /^3 scrapes failed: no answer the page could read, though the same server answered the run's requests/);
+    assert.match(blocked, /send Access-Control-Allow-Origin on \/metrics as it does on \/v1/);
+    assert.match(blocked, /or set server_metrics to off/);
+    assert.match(stopped, /scraping stopped after 3 failures in a row; the run went on/);
+    // The server did answer each scrape; the browser kept the answers from the page, and the
+    // page stopped asking after three.
+    const scrapes = (await sim.truth()).scrapes.filter((scrape) => scrape.endpoint === 'metrics');
+    assert.equal(scrapes.length, 3, JSON.stringify(scrapes.map((scrape) => scrape.status)));
+    assert.ok(scrapes.every((scrape) => scrape.status === 200));
+    // The browser reports each blocked read itself; nothing else went wrong on the page.
+    assert.deepEqual(errors.filter((error) => !/CORS|Failed to fetch|ERR_FAILED/.test(error)), []);
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('a server that answers 404 on /metrics leaves the run whole, with each engine\'s flag', async () => {
+  const sim = await startSim(['--seed', '44']);
+  try {
+    const { path, artifact, errors } = await run(
+      {
+        base_url: sim.baseUrls[0],
+        requests: '12',
+        concurrency: '2',
+        context_tokens: '256',
+        max_tokens: '32',
+        // strobe-sim answers 404, with CORS, on a path it does not serve.
+        server_metrics: `${sim.origin}/no-metrics-here`,
+        server_metrics_interval_ms: '100',
+      },
+      'server-metrics-404',
+      async (page) => {
+        const notes = await page.getByTestId('server-notes').locator('li').allTextContents();
+        assert.ok(notes.some((note) => /HTTP 404: this server has no \/metrics here/.test(note)), notes.join('\n'));
+      },
+    );
+    assert.equal(artifact.completed, 12, JSON.stringify(artifact.failures));
+    assert.equal(validateArtifact(path).exitCode, 0);
+    const block = artifact.server_metrics;
+    assert.deepEqual(block.samples, []);
+    assert.match(block.notes[0], /^3 scrapes failed: HTTP 404: this server has no \/metrics here; vLLM serves it by default, SGLang needs --enable-metrics, llama-server --metrics/);
+    assert.match(block.notes[1], /scraping stopped after 3 failures in a row; the run went on/);
+    assert.equal((await sim.truth()).scrapes.length, 0, 'no scrape reached the metrics route');
+    assert.deepEqual(errors.filter((error) => !/404/.test(error)), []);
   } finally {
     await sim.stop();
   }

@@ -8,6 +8,7 @@
 
 use crate::core::config::slo::Slo;
 use crate::core::format::format_number;
+use crate::core::present::server::ServerFigure;
 use crate::core::read::foreign::{Definition, Quantity};
 use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 use crate::core::read::loaded::text::CappedText;
@@ -33,6 +34,9 @@ pub enum ComparedMetric {
     GoodputRequests,
     /// Output tokens of the met requests per second of wall time ([`Comparison::add_slo`]).
     GoodputTokens,
+    /// A figure of the server's own metrics over the run (its `server_metrics` block): peak
+    /// queue, peak running, KV cache at peak, preemptions, prefix-cache hits.
+    Server(ServerFigure),
 }
 
 impl ComparedMetric {
@@ -48,6 +52,7 @@ impl ComparedMetric {
             ComparedMetric::SloAttainment => "SLO attainment".to_owned(),
             ComparedMetric::GoodputRequests => "Goodput (requests)".to_owned(),
             ComparedMetric::GoodputTokens => "Goodput (output tokens)".to_owned(),
+            ComparedMetric::Server(figure) => figure.label().to_owned(),
         }
     }
 
@@ -59,6 +64,7 @@ impl ComparedMetric {
             ComparedMetric::PrefixCacheHitAvg | ComparedMetric::FailedRequests => "",
             ComparedMetric::SloAttainment => "%",
             ComparedMetric::GoodputRequests => "req/s",
+            ComparedMetric::Server(figure) => figure.unit(),
         }
     }
 
@@ -72,6 +78,7 @@ impl ComparedMetric {
             | ComparedMetric::GoodputRequests
             | ComparedMetric::GoodputTokens => true,
             ComparedMetric::FailedRequests => false,
+            ComparedMetric::Server(figure) => figure.higher_is_better(),
         }
     }
 
@@ -85,6 +92,10 @@ impl ComparedMetric {
             ComparedMetric::Distribution(kind, stat) => run.metrics.get(kind).stat(stat),
             ComparedMetric::Throughput => run.metrics.throughput_tok_s,
             ComparedMetric::PrefixCacheHitAvg => run.metrics.prefix_cache_hit_avg,
+            ComparedMetric::Server(figure) => run
+                .server_metrics
+                .as_ref()
+                .and_then(|block| figure.of(block)),
             ComparedMetric::FailedRequests => match run.workload.failed {
                 Some(failed) => Some(failed as f64),
                 // G1 has neither `failed` nor `failures`; an empty list there means "unknown".
@@ -233,6 +244,9 @@ pub fn compare(runs: &[&LoadedArtifact]) -> Comparison {
         ComparedMetric::PrefixCacheHitAvg,
         ComparedMetric::FailedRequests,
     ]);
+    // The server's own view, where a run scraped its metrics: the load at which its queue
+    // starts to grow shows here.
+    compared.extend(ServerFigure::ALL.map(ComparedMetric::Server));
     let metrics = compared
         .into_iter()
         .filter_map(|metric| {

@@ -5,8 +5,10 @@
 //! in words ([`sweep_status`]), the exports
 //! ([`export`]), a conversation run's TTFT by turn ([`turns`]), and a finished run's headline
 //! cards ([`headline`]) and the library's table ([`library`]); and the one-file HTML report of
-//! all of it ([`report`]).
+//! all of it ([`report`]); what a run says of its server ([`server`]) and of the prefix-cache
+//! reset before it ([`cache_reset`]).
 
+pub mod cache_reset;
 pub mod capacity;
 pub mod charts;
 pub mod compare;

@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 
 pub use crate::core::config::metrics::{credential_in_url, default_metrics_url};
 
+use crate::core::config::settings::url_origin;
+
 use crate::core::artifact::schema::server_metrics::{
     ServerMetricsBlock, ServerMetricsSample, INTERVAL_MS,
 };
@@ -48,9 +50,19 @@ impl ScrapeFailure {
         )
     }
 
-    /// What happened and what to do, for the block's notes.
-    pub fn advice(&self) -> String {
+    /// What happened and what to do, for the block's notes. `api_answered`: the server at the
+    /// metrics URL's origin answered the run's own requests, so one that gave no readable
+    /// answer to a scrape is not down but keeps this page's origin out of `/metrics` (CORS).
+    pub fn advice(&self, api_answered: bool) -> String {
         match self {
+            ScrapeFailure::Unreachable if api_answered => "no answer the page could read, \
+                 though the same server answered the run's requests: it does not let this \
+                 page's origin read /metrics (CORS). To read them, let it: vLLM and SGLang \
+                 allow every origin on /metrics as on /v1, llama-server --metrics echoes the \
+                 page's origin, TGI follows --cors-allow-origin, and a proxy in front of the \
+                 server must send Access-Control-Allow-Origin on /metrics as it does on /v1 \
+                 (docs/telemetry.md); or set server_metrics to off"
+                .to_owned(),
             ScrapeFailure::Unreachable => "no answer the page could read: the server is down, \
                  or it does not allow this page's origin on /metrics (CORS; docs/telemetry.md \
                  names each engine's flag)"
@@ -92,6 +104,8 @@ pub struct ScrapeSession {
     lasting_in_a_row: u32,
     gave_up: bool,
     reading_notes: Vec<String>,
+    /// The server at the metrics URL's origin answered the run's requests.
+    api_answered: bool,
 }
 
 impl ScrapeSession {
@@ -109,6 +123,7 @@ impl ScrapeSession {
             lasting_in_a_row: 0,
             gave_up: false,
             reading_notes: Vec::new(),
+            api_answered: false,
         }
     }
 
@@ -198,6 +213,16 @@ impl ScrapeSession {
         }
     }
 
+    /// The run's requests to `base_url` were answered (it completed some): when that is the
+    /// metrics URL's origin, a scrape with no readable answer there was kept out by CORS, not
+    /// sent to a server that is down, and its note says so and how to let the page in.
+    pub fn api_answered_at(&mut self, base_url: &str) {
+        let origin = url_origin(base_url);
+        if origin.is_some() && origin == url_origin(&self.source) {
+            self.api_answered = true;
+        }
+    }
+
     /// The samples so far, oldest first (for a live chart).
     pub fn samples(&self) -> &[ServerMetricsSample] {
         &self.samples
@@ -219,7 +244,10 @@ impl ScrapeSession {
             .iter()
             .map(|(failure, count)| {
                 let scrapes = if *count == 1 { "scrape" } else { "scrapes" };
-                format!("{count} {scrapes} failed: {}", failure.advice())
+                format!(
+                    "{count} {scrapes} failed: {}",
+                    failure.advice(self.api_answered)
+                )
             })
             .collect();
         if self.gave_up {

@@ -29,7 +29,7 @@ use crate::web::platform::timers::sleep_ms;
 use crate::web::run::host::Measurement;
 use crate::web::run::keep;
 use crate::web::run::metrics::MetricsScrape;
-use crate::web::run::reset::reset_prefix_cache;
+use crate::web::run::reset::{reset_prefix_cache, ResetCancel};
 use crate::web::state::error::RunError;
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
@@ -84,11 +84,17 @@ impl RunContext {
         self.runs_started.set(run_index + 1);
         let policy = setup.config.client.reset_prefix_cache;
         let reset = match setup.config.prefix_cache_reset_route() {
-            Some(Ok(route)) if policy.resets_before(run_index) => Some(
-                reset_prefix_cache(&setup.config, &route, self.api_key.as_deref(), &self.clock)
-                    .await
-                    .map_err(|failed| RunError::CacheReset(failed.to_string()))?,
-            ),
+            Some(Ok(route)) if policy.resets_before(run_index) => {
+                // Cancel stops the reset in flight, and the run then sends nothing.
+                let cancel = Rc::new(ResetCancel::default());
+                let stop = cancel.clone();
+                state.resetting_cache(Rc::new(move || stop.cancel()));
+                let api_key = self.api_key.as_deref();
+                Some(
+                    reset_prefix_cache(&setup.config, &route, api_key, &self.clock, &cancel)
+                        .await?,
+                )
+            }
             Some(Err(reason)) => return Err(RunError::CacheReset(reason.to_string())),
             Some(Ok(_)) | None => None,
         };
@@ -123,6 +129,9 @@ impl RunContext {
                 Ok(artifact) => {
                     let started = artifact.started_at_unix_ns as f64 / 1e6;
                     let finished = artifact.finished_at_unix_ns as f64 / 1e6;
+                    if artifact.completed > 0 {
+                        scrape.api_answered_at(&artifact.base_url);
+                    }
                     let mut block = scrape.finish(started, finished).await;
                     attach_beside_client(&mut block, &artifact.metrics, &artifact.request_timings);
                     artifact.server_metrics = Some(block);

@@ -121,6 +121,13 @@ impl MetricsScrape {
         block
     }
 
+    /// The run's requests to `base_url` were answered: a scrape there that got no readable
+    /// answer was kept out by CORS, and the block's note says so
+    /// ([`ScrapeSession::api_answered_at`]).
+    pub fn api_answered_at(&self, base_url: &str) {
+        self.session.borrow_mut().api_answered_at(base_url);
+    }
+
     /// Stops scraping without a block (the run failed or was refused).
     pub fn stop(&self) {
         self.stopped.set(true);
@@ -129,12 +136,18 @@ impl MetricsScrape {
 
 /// GETs `url` without credentials, aborted after `timeout_ms`: its status and at most
 /// [`MOST_BYTES_READ`] bytes of its body.
-pub(crate) async fn fetch_bounded(
+async fn fetch_bounded(url: &str, timeout_ms: f64) -> Result<(u16, Vec<u8>), ScrapeFailure> {
+    let controller = AbortController::new().map_err(|_| ScrapeFailure::Unreachable)?;
+    fetch_bounded_with(url, timeout_ms, controller).await
+}
+
+/// [`fetch_bounded`] under `controller`, which its caller may also abort (a Cancel).
+pub(crate) async fn fetch_bounded_with(
     url: &str,
     timeout_ms: f64,
+    controller: AbortController,
 ) -> Result<(u16, Vec<u8>), ScrapeFailure> {
     let window = web_sys::window().ok_or(ScrapeFailure::Unreachable)?;
-    let controller = AbortController::new().map_err(|_| ScrapeFailure::Unreachable)?;
     let timed_out = Rc::new(Cell::new(false));
     {
         let (controller, timed_out) = (controller.clone(), timed_out.clone());

@@ -4,9 +4,10 @@
 //! server's prefix-cache series read just before and just after, when its metrics are scraped.
 //! What an answer means and what the artifact records are the core's
 //! ([`telemetry::reset`](crate::core::telemetry::reset)); a reset that fails stops the run
-//! before it measures, with what to do.
+//! before it measures, with what to do. Cancel stops a reset in flight ([`ResetCancel`]): the
+//! request is aborted, and the run sends nothing.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -27,26 +28,70 @@ use crate::core::telemetry::reset::{
 
 use crate::web::platform::clock::Clock;
 use crate::web::platform::timers::sleep_ms;
-use crate::web::run::metrics::fetch_bounded;
+use crate::web::run::metrics::fetch_bounded_with;
+use crate::web::state::error::RunError;
 
 /// How long a scrape around the reset may take, ms.
 const COUNTERS_TIMEOUT_MS: f64 = 5_000.0;
 
+/// Cancel for a reset in flight: it aborts the request under way (a scrape of the counters,
+/// or the reset itself) and no further one is sent.
+#[derive(Default)]
+pub struct ResetCancel {
+    cancelled: Cell<bool>,
+    current: RefCell<Option<AbortController>>,
+}
+
+impl ResetCancel {
+    /// Stops the reset: the request under way is aborted.
+    pub fn cancel(&self) {
+        self.cancelled.set(true);
+        if let Some(controller) = self.current.borrow().as_ref() {
+            controller.abort();
+        }
+    }
+
+    /// Whether Cancel was pressed.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.get()
+    }
+
+    /// `controller` aborts the request now under way; at once when Cancel came first.
+    fn watch(&self, controller: &AbortController) {
+        if self.cancelled.get() {
+            controller.abort();
+        }
+        *self.current.borrow_mut() = Some(controller.clone());
+    }
+}
+
 /// Empties the prefix cache of `config`'s server by `route`. The record's `t_ms` is the page
 /// clock's Unix ms when the answer that counted was asked for, until the run's start is known.
+/// A reset that fails is [`RunError::CacheReset`] with what to do; one `cancel` stopped is
+/// [`RunError::CancelledDuringReset`].
 pub async fn reset_prefix_cache(
     config: &RunConfig,
     route: &ResetRoute,
     api_key: Option<&str>,
     clock: &Clock,
-) -> Result<ResetRecord, ResetFailed> {
+    cancel: &ResetCancel,
+) -> Result<ResetRecord, RunError> {
+    let cancelled = || RunError::CancelledDuringReset(format!("{} {}", route.method, route.url));
     let metrics_url = config.client.metrics_url(&config.base_url);
-    let counters_before = read_counters(metrics_url.as_deref()).await;
+    let counters_before = read_counters(metrics_url.as_deref(), cancel).await;
     let mut attempt = 1;
     let (sent, latency_ms, status) = loop {
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
         let sent = clock.now_unix_ms();
-        let answer = send(route, api_key).await?;
+        let answer = send(route, api_key, cancel)
+            .await
+            .map_err(|failed| RunError::CacheReset(failed.to_string()))?;
         let latency_ms = clock.now_unix_ms() - sent;
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
         match judge_answer(route, answer, attempt) {
             ResetStep::Done => {
                 let status = match answer {
@@ -59,10 +104,13 @@ pub async fn reset_prefix_cache(
                 attempt += 1;
                 sleep_ms(RETRY_AFTER_MS).await;
             }
-            ResetStep::Stop(failed) => return Err(failed),
+            ResetStep::Stop(failed) => return Err(RunError::CacheReset(failed.to_string())),
         }
     };
-    let counters_after = read_counters(metrics_url.as_deref()).await;
+    let counters_after = read_counters(metrics_url.as_deref(), cancel).await;
+    if cancel.is_cancelled() {
+        return Err(cancelled());
+    }
     Ok(ResetRecord {
         engine: route.engine.as_str().to_owned(),
         method: route.method.to_owned(),
@@ -76,23 +124,32 @@ pub async fn reset_prefix_cache(
     })
 }
 
-/// The prefix-cache series of one scrape of `url`, when it answers with them.
-async fn read_counters(url: Option<&str>) -> Option<BTreeMap<String, f64>> {
-    match fetch_bounded(url?, COUNTERS_TIMEOUT_MS).await {
+/// The prefix-cache series of one scrape of `url`, when it answers with them (and Cancel
+/// did not stop it).
+async fn read_counters(url: Option<&str>, cancel: &ResetCancel) -> Option<BTreeMap<String, f64>> {
+    let url = url?;
+    let controller = AbortController::new().ok()?;
+    cancel.watch(&controller);
+    match fetch_bounded_with(url, COUNTERS_TIMEOUT_MS, controller).await {
         Ok((200, body)) => cache_counters(&body),
         _ => None,
     }
 }
 
-/// Sends the reset once, aborted after [`RESET_TIMEOUT_MS`]: the status, or why none came.
-/// Only a key a header cannot carry is an error of its own.
-async fn send(route: &ResetRoute, api_key: Option<&str>) -> Result<ResetAnswer, ResetFailed> {
+/// Sends the reset once, aborted after [`RESET_TIMEOUT_MS`] or by `cancel`: the status, or
+/// why none came. Only a key a header cannot carry is an error of its own.
+async fn send(
+    route: &ResetRoute,
+    api_key: Option<&str>,
+    cancel: &ResetCancel,
+) -> Result<ResetAnswer, ResetFailed> {
     let Some(window) = web_sys::window() else {
         return Ok(ResetAnswer::Unreadable);
     };
     let Ok(controller) = AbortController::new() else {
         return Ok(ResetAnswer::Unreadable);
     };
+    cancel.watch(&controller);
     let timed_out = Rc::new(Cell::new(false));
     {
         let (controller, timed_out) = (controller.clone(), timed_out.clone());

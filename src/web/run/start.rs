@@ -37,6 +37,10 @@ async fn run(state: AppState, library: Library) {
     }
     match start(state, library).await {
         Ok(()) => {}
+        // Cancel during the prefix-cache reset: nothing was sent, nothing failed.
+        Err(error @ RunError::CancelledDuringReset(_)) => {
+            state.cancelled_before_measuring(error.to_string())
+        }
         Err(error) => state.fail(error),
     }
 }
@@ -107,7 +111,12 @@ async fn run_repeats(
         if index > 0 && cooldown_s > 0.0 {
             sleep_ms(cooldown_s * 1000.0).await;
         }
-        let mut artifact = context.measure(config.clone()).await?;
+        let mut artifact = match context.measure(config.clone()).await {
+            Ok(artifact) => artifact,
+            // Cancel during a later repeat's reset: the repeats measured before it are kept.
+            Err(RunError::CancelledDuringReset(_)) if index > 0 => break,
+            Err(error) => return Err(error),
+        };
         if count > 1 {
             let group_id = group_id
                 .get_or_insert_with(|| format!("repeat-{}", artifact.run_id))

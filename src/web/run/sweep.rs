@@ -52,6 +52,7 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
         repeats,
         done: Vec::new(),
         first_run_id: None,
+        cancelled_during_reset: None,
     };
     let mut next = plan.next(&sweep.done);
     let end = loop {
@@ -76,8 +77,9 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
         SweepEnd::Complete => None,
     };
     let measured_any = state.end_sweep(end);
-    match failed_reason {
-        Some(reason) if !measured_any => state.fail(RunError::Sweep(reason)),
+    match (failed_reason, sweep.cancelled_during_reset.take()) {
+        (Some(_), Some(note)) if !measured_any => state.cancelled_before_measuring(note),
+        (Some(reason), _) if !measured_any => state.fail(RunError::Sweep(reason)),
         _ => state.finish_run(),
     }
 }
@@ -94,6 +96,9 @@ struct SweepRun<'a> {
     /// The run id of the sweep's first run: the sweep's id and its steps' repeat groups
     /// are named after it.
     first_run_id: Option<String>,
+    /// Cancel came during a run's prefix-cache reset (that run sent nothing): what the page
+    /// says when nothing of the sweep was measured.
+    cancelled_during_reset: Option<String>,
 }
 
 impl SweepRun<'_> {
@@ -141,7 +146,10 @@ impl SweepRun<'_> {
             });
             let mut artifact = match context.measure(step.config.clone()).await {
                 Ok(artifact) => artifact,
-                Err(_) if state.sweep_cancelled().get_untracked() => {
+                Err(error) if state.sweep_cancelled().get_untracked() => {
+                    if let RunError::CancelledDuringReset(_) = error {
+                        self.cancelled_during_reset = Some(error.to_string());
+                    }
                     mark_last_step(context, StopReason::Cancelled);
                     return Err(cancelled());
                 }

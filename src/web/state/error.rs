@@ -87,4 +87,10 @@ pub enum RunError {
     /// Cancel was pressed while the worker was still starting.
     #[error("the run was cancelled before its first request")]
     CancelledBeforeStart,
+    /// Cancel was pressed while the server's prefix cache was being emptied before the run.
+    #[error(
+        "cancelled while the server's prefix cache was being emptied ({0}): no request of \
+         the run was sent and nothing was measured; the server may still have done the reset"
+    )]
+    CancelledDuringReset(String),
 }

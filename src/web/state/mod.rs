@@ -42,12 +42,18 @@ pub enum RunPhase {
     Idle,
     /// Checking the endpoint (and calibrating) before the run.
     Preflight,
+    /// Emptying the server's prefix cache before a run measures (`reset_prefix_cache`);
+    /// Cancel stops it, and the run then sends nothing.
+    Resetting,
     /// Requests are in flight.
     Running,
     /// The run ended (completed or cancelled) and its artifact is ready.
     Finished,
     /// The run could not start, or ended without an artifact; the error says why.
     Failed(RunError),
+    /// Cancel ended the run before it measured anything (while the server's prefix cache was
+    /// being emptied); the text says what was and was not sent.
+    Cancelled(String),
 }
 
 impl RunPhase {
@@ -56,15 +62,25 @@ impl RunPhase {
         match self {
             RunPhase::Idle => "idle",
             RunPhase::Preflight => "preflight",
+            RunPhase::Resetting => "resetting",
             RunPhase::Running => "running",
             RunPhase::Finished => "finished",
             RunPhase::Failed(_) => "error",
+            RunPhase::Cancelled(_) => "cancelled",
         }
     }
 
     /// Whether a run is being started or is running (the form's Run does nothing then).
     pub fn is_busy(&self) -> bool {
-        matches!(self, RunPhase::Preflight | RunPhase::Running)
+        matches!(
+            self,
+            RunPhase::Preflight | RunPhase::Resetting | RunPhase::Running
+        )
+    }
+
+    /// Whether Cancel has something to stop: a reset before the run, or the run.
+    pub fn is_cancellable(&self) -> bool {
+        matches!(self, RunPhase::Resetting | RunPhase::Running)
     }
 }
 
@@ -450,6 +466,13 @@ impl AppState {
         self.sweep_cooling_s.set(None);
     }
 
+    /// The server's prefix cache is being emptied before a measurement: Cancel now calls
+    /// `cancel`, which stops the reset so that the run sends nothing.
+    pub fn resetting_cache(&self, cancel: Canceller) {
+        self.canceller.set_value(Some(cancel));
+        self.phase.set(RunPhase::Resetting);
+    }
+
     /// A measurement started: Cancel now calls `cancel`; the live numbers start from
     /// `snapshot`, and a `quiet` run (`live_view: end`) shows none until it ends.
     pub fn measuring(&self, cancel: Canceller, snapshot: LiveSnapshot, quiet: bool) {
@@ -478,14 +501,17 @@ impl AppState {
     }
 
     /// Cancel was pressed: a sweep starts no further step, the measurement in flight stops
-    /// sending, and a quiet run says it is cancelling (its worker's report comes later).
+    /// sending, and a quiet run says it is cancelling (its worker's report comes later). A
+    /// reset in flight is stopped; a group of repeats or a sweep that measured before it ends
+    /// as cancelled.
     pub fn cancel_run(&self) {
         if self.sweep.with_untracked(Option::is_some) {
             self.sweep_cancelled.set(true);
         }
         if let Some(cancel) = self.canceller.get_value() {
             cancel();
-            if self.quiet_run.get_untracked() {
+            let resetting = self.phase.get_untracked() == RunPhase::Resetting;
+            if resetting || self.quiet_run.get_untracked() {
                 self.snapshot.update(|snapshot| snapshot.cancelled = true);
             }
         }
@@ -505,6 +531,12 @@ impl AppState {
     pub fn finish_run(&self) {
         self.canceller.set_value(None);
         self.phase.set(RunPhase::Finished);
+    }
+
+    /// Cancel ended the run before it measured anything; `note` says what was sent.
+    pub fn cancelled_before_measuring(&self, note: String) {
+        self.canceller.set_value(None);
+        self.phase.set(RunPhase::Cancelled(note));
     }
 
     /// The run ended without an artifact, or could not start: `error` says why.

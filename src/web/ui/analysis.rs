@@ -7,6 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::core::config::slo::SloSpec;
+use crate::core::present::cache_reset::reset_note_of;
 use crate::core::present::charts::overlay_slo;
 use crate::core::present::charts::{artifact_charts, comparison_charts};
 use crate::core::present::charts::{group_charts, ChartGroup, ChartTheme, NamedChart};
@@ -364,6 +365,17 @@ fn SingleRun(
                                     }
                                 })}
                         </div>
+                    }
+                })}
+            {reset_note_of(&run)
+                .map(|note| {
+                    // A cache that was not emptied changes what the run's TTFT means: said as a
+                    // warning, the other verdicts as a note.
+                    let class = if note.verdict == "not_emptied" { "warning" } else { "client-notes" };
+                    view! {
+                        <p class=class data-testid="cache-reset-note" data-verdict=note.verdict>
+                            {note.text}
+                        </p>
                     }
                 })}
             <TurnsTableView table=turns_table(&run) />

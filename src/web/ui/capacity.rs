@@ -2,7 +2,9 @@
 //! sweep, or runs of one load mode — their throughput against a latency the user picks, the
 //! offered against the achieved rate, and the per-user decode rate against throughput; with an
 //! SLO, goodput and attainment against load and the capacity at SLO (docs/metrics.md); and a
-//! table of the points, a group of repeats with its 95 % interval across its runs.
+//! table of the points, a group of repeats with its 95 % interval across its runs; when the
+//! steps scraped their server's metrics, the server's queue and KV cache at peak in the table
+//! and against load in a chart of their own.
 
 use std::sync::Arc;
 
@@ -12,12 +14,14 @@ use serde_json::Value;
 
 use crate::core::format::counted;
 use crate::core::present::capacity::{
-    capacity_rows, capacity_series, capacity_series_with_slo, CapacityRow, CAPACITY_LATENCIES,
+    capacity_rows, capacity_series, capacity_series_with_slo, has_server_figures, CapacityRow,
+    CAPACITY_LATENCIES,
 };
 use crate::core::present::charts::{
-    attainment_curve, capacity_curve, goodput_curve, offered_vs_achieved, pareto, CapacityAxis,
-    ChartTheme,
+    attainment_curve, capacity_curve, capacity_server, goodput_curve, offered_vs_achieved, pareto,
+    CapacityAxis, ChartTheme,
 };
+use crate::core::present::server::ServerFigure;
 use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
 use crate::core::read::loaded::LoadedArtifact;
 
@@ -97,6 +101,9 @@ pub fn CapacityView(
         .iter()
         .flat_map(|s| &s.points)
         .any(|point| point.offered_rate.is_some());
+    // Steps that scraped their server's metrics: its queue and KV cache in the table, and
+    // against load in a chart, where the knee at which requests start to wait shows.
+    let server_columns = has_server_figures(&series);
     view! {
         <section class="capacity" data-testid="capacity-view">
             <h3>"Capacity"</h3>
@@ -178,10 +185,22 @@ pub fn CapacityView(
                     <tr>
                         <th>"curve"</th><th>"load"</th><th>"req/s"</th><th>"tok/s"</th>
                         <th>{latency_heading}</th>
+                        {server_columns
+                            .then(|| {
+                                view! {
+                                    <th>{ServerFigure::WaitingPeak.label()}</th>
+                                    <th>{ServerFigure::KvCachePeak.label()}</th>
+                                }
+                            })}
                     </tr>
                 </thead>
                 <tbody>
-                    {move || rows().into_iter().map(|row| view! { <PointRow row=row /> }).collect_view()}
+                    {move || {
+                        rows()
+                            .into_iter()
+                            .map(|row| view! { <PointRow row=row server_columns=server_columns /> })
+                            .collect_view()
+                    }}
                 </tbody>
             </table>
             <div class="chart-grid">
@@ -201,6 +220,16 @@ pub fn CapacityView(
                         }
                     })}
                 <EChart option=Signal::stored(pareto(&series, theme)) title="pareto" test_id="chart-pareto" />
+                {server_columns
+                    .then(|| {
+                        view! {
+                            <EChart
+                                option=Signal::stored(capacity_server(&series, theme))
+                                title="capacity-server"
+                                test_id="chart-capacity-server"
+                            />
+                        }
+                    })}
             </div>
         </section>
     }
@@ -213,8 +242,18 @@ pub fn CapacityView(
 fn PointRow(
     /// The row as the core words it.
     row: CapacityRow,
+    /// Whether the table has the server's columns.
+    server_columns: bool,
 ) -> impl IntoView {
     let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
+    let server = server_columns.then(|| {
+        let [waiting, kv] = row.server_cells();
+        let brief = row.server.map(|server| server.brief()).unwrap_or_default();
+        view! {
+            <td data-testid="capacity-server-waiting" title=brief.clone()>{waiting}</td>
+            <td data-testid="capacity-server-kv" title=brief>{kv}</td>
+        }
+    });
     view! {
         <tr data-testid="capacity-point" data-runs=row.runs.to_string()>
             <td>{row.curve}</td>
@@ -233,6 +272,7 @@ fn PointRow(
                         }
                     })}
             </td>
+            {server}
         </tr>
     }
 }

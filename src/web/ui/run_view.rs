@@ -57,7 +57,7 @@ pub fn RunView() -> impl IntoView {
                 ),
         })
     });
-    let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
+    let busy = move || state.phase().with(RunPhase::is_busy);
     // Why the last *Export plan* made no file, if it did not.
     let plan_error = RwSignal::new(None::<String>);
     // After exporting a plan with a workload: that plan.json holds the file's prompts.
@@ -165,7 +165,7 @@ pub fn RunView() -> impl IntoView {
                     <button
                         type="button"
                         data-testid="cancel"
-                        disabled=move || state.phase().get() != RunPhase::Running
+                        disabled=move || !state.phase().with(RunPhase::is_cancellable)
                         on:click=move |_| state.cancel_run()
                     >
                         "Cancel"
@@ -247,7 +247,7 @@ fn Essentials(
     errors: Memo<BTreeMap<String, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
-    let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
+    let busy = move || state.phase().with(RunPhase::is_busy);
     view! {
         <fieldset class="field-group essentials" disabled=busy data-testid="essentials">
             <legend>"Run"</legend>
@@ -271,7 +271,7 @@ fn FieldSet(
     errors: Memo<BTreeMap<String, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
-    let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
+    let busy = move || state.phase().with(RunPhase::is_busy);
     let keys: Vec<FieldKey> = FieldKey::ALL
         .iter()
         .copied()
@@ -699,6 +699,9 @@ fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String
     match phase {
         RunPhase::Idle => "Ready. Check the endpoint, then press Run.".to_string(),
         RunPhase::Preflight => "Checking the endpoint…".to_string(),
+        RunPhase::Resetting => "Emptying the server's prefix cache before the run \
+                                (reset_prefix_cache); Cancel stops it, and nothing is sent."
+            .to_string(),
         RunPhase::Running if snapshot.cancelled => "Cancelling…".to_string(),
         RunPhase::Running if quiet => format!(
             "Running {} requests. Live view: end, so the page shows nothing new until the run \
@@ -721,5 +724,15 @@ fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String
             snapshot.failed
         ),
         RunPhase::Failed(reason) => format!("Could not run: {reason}"),
+        RunPhase::Cancelled(note) => {
+            // The note is a clause ("cancelled while …"): said as a sentence.
+            let mut chars = note.chars();
+            let first: String = chars
+                .next()
+                .into_iter()
+                .flat_map(char::to_uppercase)
+                .collect();
+            format!("{first}{}.", chars.as_str())
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The sweep in the results (docs/load.md): one row per finished run (a step, or each repeat
-//! of a step) — what it carried and its latencies — how the sweep ended, and every run's
-//! artifact in one `.zip`.
+//! of a step) — what it carried, its latencies and, when it scraped them, its server's figures
+//! — how the sweep ended, and every run's artifact in one `.zip`.
 
 use std::rc::Rc;
 
@@ -64,6 +64,9 @@ pub fn SweepSummary() -> impl IntoView {
                         (label, step.point.clone(), stop)
                     })
                     .collect();
+                let server_column = points
+                    .iter()
+                    .any(|(_, point, _)| point.as_ref().is_some_and(|point| point.server.is_some()));
                 let ended = sweep.ended.clone();
                 let finished = !sweep.steps.is_empty() && ended.is_some();
                 let heading = if sweep.repeats > 1 {
@@ -93,13 +96,15 @@ pub fn SweepSummary() -> impl IntoView {
                             <thead>
                                 <tr>
                                     <th>{step_heading}</th><th>"load"</th><th>"req/s"</th><th>"tok/s"</th>
-                                    <th>"TTFT p95 (ms)"</th><th>"TPOT p95 (ms)"</th><th>"E2E p95 (ms)"</th><th>"note"</th>
+                                    <th>"TTFT p95 (ms)"</th><th>"TPOT p95 (ms)"</th><th>"E2E p95 (ms)"</th>
+                                    {server_column.then(|| view! { <th>"server (peak)"</th> })}
+                                    <th>"note"</th>
                                 </tr>
                             </thead>
                             <tbody>
                                 {points
                                     .into_iter()
-                                    .map(|(label, point, stop)| step_row(label, point, stop))
+                                    .map(|(label, point, stop)| step_row(label, point, stop, server_column))
                                     .collect_view()}
                             </tbody>
                         </table>
@@ -122,13 +127,19 @@ pub fn SweepSummary() -> impl IntoView {
     }
 }
 
-fn step_row(label: String, point: Option<CapacityPoint>, stop: Option<String>) -> impl IntoView {
+fn step_row(
+    label: String,
+    point: Option<CapacityPoint>,
+    stop: Option<String>,
+    server_column: bool,
+) -> impl IntoView {
     let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
     let Some(point) = point else {
+        let span = if server_column { "7" } else { "6" };
         return view! {
             <tr data-testid="sweep-step">
                 <td>{label}</td>
-                <td colspan="6">"(no wall time in the artifact)"</td>
+                <td colspan=span>"(no wall time in the artifact)"</td>
                 <td>{stop}</td>
             </tr>
         }
@@ -158,6 +169,14 @@ fn step_row(label: String, point: Option<CapacityPoint>, stop: Option<String>) -
             <td>{number(point.metrics.ttft.p95)}</td>
             <td>{number(point.metrics.tpot.p95)}</td>
             <td>{number(point.metrics.e2e.p95)}</td>
+            {server_column
+                .then(|| {
+                    view! {
+                        <td data-testid="sweep-step-server">
+                            {point.server.map_or("–".to_owned(), |server| server.brief())}
+                        </td>
+                    }
+                })}
             <td>{note}</td>
         </tr>
     }

@@ -36,7 +36,7 @@ fn name_of(url: &str) -> String {
 #[component]
 pub fn WorkloadPicker() -> impl IntoView {
     let state = AppState::expect();
-    let busy = move || matches!(state.phase().get(), RunPhase::Preflight | RunPhase::Running);
+    let busy = move || state.phase().with(RunPhase::is_busy);
     // A link's workload_url is fetched once, when the page opens.
     let linked = state
         .form()

@@ -4,16 +4,21 @@
 //! (concurrency or rate). Repeats of one group at one load are one point
 //! ([`PointRepeats`], merged in `repeats`): the mean of their statistics, with the Student-t
 //! 95 % interval across them for the chart's error bar and the table's
-//! "1,057 ms ± 19.9 (95 %, 3 runs)" ([`capacity_rows`]).
+//! "1,057 ms ± 19.9 (95 %, 3 runs)" ([`capacity_rows`]). A run that scraped its server's
+//! metrics brings the server's figures to its point ([`ServerFigures`]: peak queue, peak
+//! running, KV cache at peak…), so the load at which the server's queue starts to grow reads
+//! off the table and the chart.
 
 mod repeats;
 
 use std::collections::BTreeMap;
 
 use crate::core::config::slo::Slo;
+use crate::core::format::format_number;
 use crate::core::inference::spread::AcrossRuns;
 use crate::core::load::sweep::SATURATION_SHARE;
 use crate::core::present::compare::setup_key;
+use crate::core::present::server::ServerFigures;
 use crate::core::present::verdict::{across_runs_text, disagreement};
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
 use crate::core::read::loaded::LoadedArtifact;
@@ -46,6 +51,9 @@ pub struct CapacityPoint {
     pub slo: Option<SloOutcome>,
     /// The repeats this point stands for, when it is a group of two or more runs.
     pub repeats: Option<PointRepeats>,
+    /// What the server's own metrics said over the run (its `server_metrics` block), when it
+    /// was scraped; for a group of repeats, each figure's mean over the runs that have it.
+    pub server: Option<ServerFigures>,
 }
 
 /// The runs of one repeat group at one load, drawn as one point.
@@ -216,6 +224,25 @@ pub struct CapacityRow {
     pub disagreement: Option<String>,
     /// How many runs the point stands for.
     pub runs: usize,
+    /// The server's figures at this point, when its runs scraped them.
+    pub server: Option<ServerFigures>,
+}
+
+impl CapacityRow {
+    /// The server's columns of the table: its queue at peak and its KV cache at peak ("9",
+    /// "98 %"), "–" for a figure the point lacks.
+    pub fn server_cells(&self) -> [String; 2] {
+        let text = |value: Option<f64>, unit: &str| {
+            value.map_or("–".to_owned(), |value| {
+                format!("{}{unit}", format_number(value))
+            })
+        };
+        let server = self.server.unwrap_or_default();
+        [
+            text(server.waiting_peak, ""),
+            text(server.kv_cache_peak_percent, " %"),
+        ]
+    }
 }
 
 /// The capacity table of `series` for `metric`'s `stat`: one row per point, curve by curve.
@@ -242,6 +269,7 @@ pub fn capacity_rows(
                         .repeats
                         .as_ref()
                         .map_or(1, |repeats| repeats.runs.len()),
+                    server: point.server,
                 }
             })
         })
@@ -307,7 +335,17 @@ pub fn capacity_point(run: &LoadedArtifact) -> Option<CapacityPoint> {
         saturated,
         slo: None,
         repeats: None,
+        server: run.server_metrics.as_ref().and_then(ServerFigures::of),
     })
+}
+
+/// Whether any point of `series` has the server's figures: the table and the charts show the
+/// server's columns only then.
+pub fn has_server_figures(series: &[CapacitySeries]) -> bool {
+    series
+        .iter()
+        .flat_map(|curve| &curve.points)
+        .any(|point| point.server.is_some())
 }
 
 /// The latency metrics the curve can show on its y axis.

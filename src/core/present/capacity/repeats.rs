@@ -1,8 +1,9 @@
 //! Repeats on a capacity curve: the runs of one repeat group at one load merged into one
 //! point ([`PointRepeats`]), its statistics and throughputs the means over the runs, its SLO
-//! outcome their requests pooled.
+//! outcome their requests pooled, its server's figures the means over the runs that have them.
 
 use crate::core::load::sweep::SATURATION_SHARE;
+use crate::core::present::server::ServerFigures;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
 use crate::core::slo::SloOutcome;
 
@@ -72,6 +73,8 @@ fn merged_point(group_id: String, members: Vec<CapacityPoint>) -> CapacityPoint 
         _ => false,
     };
     let slo = pooled_slo(&members);
+    let server =
+        ServerFigures::mean_of(&members.iter().map(|point| point.server).collect::<Vec<_>>());
     let first = members.into_iter().next().expect("two or more runs");
     CapacityPoint {
         value: first.value,
@@ -83,6 +86,7 @@ fn merged_point(group_id: String, members: Vec<CapacityPoint>) -> CapacityPoint 
         saturated,
         slo,
         repeats: Some(PointRepeats { group_id, runs }),
+        server,
     }
 }
 

@@ -320,3 +320,73 @@ fn a_guidellm_report_of_several_benchmarks_is_one_curve() {
         curves[0].name
     );
 }
+
+/// A step of sweep `s1` at `concurrency` whose server's queue peaked at `waiting`, in repeat
+/// group `group` when given.
+fn scraped(concurrency: u64, waiting: f64, kv: f64, group: Option<(&str, u64)>) -> LoadedArtifact {
+    let gauge = |max: f64| serde_json::json!({"min": 0.0, "mean": max, "max": max, "samples": 2});
+    let mut artifact = serde_json::json!({
+        "concurrency": concurrency, "completed": 10, "wall_clock_ms": 2000,
+        "metrics": {"output_tokens": 1000, "ttft_p95_ms": concurrency * 10},
+        "server_metrics": {
+            "source": "http://127.0.0.1:8000/metrics", "interval_ms": 200, "family": "vllm",
+            "samples": [],
+            "summary": {"window_start_ms": 0.0, "window_end_ms": 2000.0, "from_t_ms": null,
+                        "to_t_ms": null, "gauges": {"waiting": gauge(waiting), "kv_cache_use": gauge(kv)},
+                        "counters": {}, "prefix_cache_hit_rate": null, "histograms": {}}
+        }
+    });
+    match group {
+        Some((id, index)) => {
+            artifact["repeat"] = serde_json::json!({"group_id": id, "index": index, "count": 2});
+        }
+        None => {
+            artifact["sweep"] =
+                serde_json::json!({"id": "s1", "variable": "concurrency", "value": concurrency});
+        }
+    }
+    run(&artifact.to_string())
+}
+
+#[test]
+fn each_point_carries_what_the_server_saw_so_the_queues_knee_shows() {
+    let runs = [
+        scraped(4, 0.0, 0.4, None),
+        scraped(8, 0.0, 0.7, None),
+        scraped(16, 9.0, 0.98, None),
+        closed(32, Some("s1")),
+    ];
+    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let series = capacity_series(&refs);
+    assert!(has_server_figures(&series));
+    let waiting: Vec<Option<f64>> = series[0]
+        .points
+        .iter()
+        .map(|point| point.server.and_then(|server| server.waiting_peak))
+        .collect();
+    assert_eq!(waiting, [Some(0.0), Some(0.0), Some(9.0), None]);
+    let rows = capacity_rows(&series, MetricKind::Ttft, MetricStat::P95);
+    assert_eq!(
+        rows[2].server.map(|server| server.brief()),
+        Some("waiting 9 · KV 98 %".to_owned())
+    );
+    assert_eq!(rows[2].server_cells(), ["9", "98 %"]);
+    assert_eq!(rows[3].server, None, "a step that did not scrape");
+    assert_eq!(rows[3].server_cells(), ["–", "–"]);
+    let plain = [closed(1, Some("s2")), closed(2, Some("s2"))];
+    let plain: Vec<&LoadedArtifact> = plain.iter().collect();
+    assert!(!has_server_figures(&capacity_series(&plain)));
+}
+
+#[test]
+fn a_group_of_repeats_shows_the_mean_of_its_servers_figures() {
+    let runs = [
+        scraped(4, 2.0, 0.5, Some(("g", 0))),
+        scraped(4, 4.0, 0.7, Some(("g", 1))),
+    ];
+    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let series = capacity_series(&refs);
+    let server = series[0].points[0].server.expect("figures");
+    assert_eq!(server.waiting_peak, Some(3.0));
+    assert!((server.kv_cache_peak_percent.unwrap_or_default() - 60.0).abs() < 1e-9);
+}

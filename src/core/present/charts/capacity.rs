@@ -4,18 +4,21 @@
 //! value; saturated steps marked; several sweeps overlay as curves. A point that stands for a
 //! group of repeats sits at their mean, with the Student-t 95 % interval across them as an
 //! error bar (a capped vertical segment in the curve's colour), its label marked ⚠ when the
-//! runs disagree (their coefficient of variation above 10 %).
+//! runs disagree (their coefficient of variation above 10 %). Steps that scraped their
+//! server's metrics also draw the server's queue and KV cache at peak against load
+//! ([`capacity_server`]), where the knee at which requests start to wait shows.
 
 use charming::datatype::DataPoint;
 use charming::element::{
-    ItemStyle, Label, LabelPosition, LineStyle, LineStyleType, Symbol, Trigger,
+    ItemStyle, Label, LabelPosition, LineStyle, LineStyleType, NameLocation, SplitLine, Symbol,
+    Trigger,
 };
 use charming::series::Line;
 use serde_json::{json, Value};
 
 use super::style::{
-    base_chart, default_grid, distinct_labels, finish, named_point, point, value_axis,
-    y_value_axis, ChartTheme,
+    base_chart, default_grid, distinct_labels, finish, name_beside_axis, named_point, point,
+    value_axis, y_value_axis, ChartTheme,
 };
 use super::throughput::no_data;
 use crate::core::present::capacity::{CapacityPoint, CapacitySeries};
@@ -223,6 +226,99 @@ pub fn pareto(series: &[CapacitySeries], theme: ChartTheme) -> Value {
         |point| Some((point.output_tok_s?, point.metrics.decode.p50?)),
         theme,
     )
+}
+
+/// The server's own view of each step against its load: the most requests waiting in its
+/// queue (solid, left axis) and its KV-cache use at peak (dashed, right axis), one point per
+/// step that scraped the server's metrics. Where waiting leaves zero the server is full: more
+/// load only queues.
+pub fn capacity_server(series: &[CapacitySeries], theme: ChartTheme) -> Value {
+    let title = "The server's queue against load";
+    let file_stem = "strobe-capacity-server";
+    let (loaded, x_name) = by_load(series);
+    let drawn = |read: fn(&CapacityPoint) -> Option<f64>| {
+        loaded
+            .iter()
+            .any(|curve| curve.points.iter().any(|p| read(p).is_some()))
+    };
+    let waiting = |point: &CapacityPoint| point.server?.waiting_peak;
+    let kv = |point: &CapacityPoint| point.server?.kv_cache_peak_percent;
+    if !drawn(waiting) && !drawn(kv) {
+        return no_data(
+            title,
+            "no step scraped its server's metrics (server_metrics)",
+            file_stem,
+            theme,
+        );
+    }
+    let palette = theme.palette();
+    let names: Vec<String> = loaded.iter().map(|s| s.name.clone()).collect();
+    let names = distinct_labels(&names);
+    let mut chart = base_chart(
+        title,
+        "solid: requests waiting in the server's queue at its peak · dashed: its KV-cache use \
+         at peak (right axis) · one point per step · where waiting leaves 0 the server is full",
+        file_stem,
+        theme,
+        Trigger::Item,
+    )
+    .grid(default_grid())
+    .x_axis(value_axis(x_name, palette).min(0))
+    .y_axis(y_value_axis("Waiting at peak (requests)", palette).min(0))
+    .y_axis(
+        name_beside_axis(
+            value_axis("KV cache at peak (%)", palette),
+            palette,
+            NameLocation::End,
+            "right",
+        )
+        .min(0)
+        .max(100)
+        .split_line(SplitLine::new().show(false)),
+    );
+    for (position, (curve, name)) in loaded.iter().zip(&names).enumerate() {
+        let color = theme.series_color(position);
+        let data = |read: fn(&CapacityPoint) -> Option<f64>| -> Vec<DataPoint> {
+            curve
+                .points
+                .iter()
+                .filter_map(|point| {
+                    Some(named_point(point.value, read(point)?, point.label.clone()))
+                })
+                .collect()
+        };
+        let (queue, cache) = (data(waiting), data(kv));
+        if !queue.is_empty() {
+            chart = chart.series(
+                Line::new()
+                    .name(format!("{name} · waiting (peak)"))
+                    .symbol(Symbol::Circle)
+                    .symbol_size(8)
+                    .item_style(ItemStyle::new().color(color))
+                    .line_style(LineStyle::new().color(color))
+                    .label(
+                        Label::new()
+                            .show(true)
+                            .position(LabelPosition::Top)
+                            .formatter("{b}"),
+                    )
+                    .data(queue),
+            );
+        }
+        if !cache.is_empty() {
+            chart = chart.series(
+                Line::new()
+                    .name(format!("{name} · KV cache (peak)"))
+                    .symbol(Symbol::Diamond)
+                    .symbol_size(7)
+                    .y_axis_index(1)
+                    .item_style(ItemStyle::new().color(color))
+                    .line_style(LineStyle::new().color(color).type_(LineStyleType::Dashed))
+                    .data(cache),
+            );
+        }
+    }
+    finish(chart, theme)
 }
 
 /// Each curve with its points' values replaced by the load they stand for on it (an `auto`
@@ -436,6 +532,7 @@ mod tests {
             slo: None,
             saturated,
             repeats: None,
+            server: None,
         }
     }
 
@@ -612,5 +709,54 @@ mod tests {
             .as_str()
             .unwrap_or_default()
             .contains('⚠'));
+    }
+
+    #[test]
+    fn the_servers_queue_and_kv_cache_are_drawn_against_load() {
+        use crate::core::present::server::ServerFigures;
+        let with_server = |value: f64, waiting: f64, kv: f64| CapacityPoint {
+            server: Some(ServerFigures {
+                waiting_peak: Some(waiting),
+                kv_cache_peak_percent: Some(kv),
+                ..ServerFigures::default()
+            }),
+            ..step(value, value * 100.0, value * 10.0, false)
+        };
+        let series = [CapacitySeries {
+            name: "sweep-1".to_owned(),
+            variable: "concurrency",
+            points: vec![
+                with_server(4.0, 0.0, 40.0),
+                with_server(8.0, 0.0, 70.0),
+                with_server(16.0, 9.0, 98.0),
+                step(32.0, 3200.0, 320.0, false),
+            ],
+        }];
+        let option = capacity_server(&series, ChartTheme::LIGHT);
+        let drawn = option["series"].as_array().expect("series");
+        assert_eq!(drawn.len(), 2);
+        assert_eq!(drawn[0]["name"], "sweep-1 · waiting (peak)");
+        assert_eq!(drawn[0]["data"][2]["value"], json!([16.0, 9.0]));
+        assert_eq!(drawn[0]["data"][2]["name"], "c=16");
+        assert_eq!(
+            drawn[0]["data"].as_array().map(Vec::len),
+            Some(3),
+            "the step without the server's figures is left out"
+        );
+        assert_eq!(drawn[1]["name"], "sweep-1 · KV cache (peak)");
+        assert_eq!(drawn[1]["yAxisIndex"].as_f64(), Some(1.0));
+        assert_eq!(drawn[1]["data"][1]["value"], json!([8.0, 70.0]));
+        assert_eq!(option["tooltip"]["renderMode"], "richText");
+        assert_eq!(option["xAxis"]["name"], "Concurrency");
+        let plain = [CapacitySeries {
+            points: vec![step(1.0, 100.0, 10.0, false), step(2.0, 200.0, 20.0, false)],
+            ..series[0].clone()
+        }];
+        assert!(
+            capacity_server(&plain, ChartTheme::LIGHT)["title"][0]["subtext"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("No data")
+        );
     }
 }

@@ -37,7 +37,8 @@ mod timeline;
 mod traces;
 
 pub use capacity::{
-    attainment_curve, capacity_curve, goodput_curve, offered_vs_achieved, pareto, CapacityAxis,
+    attainment_curve, capacity_curve, capacity_server, goodput_curve, offered_vs_achieved, pareto,
+    CapacityAxis,
 };
 pub use distribution::{distribution_cdf, distribution_histogram, HistogramBins};
 pub use sections::{group_charts, ChartGroup, ChartSection, NamedChart};

@@ -265,3 +265,67 @@ fn a_traces_speed_is_its_load_level_not_its_setup() {
     let other = with_block("o.json", Some(file_block('d', "first", "file", 0)));
     assert_ne!(setup_key(&slow), setup_key(&other));
 }
+
+/// A run whose server's queue peaked at `waiting` with its KV cache at `kv` (0–1).
+fn with_server(name: &str, concurrency: u64, waiting: f64, kv: f64) -> LoadedArtifact {
+    let gauge =
+        |max: f64| serde_json::json!({"min": 0.0, "mean": max / 2.0, "max": max, "samples": 3});
+    let artifact = serde_json::json!({
+        "schema": "anvil-serving.benchmark/v1",
+        "concurrency": concurrency,
+        "server_metrics": {
+            "source": "http://127.0.0.1:8000/metrics", "interval_ms": 1000, "family": "vllm",
+            "samples": [],
+            "summary": {
+                "window_start_ms": 0.0, "window_end_ms": 1000.0, "from_t_ms": null, "to_t_ms": null,
+                "gauges": {"waiting": gauge(waiting), "running": gauge(8.0), "kv_cache_use": gauge(kv)},
+                "counters": {"preemptions": {"delta": 0.0, "rate_per_s": 0.0, "resets": 0}},
+                "prefix_cache_hit_rate": 0.25,
+                "histograms": {}
+            }
+        }
+    });
+    LoadedArtifact::from_text(name, &artifact.to_string())
+}
+
+#[test]
+fn the_servers_own_view_is_compared_run_by_run() {
+    let calm = with_server("c8.json", 8, 0.0, 0.5);
+    let queued = with_server("c32.json", 32, 12.0, 0.94);
+    let plain = LoadedArtifact::from_text("plain.json", r#"{"concurrency": 8, "failed": 0}"#);
+    let comparison = compare(&[&calm, &queued, &plain]);
+    let row = |figure: ServerFigure| {
+        comparison
+            .metrics
+            .iter()
+            .find(|row| row.metric == ComparedMetric::Server(figure))
+            .unwrap_or_else(|| panic!("{figure:?}"))
+            .clone()
+    };
+    let waiting = row(ServerFigure::WaitingPeak);
+    assert_eq!(waiting.metric.label(), "server: waiting (peak)");
+    assert_eq!(
+        waiting.runs,
+        [
+            MetricDelta::against(Some(0.0), Some(0.0)),
+            MetricDelta::against(Some(12.0), Some(0.0)),
+            MetricDelta::default(),
+        ],
+        "a run without the block has no value"
+    );
+    let kv = row(ServerFigure::KvCachePeak);
+    assert_eq!(kv.metric.unit(), "%");
+    assert_eq!(
+        format_delta(&kv.runs[1], kv.metric.unit(), false),
+        "94 % (+44, ×1.880)"
+    );
+    assert_eq!(row(ServerFigure::PrefixCacheHits).runs[0].value, Some(25.0));
+    assert_eq!(row(ServerFigure::Preemptions).runs[1].value, Some(0.0));
+    assert!(!ComparedMetric::Server(ServerFigure::WaitingPeak).higher_is_better());
+    // Runs without the block have no server rows at all.
+    let without = compare(&[&plain]);
+    assert!(without
+        .metrics
+        .iter()
+        .all(|row| !matches!(row.metric, ComparedMetric::Server(_))));
+}

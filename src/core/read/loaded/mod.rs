@@ -16,6 +16,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::artifact::schema::cache_reset::PrefixCacheResetBlock;
 use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::format::counted;
 use crate::core::read::carried::{CarriedError, CarriedFile};
@@ -140,6 +141,9 @@ pub struct LoadedArtifact {
     /// strobe's `server_metrics` block, when present and of its shape (the validator names
     /// what is wrong with one that is not).
     pub server_metrics: Option<ServerMetricsBlock>,
+    /// strobe's `prefix_cache_reset` block, when present and of its shape: the reset sent
+    /// before the run and whether the run started from an empty prefix cache.
+    pub prefix_cache_reset: Option<PrefixCacheResetBlock>,
     /// The file it was read from, name and exact text, when one file holds it: what a report
     /// carries so that the run loads again from it ([`crate::core::read::carried`]). None for
     /// a refused file and for a run made of several files (an AIPerf pair).
@@ -496,6 +500,7 @@ impl LoadedArtifact {
             unrecognized: false,
             distributed: None,
             server_metrics: None,
+            prefix_cache_reset: None,
             source: None,
         }
     }
@@ -627,6 +632,9 @@ impl LoadedArtifact {
             .map(DistributedView::from_json);
         self.server_metrics = artifact
             .get("server_metrics")
+            .and_then(|block| serde_json::from_value(block.clone()).ok());
+        self.prefix_cache_reset = artifact
+            .get("prefix_cache_reset")
             .and_then(|block| serde_json::from_value(block.clone()).ok());
         self.foreign = source_of_artifact(value);
         // A converted file keeps the tool's local-time start label in its source block.

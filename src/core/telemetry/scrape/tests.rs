@@ -203,3 +203,39 @@ fn a_source_with_a_credential_is_cut_to_its_origin_and_path() {
         None
     );
 }
+
+#[test]
+fn a_server_that_answered_the_run_but_not_its_metrics_keeps_the_page_out_by_cors() {
+    let blocked = |base_url: Option<&str>| {
+        let mut session = ScrapeSession::new(URL, 100);
+        for attempt in 0..GIVE_UP_AFTER {
+            let t = f64::from(attempt) * 100.0;
+            assert!(session.next_send(t));
+            session.failed(t, ScrapeFailure::Unreachable);
+        }
+        if let Some(base_url) = base_url {
+            session.api_answered_at(base_url);
+        }
+        session.finish(None).notes
+    };
+    // The run's requests went to the metrics URL's own origin and were answered: CORS.
+    let notes = blocked(Some("http://127.0.0.1:8000/v1"));
+    assert!(
+        notes[0].starts_with(
+            "3 scrapes failed: no answer the page could read, though the same server answered \
+             the run's requests: it does not let this page's origin read /metrics (CORS)"
+        ),
+        "{notes:?}"
+    );
+    assert!(notes[0].contains("Access-Control-Allow-Origin on /metrics"));
+    assert!(notes[0].contains("or set server_metrics to off"));
+    assert!(notes[1].contains("the run went on"));
+    // Metrics on another port, or no answered request: down or blocked, the page cannot tell.
+    for base_url in [Some("http://127.0.0.1:9000/v1"), None] {
+        let notes = blocked(base_url);
+        assert!(
+            notes[0].contains("the server is down, or it does not allow this page's origin"),
+            "{notes:?}"
+        );
+    }
+}
