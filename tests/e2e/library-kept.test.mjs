@@ -13,7 +13,7 @@ const env = browserAndSite();
 const REFERENCE = 'tests/fixtures/reference-artifact.json';
 
 async function cardCount(page, n) {
-  await page.waitForFunction((count) => document.querySelectorAll('[data-testid=artifact-card]').length === count, n);
+  await page.waitForFunction((count) => document.querySelectorAll('[data-testid=library-row]').length === count, n);
 }
 
 /** The single-run view's "Summary as Markdown": every headline number of the selected run. */
@@ -64,7 +64,7 @@ test('a finished run and a dropped file are there after a reload, with the same 
     assert.equal(checked.filter(Boolean).length, 1, 'one run selected, not a comparison of everything kept');
 
     // Remove forgets one; Clear all forgets the rest.
-    const reference = page.getByTestId('artifact-card').filter({ hasText: 'reference-artifact.json' });
+    const reference = page.getByTestId('library-row').filter({ hasText: 'reference-artifact.json' });
     await reference.getByTestId('remove-artifact').click();
     await cardCount(page, 1);
     await page.reload();
@@ -76,7 +76,7 @@ test('a finished run and a dropped file are there after a reload, with the same 
     await page.reload();
     await page.getByTestId('app-ready').waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid=drop-zone]')?.dataset.restored === 'true');
-    assert.equal(await page.getByTestId('artifact-card').count(), 0, 'nothing comes back after Clear all');
+    assert.equal(await page.getByTestId('library-row').count(), 0, 'nothing comes back after Clear all');
     assert.deepEqual(errors, []);
     await page.close();
   } finally {

@@ -22,6 +22,7 @@ use flate2::Compression;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::core::artifact::schema::ArtifactV1;
 use crate::core::format::{counted, format_count};
 use crate::core::read::carried::CarriedFile;
 use crate::core::read::loaded::LoadedArtifact;
@@ -113,6 +114,12 @@ pub enum LinkError {
          open it with the strobe that made it, or ask for the report"
     )]
     UnknownFormat(String),
+    /// Redaction was asked for a file that is no artifact strobe writes.
+    #[error(
+        "the endpoint URL cannot be redacted in this file ({0}): it is not an artifact strobe \
+         can write again; untick Redact to share it as it is"
+    )]
+    NotRedactable(String),
     /// The carried file holds no run strobe can show.
     #[error("this link's file \"{name}\" holds no run strobe can show: {reason}")]
     NotARun {
@@ -165,6 +172,18 @@ pub fn encode_link(page: &str, file: &CarriedFile) -> Result<String, LinkError> 
         return Err(LinkError::TooBig { chars });
     }
     Ok(format!("{page}#{LINK_FRAGMENT_PREFIX}{encoded}"))
+}
+
+/// `file` with its `base_url` replaced by the redaction marker, written again exactly as
+/// *Download artifact* writes a redacted run ([`ArtifactV1::redact_base_url`]).
+pub fn redacted(file: &CarriedFile) -> Result<CarriedFile, LinkError> {
+    let mut artifact: ArtifactV1 = serde_json::from_str(&file.text)
+        .map_err(|error| LinkError::NotRedactable(error.to_string()))?;
+    artifact.redact_base_url();
+    let text = artifact
+        .to_json_text()
+        .map_err(|error| LinkError::NotRedactable(error.to_string()))?;
+    Ok(CarriedFile::new(&file.name, &text))
 }
 
 /// The file a page's fragment (`location.hash`, with or without its `#`) carries, or `None`

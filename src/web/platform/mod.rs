@@ -1,7 +1,8 @@
 //! The browser's facilities, for whichever thread the code runs on: the clocks (only
 //! [`clock`] reads one), timers as futures, the global scope (window or worker), the address
-//! bar and local storage, the library kept in IndexedDB, and file downloads.
+//! bar and local storage, the library kept in IndexedDB, the clipboard, and file downloads.
 
+pub mod clipboard;
 pub mod clock;
 pub mod files;
 pub mod js_error;

@@ -180,3 +180,29 @@ fn a_link_whose_file_is_no_run_says_why() {
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].verdict(), Verdict::Foreign);
 }
+
+#[test]
+fn redaction_writes_the_artifact_as_the_download_does() {
+    use crate::core::artifact::REDACTED_BASE_URL;
+    let text = REFERENCE.replace(REDACTED_BASE_URL, "http://10.1.2.3:8000/v1");
+    let file = CarriedFile::new("reference-artifact.json", &text);
+    let original: ArtifactV1 = serde_json::from_str(&text).expect("an artifact");
+    assert_ne!(original.base_url, REDACTED_BASE_URL);
+    let shared = redacted(&file).expect("redacts");
+    assert!(!shared.text.contains(&original.base_url));
+    let mut expected = original.clone();
+    expected.redact_base_url();
+    assert_eq!(&*shared.text, expected.to_json_text().expect("writes"));
+    let link = encode_link(PAGE, &shared).expect("fits");
+    let runs = link_runs(
+        &read_link(fragment_of(&link))
+            .expect("a link")
+            .expect("reads"),
+    )
+    .expect("a run");
+    assert_eq!(runs[0].verdict(), Verdict::Valid);
+    // Another tool's file cannot be written again: it says so.
+    let vllm = include_str!("../../../../tests/fixtures/peers/vllm/vllm-0.33.0-c1.json");
+    let error = redacted(&CarriedFile::new("v.json", vllm)).expect_err("not an artifact");
+    assert!(error.to_string().contains("untick Redact"), "{error}");
+}

@@ -616,7 +616,22 @@ impl ClientView {
                 counted(buffered, "request", "requests")
             ));
         }
-        if self.transport_hidden {
+        if let Some(checkpoint) = &self.checkpoint {
+            notes.push(format!(
+                "A checkpoint, not a finished run: the page saved it while the run measured, \
+                 when {} had ended{}. Each request that had not is a failure saying so, and \
+                 the transport facts the browser gives only after a run (connections, \
+                 protocols, times from the wire) are not in it.",
+                counted(checkpoint.finished_requests, "request", "requests"),
+                match &checkpoint.run_failed {
+                    Some(reason) => format!("; then the run failed ({reason})"),
+                    None => "; the run did not end on its page (the tab was closed, reloaded or \
+                             crashed)"
+                        .to_owned(),
+                }
+            ));
+        }
+        if self.transport_hidden && self.checkpoint.is_none() {
             notes.push(
                 "The browser reported no request's transport (the server sent no \
                  Timing-Allow-Origin header, or no request got an answer): new_connection, \
