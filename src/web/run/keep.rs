@@ -12,6 +12,7 @@ use crate::core::read::bundle::load_dropped_batch;
 use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::kept::{self, KeepError, KeptFile};
+use crate::web::platform::timers::yield_to_event_loop;
 use crate::web::state::library::Library;
 
 /// Adds `loaded` (what was read from `files`) to the library, and keeps `files`; the ids of
@@ -113,11 +114,17 @@ pub fn restore(library: Library, then: impl FnOnce() + 'static) {
         match kept::kept().await {
             Ok(batches) => {
                 let last = batches.len().saturating_sub(1);
+                let mut read = Vec::new();
                 for (position, batch) in batches.into_iter().enumerate() {
                     for artifact in load_dropped_batch(&batch.files) {
-                        library.add_kept(artifact, batch.key, position == last);
+                        read.push((artifact, batch.key, position == last));
                     }
+                    // Reading a run takes milliseconds: the page answers between runs, so a
+                    // long library does not freeze it as it opens.
+                    yield_to_event_loop().await;
                 }
+                // Listed at once: the table is drawn once, not once per run.
+                library.add_all_kept(read);
             }
             Err(error) => note(library, &error),
         }

@@ -152,10 +152,22 @@ impl Library {
         self.push(artifact, selected, None)
     }
 
-    /// Adds an artifact read back from the files kept under `key`, selected or not.
-    pub fn add_kept(&self, artifact: LoadedArtifact, key: f64, selected: bool) -> u64 {
-        let selected = selected && artifact.verdict() != Verdict::Invalid;
-        self.push(artifact, selected, Some(key))
+    /// Adds the artifacts read back from kept files, each with its key and whether it starts
+    /// selected, in one change of the library (the table is drawn once).
+    pub fn add_all_kept(&self, read: Vec<(LoadedArtifact, f64, bool)>) {
+        let first = self.next_id.get_value();
+        self.next_id.set_value(first + read.len() as u64);
+        self.entries.update(|entries| {
+            for (offset, (artifact, key, selected)) in read.into_iter().enumerate() {
+                let selected = selected && artifact.verdict() != Verdict::Invalid;
+                entries.push(LibraryEntry {
+                    id: first + offset as u64,
+                    artifact: Arc::new(artifact),
+                    selected: RwSignal::new(selected),
+                    kept: RwSignal::new(Some(key)),
+                });
+            }
+        });
     }
 
     fn push(&self, artifact: LoadedArtifact, selected: bool, kept: Option<f64>) -> u64 {
