@@ -146,7 +146,7 @@ test('a refused clipboard shows the link in a field, and a run too big for a lin
     const outcome = page.getByTestId('share-outcome');
     await outcome.waitFor();
     assert.equal(await outcome.getAttribute('data-state'), 'in-field');
-    assert.match(await outcome.textContent(), /did not let the page copy \(Write permission denied\.\): copy the link from the field/);
+    assert.match(await outcome.textContent(), /^Not copied: the browser did not let the page copy \(Write permission denied\.\)\. Copy the link from the field below/);
     const field = page.getByTestId('share-link-text');
     assert.ok(await field.isVisible(), 'the link is shown to copy by hand');
     const payload = payloadOf(await field.inputValue());

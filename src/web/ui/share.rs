@@ -89,7 +89,8 @@ pub fn ShareLink(
                         let link = link.clone();
                         let said = match &outcome {
                             Shared::InField(_, why) => format!(
-                                "{why}: copy the link from the field below ({} characters).",
+                                "Not copied: {why}. Copy the link from the field below ({} \
+                                 characters).",
                                 format_count(link.len())
                             ),
                             _ => format!(
@@ -175,7 +176,7 @@ pub fn SharedBanner() -> impl IntoView {
                 ),
                 SharedRun::Refused(why) => (
                     "refused",
-                    format!("This page was opened with a link to a run, but {why}"),
+                    format!("This page was opened with a link to a run, but {why}."),
                 ),
             };
             view! {
