@@ -12,16 +12,19 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
+use crate::core::artifact::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use crate::core::config::choices::WorkloadTurns;
 use crate::core::config::settings::RunConfig;
-use crate::core::observe::conclude::RequestOutcome;
+use crate::core::observe::accumulate::ReadStats;
+use crate::core::observe::conclude::{CompletedRequest, RequestOutcome};
 use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::python::stats::nearest_rank;
 use crate::core::read::loaded::views::{FailureView, RowView};
 use crate::core::workload::read::Keep;
 use crate::core::workload::{Session, Workload, WorkloadSummary};
+
+pub mod checkpoint;
 
 /// A finished request, reduced to what the live numbers and charts read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,9 +37,67 @@ pub enum FinishedRequest {
         out_toks: u64,
         /// Its timing row (boxed: a failure record is much smaller).
         row: Option<Box<RequestTiming>>,
+        /// The rest of what the artifact counts of a result, so that the page can save the
+        /// run so far as a checkpoint ([`checkpoint`]). Absent in messages of older workers.
+        #[serde(default)]
+        facts: Box<ResultFacts>,
     },
     /// A failure record (boxed like the row).
     Failed(Box<FailureRecord>),
+}
+
+/// What the artifact counts of a result beyond its row ([`CompletedRequest`]'s other fields),
+/// carried to the page with it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultFacts {
+    /// Request index i.
+    pub request_index: u64,
+    /// Where its output tokens were counted from.
+    pub output_token_source: Option<OutputTokenSource>,
+    /// Content deltas.
+    pub content_chunks: u64,
+    /// Reasoning deltas.
+    pub reasoning_chunks: u64,
+    /// `usage.prompt_tokens` when exact.
+    pub prompt_tokens: Option<u64>,
+    /// `usage.prompt_tokens_details.cached_tokens` when exact.
+    pub cached_tokens: Option<u64>,
+    /// The reference's `cached_fraction(usage)`.
+    pub cached_fraction: Option<f64>,
+    /// Network reads, events, events sharing a read and payloads skipped, in that order.
+    pub reads: [u64; 4],
+}
+
+impl FinishedRequest {
+    /// The outcome this finished request stands for, as the artifact counts it.
+    pub fn outcome(&self) -> RequestOutcome {
+        match self {
+            Self::Completed {
+                out_toks,
+                row,
+                facts,
+            } => RequestOutcome::Completed(CompletedRequest {
+                request_index: facts.request_index,
+                row: row.as_deref().cloned(),
+                out_toks: *out_toks,
+                output_token_source: facts
+                    .output_token_source
+                    .unwrap_or(OutputTokenSource::ContentChunks),
+                content_chunks: facts.content_chunks,
+                reasoning_chunks: facts.reasoning_chunks,
+                prompt_tokens: facts.prompt_tokens,
+                cached_tokens: facts.cached_tokens,
+                cached_fraction: facts.cached_fraction,
+                read_stats: ReadStats {
+                    reads: facts.reads[0],
+                    events: facts.reads[1],
+                    events_sharing_a_read: facts.reads[2],
+                    ignored_payloads: facts.reads[3],
+                },
+            }),
+            Self::Failed(failure) => RequestOutcome::Failed(FailureRecord::clone(failure)),
+        }
+    }
 }
 
 impl From<&RequestOutcome> for FinishedRequest {
@@ -45,6 +106,21 @@ impl From<&RequestOutcome> for FinishedRequest {
             RequestOutcome::Completed(done) => Self::Completed {
                 out_toks: done.out_toks,
                 row: done.row.clone().map(Box::new),
+                facts: Box::new(ResultFacts {
+                    request_index: done.request_index,
+                    output_token_source: Some(done.output_token_source),
+                    content_chunks: done.content_chunks,
+                    reasoning_chunks: done.reasoning_chunks,
+                    prompt_tokens: done.prompt_tokens,
+                    cached_tokens: done.cached_tokens,
+                    cached_fraction: done.cached_fraction,
+                    reads: [
+                        done.read_stats.reads,
+                        done.read_stats.events,
+                        done.read_stats.events_sharing_a_read,
+                        done.read_stats.ignored_payloads,
+                    ],
+                }),
             },
             RequestOutcome::Failed(failure) => Self::Failed(Box::new(failure.clone())),
         }
@@ -153,6 +229,11 @@ impl LiveTally {
         self.progress = progress;
     }
 
+    /// Every request that has ended so far, in the order they ended.
+    pub fn finished(&self) -> &[FinishedRequest] {
+        &self.finished
+    }
+
     /// How many requests have ended (what the measuring side has already sent).
     pub fn finished_count(&self) -> usize {
         self.finished.len()
@@ -174,7 +255,7 @@ impl LiveTally {
         let mut last_failure = None;
         for finished in &self.finished {
             match finished {
-                FinishedRequest::Completed { out_toks, row } => {
+                FinishedRequest::Completed { out_toks, row, .. } => {
                     completed += 1;
                     output_tokens = output_tokens.saturating_add(*out_toks);
                     if let Some(row) = row {
@@ -481,15 +562,18 @@ mod tests {
                 FinishedRequest::Completed {
                     out_toks: 10,
                     row: Some(row(0, 30.0, 40.0, Some(100.0))),
+                    facts: Box::default(),
                 },
                 FinishedRequest::Failed(failure(1)),
                 FinishedRequest::Completed {
                     out_toks: 20,
                     row: Some(row(2, 10.0, 20.0, None)),
+                    facts: Box::default(),
                 },
                 FinishedRequest::Completed {
                     out_toks: 30,
                     row: Some(row(3, 20.0, 50.0, Some(300.0))),
+                    facts: Box::default(),
                 },
             ],
             LiveProgress {
@@ -580,6 +664,7 @@ mod tests {
                 FinishedRequest::Completed {
                     out_toks: 10,
                     row: Some(row(0, 30.0, 40.0, Some(100.0))),
+                    facts: Box::default(),
                 },
                 FinishedRequest::Failed(failure(1)),
             ],

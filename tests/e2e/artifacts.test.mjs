@@ -15,8 +15,8 @@ function jsonFile(name, value) {
 }
 
 async function cards(page, count) {
-  const list = page.getByTestId('artifact-card');
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=artifact-card]').length >= n, count);
+  const list = page.getByTestId('library-row');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=library-row]').length >= n, count);
   return list;
 }
 

@@ -61,14 +61,14 @@ test('two runs of different servers are not drawn as one capacity curve', async 
     artifactFile('server-a-c1.json', 'model-a', 1),
     artifactFile('server-b-c4.json', 'model-b', 4),
   ]);
-  await page.getByTestId('artifact-card').nth(1).waitFor();
+  await page.getByTestId('library-row').nth(1).waitFor();
   const verdicts = await page.getByTestId('verdict').allTextContents();
   assert.deepEqual(verdicts, ['valid', 'valid'], 'both runs are selected');
   await page.getByTestId('compare-table').waitFor();
   assert.equal(await page.getByTestId('capacity-view').count(), 0, 'no curve joins unrelated runs');
   // Two runs of one server at two loads are its curve, named by what they share.
   await page.getByTestId('artifact-input').setInputFiles([artifactFile('server-a-c4.json', 'model-a', 4)]);
-  await page.getByTestId('artifact-card').nth(2).waitFor();
+  await page.getByTestId('library-row').nth(2).waitFor();
   const help = await page.getByTestId('capacity-view').locator('.capacity-help').textContent();
   assert.match(help, /^1 curve: selected runs of model-a on vllm \(concurrency\)\./);
   assert.deepEqual(errors, []);

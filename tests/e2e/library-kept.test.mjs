@@ -1,7 +1,7 @@
 // End-to-end: the library stays. A run finished on the page and files dropped on it are kept
 // in the browser (IndexedDB); after a reload they are there with the same numbers, Remove and
 // Clear all forget them, and a browser whose storage is full says what to do and loses nothing
-// of the run it just measured.
+// of the run it just measured, nor anything it kept before.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,9 +11,10 @@ import { startSim } from './sim.mjs';
 
 const env = browserAndSite();
 const REFERENCE = 'tests/fixtures/reference-artifact.json';
+const VLLM = 'tests/fixtures/peers/vllm/vllm-0.33.0-c1.json';
 
 async function cardCount(page, n) {
-  await page.waitForFunction((count) => document.querySelectorAll('[data-testid=artifact-card]').length === count, n);
+  await page.waitForFunction((count) => document.querySelectorAll('[data-testid=library-row]').length === count, n);
 }
 
 /** The single-run view's "Summary as Markdown": every headline number of the selected run. */
@@ -64,7 +65,7 @@ test('a finished run and a dropped file are there after a reload, with the same 
     assert.equal(checked.filter(Boolean).length, 1, 'one run selected, not a comparison of everything kept');
 
     // Remove forgets one; Clear all forgets the rest.
-    const reference = page.getByTestId('artifact-card').filter({ hasText: 'reference-artifact.json' });
+    const reference = page.getByTestId('library-row').filter({ hasText: 'reference-artifact.json' });
     await reference.getByTestId('remove-artifact').click();
     await cardCount(page, 1);
     await page.reload();
@@ -76,7 +77,7 @@ test('a finished run and a dropped file are there after a reload, with the same 
     await page.reload();
     await page.getByTestId('app-ready').waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid=drop-zone]')?.dataset.restored === 'true');
-    assert.equal(await page.getByTestId('artifact-card').count(), 0, 'nothing comes back after Clear all');
+    assert.equal(await page.getByTestId('library-row').count(), 0, 'nothing comes back after Clear all');
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
@@ -122,4 +123,36 @@ test('a full storage says what to do, and the run just measured stays in the lib
     await browser.close();
     await sim.stop();
   }
+});
+
+test('a full storage loses nothing already kept', async () => {
+  const { page, errors } = await env.open();
+  await page.getByTestId('artifact-input').setInputFiles([REFERENCE]);
+  await cardCount(page, 1);
+  await page.waitForFunction(() => document.querySelector('[data-testid=artifact-kept]')?.dataset.kept === 'true');
+  // From now on every write is refused as a full storage refuses it.
+  await page.evaluate(() => {
+    const full = () => {
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    };
+    IDBObjectStore.prototype.add = full;
+    IDBObjectStore.prototype.put = full;
+  });
+  await page.getByTestId('artifact-input').setInputFiles([VLLM]);
+  await cardCount(page, 2);
+  const note = page.getByTestId('library-note');
+  await note.waitFor();
+  assert.match(await note.textContent(), /storage for this page is full, so this was not kept: remove runs you no longer need/);
+  assert.match(await note.textContent(), /The quota has been exceeded/);
+  const kept = await page.getByTestId('artifact-kept').evaluateAll((rows) => rows.map((row) => row.dataset.kept));
+  assert.deepEqual(kept, ['true', 'false'], 'the new file is loaded, not kept');
+  // Both stay to read now; after a reload, what was kept before is all there.
+  await page.reload();
+  await page.getByTestId('app-ready').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=drop-zone]')?.dataset.restored === 'true');
+  await cardCount(page, 1);
+  assert.equal((await page.getByTestId('artifact-label').textContent()).trim(), 'reference-artifact.json');
+  assert.equal(await page.getByTestId('artifact-kept').getAttribute('data-kept'), 'true');
+  assert.deepEqual(errors, []);
+  await page.close();
 });

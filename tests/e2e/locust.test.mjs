@@ -210,7 +210,7 @@ test('a plan runs on a Locust master and two workers, each its share, every read
   const { page, errors: pageErrors } = await env.open();
   const dropped = readdirSync(records).map((name) => join(records, name));
   await page.getByTestId('artifact-input').setInputFiles(dropped);
-  const card = page.getByTestId('artifact-card').first();
+  const card = page.getByTestId('library-row').first();
   await card.waitFor();
   assert.equal(await card.getByTestId('verdict').textContent(), 'valid (sent by Locust 2.47.0)');
   await page.getByTestId('single-run').waitFor();

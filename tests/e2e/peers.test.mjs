@@ -18,8 +18,8 @@ const FILES = [
 const file = (name, text) => ({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
 
 async function verdicts(page, count) {
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=artifact-card]').length >= n, count);
-  return page.getByTestId('artifact-card').evaluateAll((rows) =>
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=library-row]').length >= n, count);
+  return page.getByTestId('library-row').evaluateAll((rows) =>
     Object.fromEntries(
       rows.map((row) => [
         row.querySelector('[data-testid=artifact-label]').textContent,
@@ -63,7 +63,7 @@ test("vLLM, GuideLLM and AIPerf files chart and compare beside a strobe run", as
 
   // vLLM's run alone: its rows chart, and its notes say how its numbers map.
   const row = (name) =>
-    page.getByTestId('artifact-card').filter({ has: page.getByTestId('artifact-label').getByText(name, { exact: true }) });
+    page.getByTestId('library-row').filter({ has: page.getByTestId('artifact-label').getByText(name, { exact: true }) });
   for (const name of ['reference-artifact.json', 'guidellm-0.8.1-c4.json', 'profile_export.jsonl']) {
     await row(name).getByTestId('select-artifact').uncheck();
   }
@@ -97,7 +97,7 @@ test("an AIPerf run's two exports dropped together are one run", async () => {
   const read = await verdicts(page, 1);
   assert.deepEqual(read, { 'profile_export.jsonl': 'read as AIPerf 0.13.0' });
   await page.getByTestId('single-run').waitFor();
-  assert.match(await page.getByTestId('artifact-card').getByTestId('artifact-status').textContent(), /48 request rows/);
+  assert.match(await page.getByTestId('library-row').getByTestId('artifact-status').textContent(), /48 request rows/);
   await page.getByTestId('chart-hist-ttft').locator('canvas').first().waitFor();
   assert.deepEqual(errors, []);
   await page.close();
@@ -114,7 +114,7 @@ test('a broken or unknown file says what is wrong and shows nothing of it', asyn
   assert.deepEqual(read, { 'short-itls.json': 'invalid', 'other.json': 'invalid' });
   const status = async (name) =>
     page
-      .getByTestId('artifact-card')
+      .getByTestId('library-row')
       .filter({ has: page.getByTestId('artifact-label').getByText(name, { exact: true }) })
       .getByTestId('artifact-status')
       .textContent();

@@ -96,7 +96,7 @@ test('a repeated run downloads as one zip that regroups with its interval when d
     await waitForRunEnd(page, 120_000);
     assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
     assert.match(await page.getByTestId('repeat-group').textContent(), /3 of 3 runs/);
-    assert.equal(await page.getByTestId('artifact-card').count(), 3, 'three runs in the library');
+    assert.equal(await page.getByTestId('library-row').count(), 3, 'three runs in the library');
     // Measured requests carry canary markers (the warm-up's do not): the same six, three times.
     const served = (await sim.truth()).records.filter((record) => record.marker);
     assert.equal(served.length, 18);

@@ -163,7 +163,7 @@ test('a saved report opens offline from disk, fetches nothing, runs no hostile t
   const damaged = html.replace('"format":"strobe-report/1"', '"format":"strobe-report/1"]');
   writeFileSync('test-results/report-damaged.html', damaged);
   await page.getByTestId('artifact-input').setInputFiles(['test-results/report-damaged.html']);
-  const card = page.getByTestId('artifact-card').filter({ hasText: 'report-damaged.html' });
+  const card = page.getByTestId('library-row').filter({ hasText: 'report-damaged.html' });
   await card.waitFor();
   assert.match(await card.getByTestId('artifact-status').textContent(), /strobe report is damaged/);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);

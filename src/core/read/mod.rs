@@ -3,11 +3,12 @@
 //! ([`loaded`], extracted tolerantly, every string kept as capped data), and the artifacts inside
 //! a dropped `.zip` ([`bundle`]), and other tools' results files ([`foreign`]: vLLM, GuideLLM,
 //! AIPerf), and the records of a plan run on Locust's workers ([`locust`]), and the artifacts a
-//! strobe report carries ([`carried`]).
+//! strobe report carries ([`carried`]), and the run a link carries in its fragment ([`link`]).
 
 pub mod bundle;
 pub mod carried;
 pub mod foreign;
+pub mod link;
 pub mod loaded;
 pub mod locust;
 pub mod validate;

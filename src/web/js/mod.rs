@@ -4,6 +4,7 @@
 //! - `transport.js`: the send (`send_chat`) and the reading of a response (`pump_response`),
 //!   answering with tagged objects ([`SentRequest`], [`PumpEnd`]);
 //! - `measure_worker.js`: the measurement worker's bootstrap ([`worker_script_url`]);
+//! - `clipboard.js`: copying a link, answering whether the browser allowed it ([`copy_text`]);
 //! - `library_store.js`: the library's files kept in IndexedDB ([`store_put`], [`store_all`],
 //!   …), each a promise;
 //! - ECharts, loaded as a page script, through [`ECharts`] instead of method names looked up at
@@ -98,6 +99,14 @@ extern "C" {
     /// Forgets every kept batch.
     #[wasm_bindgen(js_name = storeClear)]
     pub fn store_clear() -> Promise;
+}
+
+#[wasm_bindgen(module = "/src/web/js/clipboard.js")]
+extern "C" {
+    /// Copies `text` to the clipboard; resolves with `{ kind: 'copied' }` or
+    /// `{ kind: 'refused', message }`, never rejects.
+    #[wasm_bindgen(js_name = copyText)]
+    pub fn copy_text(text: &str) -> Promise;
 }
 
 #[wasm_bindgen(module = "/src/web/js/measure_worker.js")]

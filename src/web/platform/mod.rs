@@ -1,8 +1,9 @@
 //! The browser's facilities, for whichever thread the code runs on: the clocks (only
 //! [`clock`] reads one), timers as futures, the global scope (window or worker), the address
-//! bar and local storage, the library kept in IndexedDB, file downloads, and scripts loaded
-//! when first needed.
+//! bar and local storage, the library kept in IndexedDB, the clipboard, file downloads, and
+//! scripts loaded when first needed.
 
+pub mod clipboard;
 pub mod clock;
 pub mod files;
 pub mod js_error;

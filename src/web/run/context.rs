@@ -26,6 +26,7 @@ use crate::web::measure::live_run::RunSetup;
 use crate::web::platform::clock::Clock;
 use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;
+use crate::web::run::checkpoint::Checkpoints;
 use crate::web::run::host::Measurement;
 use crate::web::run::keep;
 use crate::web::run::metrics::MetricsScrape;
@@ -59,6 +60,9 @@ pub struct RunContext {
     /// How many measurements this press of Run has started: the first is the one
     /// `reset_prefix_cache=before_run` resets before.
     pub runs_started: Cell<u64>,
+    /// The key the last measured run's checkpoint is kept under, for its artifact to take
+    /// its place when it is filed ([`Checkpoints`]).
+    pub checkpoint: Cell<Option<f64>>,
 }
 
 impl RunContext {
@@ -73,6 +77,7 @@ impl RunContext {
         let quiet = config.client.live_view == LiveView::End;
         // The plan's settings are the run's: a workload's run records the synthetic prompt's
         // settings as unused.
+        let checkpoint_plan = plan.clone();
         let setup = RunSetup {
             config: plan.config().clone(),
             plan,
@@ -121,9 +126,22 @@ impl RunContext {
         if !quiet {
             poll_live(live.clone(), state, self.slo.clone());
         }
+        let checkpoints = Checkpoints::start(
+            live.clone(),
+            &checkpoint_plan,
+            self.clock.clone(),
+            self.library,
+        );
         let mut result = result.await;
         live.refresh();
         state.live_update(live.snapshot(), None, None);
+        self.checkpoint.set(None);
+        if let Some(checkpoints) = checkpoints {
+            match &result {
+                Ok(_) => self.checkpoint.set(checkpoints.ended().await),
+                Err(error) => checkpoints.failed(error.to_string()).await,
+            }
+        }
         if let Some(scrape) = scrape {
             match result.as_mut() {
                 Ok(artifact) => {
@@ -178,7 +196,13 @@ impl RunContext {
         if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
             point.slo = judge_loaded(&spec.slo, &loaded).ok();
         }
-        keep::add_run(self.library, &artifact.file_name(), &text, loaded);
+        keep::add_run(
+            self.library,
+            &artifact.file_name(),
+            &text,
+            loaded,
+            self.checkpoint.take(),
+        );
         let artifact = Rc::new(artifact);
         self.state.show_run(artifact.clone());
         Ok((artifact, point))

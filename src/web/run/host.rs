@@ -15,12 +15,15 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{ErrorEvent, Event, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
+use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::MeasurementThread;
+use crate::core::live::checkpoint::{checkpoint_artifact, CheckpointError, CheckpointInput};
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveSnapshot, LiveTally, ToMeasurement,
 };
 use crate::core::plan::workload::WorkloadRequests;
+use crate::core::plan::RunPlan;
 use crate::core::read::loaded::views::{FailureView, RowView};
 
 use crate::web::js::worker_script_url;
@@ -160,6 +163,30 @@ impl Measurement {
     /// The finished requests as the live charts read them.
     pub fn views(&self) -> (Vec<RowView>, Vec<FailureView>) {
         self.tally.borrow().views()
+    }
+
+    /// How many requests have ended, as far as the page has heard.
+    pub fn finished_count(&self) -> usize {
+        self.tally.borrow().finished_count()
+    }
+
+    /// The artifact of the run so far (docs/results.md, *Checkpoints*): what has ended, and
+    /// every other planned request as not finished; `run_failed` when the run stopped so.
+    pub fn checkpoint(
+        &self,
+        plan: &RunPlan,
+        client: ClientBlock,
+        run_failed: Option<String>,
+    ) -> Result<ArtifactV1, CheckpointError> {
+        let tally = self.tally.borrow();
+        checkpoint_artifact(CheckpointInput {
+            plan,
+            finished: tally.finished(),
+            progress: tally.progress(),
+            saved_unix_ms: self.clock.now_unix_ms(),
+            client,
+            run_failed,
+        })
     }
 
     /// Whether the run is still warming up, as far as the page has heard.

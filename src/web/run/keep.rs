@@ -12,33 +12,60 @@ use crate::core::read::bundle::load_dropped_batch;
 use crate::core::read::loaded::LoadedArtifact;
 
 use crate::web::platform::kept::{self, KeepError, KeptFile};
+use crate::web::platform::timers::yield_to_event_loop;
 use crate::web::state::library::Library;
 
-/// Adds `loaded` (what was read from `files`) to the library, and keeps `files`.
-pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<LoadedArtifact>) {
+/// Adds `loaded` (what was read from `files`) to the library, and keeps `files`; the ids of
+/// the entries added.
+pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<LoadedArtifact>) -> Vec<u64> {
+    add_batch_in_place(library, files, loaded, None)
+}
+
+/// [`add_batch`], keeping `files` in the place of the batch kept under `in_place_of` (a run's
+/// checkpoint, which its finished artifact replaces) when there is one.
+fn add_batch_in_place(
+    library: Library,
+    files: Vec<KeptFile>,
+    loaded: Vec<LoadedArtifact>,
+    in_place_of: Option<f64>,
+) -> Vec<u64> {
     let readable = loaded.iter().any(|artifact| artifact.refusal.is_none());
     let ids: Vec<u64> = loaded
         .into_iter()
         .map(|artifact| library.add(artifact))
         .collect();
     if files.is_empty() || !readable {
-        return;
+        return ids;
     }
+    let kept_ids = ids.clone();
     spawn_local(async move {
-        match kept::keep(&files).await {
-            Ok(key) => library.set_kept(&ids, key),
+        let kept = match in_place_of {
+            Some(key) => kept::replace(key, &files).await.map(|()| key),
+            None => kept::keep(&files).await,
+        };
+        match kept {
+            Ok(key) => library.set_kept(&kept_ids, key),
             Err(error) => note(library, &error),
         }
     });
+    ids
 }
 
-/// Adds a finished run (its artifact's file name and text) to the library, and keeps it.
-pub fn add_run(library: Library, name: &str, text: &str, loaded: LoadedArtifact) {
-    add_batch(
+/// Adds a finished run (its artifact's file name and text) to the library, and keeps it, in
+/// the place of its checkpoint when one was kept (`checkpoint`, docs/results.md).
+pub fn add_run(
+    library: Library,
+    name: &str,
+    text: &str,
+    loaded: LoadedArtifact,
+    checkpoint: Option<f64>,
+) -> Vec<u64> {
+    add_batch_in_place(
         library,
         vec![(name.to_owned(), text.as_bytes().to_vec())],
         vec![loaded],
-    );
+        checkpoint,
+    )
 }
 
 /// Puts a run's new text in the place of the entry named `name` (a sweep's step gains its
@@ -79,24 +106,30 @@ pub fn clear(library: Library) {
 }
 
 /// Reads every kept batch back into the library, in the order kept (called as the page
-/// opens); only the last batch's runs start selected (a library of many runs would otherwise
+/// opens), then calls `then` (which opens a link's run, once the library it may already be in
+/// is there); only the last batch's runs start selected (a library of many runs would otherwise
 /// open as one large comparison).
-pub fn restore(library: Library) {
+pub fn restore(library: Library, then: impl FnOnce() + 'static) {
     spawn_local(async move {
-        let batches = match kept::kept().await {
-            Ok(batches) => batches,
-            Err(error) => {
-                library.set_restored();
-                return note(library, &error);
+        match kept::kept().await {
+            Ok(batches) => {
+                let last = batches.len().saturating_sub(1);
+                let mut read = Vec::new();
+                for (position, batch) in batches.into_iter().enumerate() {
+                    for artifact in load_dropped_batch(&batch.files) {
+                        read.push((artifact, batch.key, position == last));
+                    }
+                    // Reading a run takes milliseconds: the page answers between runs, so a
+                    // long library does not freeze it as it opens.
+                    yield_to_event_loop().await;
+                }
+                // Listed at once: the table is drawn once, not once per run.
+                library.add_all_kept(read);
             }
-        };
-        let last = batches.len().saturating_sub(1);
-        for (position, batch) in batches.into_iter().enumerate() {
-            for artifact in load_dropped_batch(&batch.files) {
-                library.add_kept(artifact, batch.key, position == last);
-            }
+            Err(error) => note(library, &error),
         }
         library.set_restored();
+        then();
     });
 }
 

@@ -88,6 +88,7 @@ async fn start(state: AppState, library: Library) -> Result<(), RunError> {
         slo: state.slo().get_untracked().ok().flatten(),
         calibration,
         runs_started: Cell::new(0),
+        checkpoint: Cell::new(None),
     };
     state.clear_last_run();
     match sweep {

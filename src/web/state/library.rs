@@ -31,6 +31,16 @@ pub struct Library {
     next_id: StoredValue<u64>,
     note: RwSignal<Option<String>>,
     restored: RwSignal<bool>,
+    shared: RwSignal<Option<SharedRun>>,
+}
+
+/// What the link the page was opened with gave (docs/results.md, *A link to a run*).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SharedRun {
+    /// The run it carries is in the library, shown read-only: the name of its file.
+    Opened(String),
+    /// It carries nothing strobe can show: why, and what to do.
+    Refused(String),
 }
 
 impl Library {
@@ -41,6 +51,7 @@ impl Library {
             next_id: StoredValue::new(1),
             note: RwSignal::new(None),
             restored: RwSignal::new(false),
+            shared: RwSignal::new(None),
         }
     }
 
@@ -62,6 +73,45 @@ impl Library {
     /// Says what keeping the library ran into.
     pub fn set_note(&self, note: Option<String>) {
         self.note.set(note);
+    }
+
+    /// What the link the page was opened with gave, until the banner is closed.
+    pub fn shared(&self) -> ReadSignal<Option<SharedRun>> {
+        self.shared.read_only()
+    }
+
+    /// Says what a link gave (`None`: the banner is closed).
+    pub fn set_shared(&self, shared: Option<SharedRun>) {
+        self.shared.set(shared);
+    }
+
+    /// The entries read from the file named `name` holding `text` (a link's run that is already
+    /// in the library, kept on an earlier visit).
+    pub fn ids_of_file(&self, name: &str, text: &str) -> Vec<u64> {
+        self.entries.with_untracked(|entries| {
+            entries
+                .iter()
+                .filter(|entry| {
+                    entry
+                        .artifact
+                        .source
+                        .as_ref()
+                        .is_some_and(|source| source.name == name && &*source.text == text)
+                })
+                .map(|entry| entry.id)
+                .collect()
+        })
+    }
+
+    /// Selects the entries `ids` for the charts, and no other.
+    pub fn select_only(&self, ids: &[u64]) {
+        self.entries.with_untracked(|entries| {
+            for entry in entries {
+                entry
+                    .selected
+                    .set(ids.contains(&entry.id) && entry.artifact.verdict() != Verdict::Invalid);
+            }
+        });
     }
 
     /// Loaded files, in load order.
@@ -102,10 +152,22 @@ impl Library {
         self.push(artifact, selected, None)
     }
 
-    /// Adds an artifact read back from the files kept under `key`, selected or not.
-    pub fn add_kept(&self, artifact: LoadedArtifact, key: f64, selected: bool) -> u64 {
-        let selected = selected && artifact.verdict() != Verdict::Invalid;
-        self.push(artifact, selected, Some(key))
+    /// Adds the artifacts read back from kept files, each with its key and whether it starts
+    /// selected, in one change of the library (the table is drawn once).
+    pub fn add_all_kept(&self, read: Vec<(LoadedArtifact, f64, bool)>) {
+        let first = self.next_id.get_value();
+        self.next_id.set_value(first + read.len() as u64);
+        self.entries.update(|entries| {
+            for (offset, (artifact, key, selected)) in read.into_iter().enumerate() {
+                let selected = selected && artifact.verdict() != Verdict::Invalid;
+                entries.push(LibraryEntry {
+                    id: first + offset as u64,
+                    artifact: Arc::new(artifact),
+                    selected: RwSignal::new(selected),
+                    kept: RwSignal::new(Some(key)),
+                });
+            }
+        });
     }
 
     fn push(&self, artifact: LoadedArtifact, selected: bool, kept: Option<f64>) -> u64 {

@@ -26,6 +26,7 @@ use crate::web::state::AppState;
 use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::report::SaveReport;
+use crate::web::ui::share::ShareLink;
 use crate::web::ui::slo::SloOutcomeLine;
 use crate::web::ui::turns::TurnsTableView;
 use crate::web::ui::verdict::Verdicts;
@@ -279,6 +280,7 @@ fn SingleRun(
     let csv_run = run.clone();
     let md_run = run.clone();
     let report_run = run.clone();
+    let share_run = run.clone();
     let stem = file_stem(&run);
     let csv_stem = stem.clone();
     view! {
@@ -410,6 +412,7 @@ fn SingleRun(
                     "Summary as Markdown"
                 </button>
                 <SaveReport runs=vec![report_run] />
+                <ShareLink run=share_run />
             </div>
             {move || export_error.get().map(|reason| view! { <p class="error-box">{reason}</p> })}
             <ChartSections charts=charts />

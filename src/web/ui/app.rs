@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::core::config::form::RunForm;
 
 use crate::web::platform::storage;
-use crate::web::run::keep;
+use crate::web::run::{keep, link};
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
 use crate::web::ui::results::ResultsView;
@@ -21,8 +21,15 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     let library = Library::new();
     provide_context(library);
-    // What the library kept on an earlier visit.
-    keep::restore(library);
+    // What the library kept on an earlier visit; then the run of the link the page was opened
+    // with, if it was (read now: the address bar soon shows the form's link instead), and of
+    // any link pasted into this tab's address bar later.
+    let hash = window().location().hash().unwrap_or_default();
+    keep::restore(library, move || link::open(library, &hash));
+    let on_hash_change = window_event_listener_untyped("hashchange", move |_| {
+        link::open(library, &window().location().hash().unwrap_or_default());
+    });
+    on_cleanup(move || on_hash_change.remove());
 
     // Keep the URL in step with the form, so the address bar is always a link to this setup.
     // The API key is not part of the form, so it can never reach the URL.

@@ -75,12 +75,15 @@ async fn load_example(library: Library) {
         Err(err) => Err(err.to_string()),
     };
     match text {
-        Ok(text) => keep::add_run(
-            library,
-            "example-artifact.json",
-            &text,
-            LoadedArtifact::from_text("example-artifact.json", &text),
-        ),
+        Ok(text) => {
+            keep::add_run(
+                library,
+                "example-artifact.json",
+                &text,
+                LoadedArtifact::from_text("example-artifact.json", &text),
+                None,
+            );
+        }
         Err(reason) => {
             library.add(LoadedArtifact::unreadable("example-artifact.json", &reason));
         }
@@ -210,7 +213,7 @@ pub fn ArtifactList() -> impl IntoView {
                         <For
                             each=rows
                             key=|(entry, _)| entry.id
-                            children=move |(entry, row)| view! { <ArtifactCard entry=entry row=row /> }
+                            children=move |(entry, row)| view! { <LibraryEntryRow entry=entry row=row /> }
                         />
                     </tbody>
                 </table>
@@ -235,7 +238,7 @@ pub fn ArtifactList() -> impl IntoView {
 /// One file's row: whether it is charted, what tells it apart, its verdict, and its status and
 /// problems on a line of their own (the problems folded when there are many).
 #[component]
-fn ArtifactCard(
+fn LibraryEntryRow(
     /// The loaded file.
     entry: LibraryEntry,
     /// What its columns show.
@@ -264,7 +267,11 @@ fn ArtifactCard(
     let rest: Vec<String> = cells.collect();
     let problem_count = problems.len();
     view! {
-        <tr class="artifact-card" data-testid="artifact-card">
+        <tr
+            class="library-row"
+            data-testid="library-row"
+            data-partial=artifact.partial_label().is_some().to_string()
+        >
             <td>
                 {selectable
                     .then(|| {

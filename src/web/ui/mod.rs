@@ -16,6 +16,7 @@ pub mod repeats;
 pub mod report;
 pub mod results;
 pub mod run_view;
+pub mod share;
 pub mod slo;
 pub mod sweep;
 pub mod turns;

@@ -1,11 +1,14 @@
 //! *Save report*: the selected run, comparison or sweep as one HTML file (docs/results.md,
 //! *The report*). The document is the core's ([`report_html`]); this button only hands it the
-//! runs shown, the SLO in force and the time, and downloads what it returns.
+//! runs shown, the SLO in force and the time, and downloads what it returns. A report large
+//! enough to be awkward to send says its size before it is saved and again once it is
+//! ([`report_size_note`]).
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::core::present::report::size::{estimated_report_bytes, report_size_note};
 use crate::core::present::report::{report_file_name, report_html, ReportInput};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::web::platform::clock::measured;
@@ -20,44 +23,57 @@ pub fn SaveReport(
 ) -> impl IntoView {
     let state = AppState::expect();
     let outcome = RwSignal::new(None::<Result<String, String>>);
-    let on_click = move |_| {
+    let before = {
         let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
-        let slo = state.current_slo();
-        let saved_at = saved_at();
-        let report = measured("strobe:report", || {
-            report_html(&ReportInput {
-                runs: &refs,
-                slo: slo.as_ref(),
-                saved_at: Some(&saved_at),
-            })
-        });
-        let name = report_file_name(&refs);
-        let result = download_text(&name, "text/html", &report.html).map(|()| {
-            if report.not_carried.is_empty() {
-                format!("Saved {name}: drop it on this page to load its runs again.")
-            } else {
-                format!(
-                    "Saved {name}. It shows, but cannot load again, {} (read from several \
-                     files): keep those files too.",
-                    report.not_carried.join(", ")
-                )
-            }
-        });
-        outcome.set(Some(result));
+        report_size_note(estimated_report_bytes(&refs), true)
     };
+    let on_click = move |_| outcome.set(Some(save_report(state, &runs)));
     view! {
         <button type="button" data-testid="save-report" on:click=on_click>
             "Save report"
         </button>
         {move || {
-            outcome
-                .get()
-                .map(|outcome| match outcome {
-                    Ok(note) => view! { <p class="field-help" data-testid="report-note">{note}</p> }.into_any(),
-                    Err(reason) => view! { <p class="error-box">{reason}</p> }.into_any(),
-                })
+            match outcome.get() {
+                Some(Ok(note)) => view! { <p class="export-note" data-testid="report-note">{note}</p> }.into_any(),
+                Some(Err(reason)) => view! { <p class="error-box">{reason}</p> }.into_any(),
+                None => before
+                    .clone()
+                    .map(|note| view! { <p class="warning" data-testid="report-size-note">{note}</p> })
+                    .into_any(),
+            }
         }}
     }
+}
+
+/// Makes the report of `runs` and downloads it: what to say of it (where it went, what it
+/// cannot load again, its size when it is large), or why it could not be saved.
+pub fn save_report(state: AppState, runs: &[Arc<LoadedArtifact>]) -> Result<String, String> {
+    let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+    let slo = state.current_slo();
+    let saved_at = saved_at();
+    let report = measured("strobe:report", || {
+        report_html(&ReportInput {
+            runs: &refs,
+            slo: slo.as_ref(),
+            saved_at: Some(&saved_at),
+        })
+    });
+    let name = report_file_name(&refs);
+    download_text(&name, "text/html", &report.html)?;
+    let mut note = if report.not_carried.is_empty() {
+        format!("Saved {name}: drop it on this page to load its runs again.")
+    } else {
+        format!(
+            "Saved {name}. It shows, but cannot load again, {} (read from several files): \
+             keep those files too.",
+            report.not_carried.join(", ")
+        )
+    };
+    if let Some(size) = report_size_note(report.html.len(), false) {
+        note.push(' ');
+        note.push_str(&size);
+    }
+    Ok(note)
 }
 
 /// The time now in UTC, as the report's header says it ("2026-12-03 14:05 UTC").

@@ -23,6 +23,7 @@ use crate::web::ui::controls::RedactToggle;
 use crate::web::ui::library::{ArtifactDrop, ArtifactList};
 use crate::web::ui::notes::LoadWarnings;
 use crate::web::ui::repeats::RepeatGroupDownload;
+use crate::web::ui::share::SharedBanner;
 use crate::web::ui::slo::{SloOutcomeLine, SloPanel};
 use crate::web::ui::sweep::SweepSummary;
 
@@ -34,6 +35,7 @@ pub fn ResultsView() -> impl IntoView {
     view! {
         <section class="panel results-view" data-testid="results-view">
             <h2>"Results"</h2>
+            <SharedBanner />
             <TimeBasisSwitch />
             <SloPanel />
             <SweepSummary />

@@ -69,6 +69,24 @@ pub struct ClientBlock {
     /// in the page's runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distributed: Option<DistributedBlock>,
+    /// Set when this artifact is a checkpoint of a run that did not end on its page: the page
+    /// saves one every few seconds while a run measures (docs/results.md, *Checkpoints*), and
+    /// the run's own artifact replaces it when the run ends. Omitted in every finished run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<CheckpointBlock>,
+}
+
+/// `client.checkpoint`: what a checkpoint of a run in progress holds, so that a reader never
+/// takes it for a finished run. Every request that had not ended when it was saved is a
+/// failure of type `AbortError` saying so, as in a cancelled run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointBlock {
+    /// Requests that had ended (as rows or as failures) when the checkpoint was saved.
+    pub finished_requests: u64,
+    /// Why the run stopped without an artifact of its own, when the page saw it stop (the
+    /// measurement failed); `None` when the run was still measuring as the checkpoint was
+    /// saved, so that the tab was closed, reloaded or crashed before it ended.
+    pub run_failed: Option<String>,
 }
 
 impl ClientBlock {
@@ -97,6 +115,7 @@ impl ClientBlock {
             context_calibration: None,
             from_wire: None,
             distributed: None,
+            checkpoint: None,
         }
     }
 

@@ -39,6 +39,7 @@ use crate::core::read::loaded::LoadedArtifact;
 use crate::core::slo::judge_loaded;
 
 pub mod html;
+pub mod size;
 pub mod svg;
 
 use html::{content_security_policy, escape, json_in_script};

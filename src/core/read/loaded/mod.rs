@@ -394,8 +394,40 @@ impl LoadedArtifact {
         }
     }
 
+    /// "partial: the tab closed during the run, 37 of 100 requests" for a checkpoint of a run
+    /// that did not end on its page (`client.checkpoint`), `None` for every other file.
+    pub fn partial_label(&self) -> Option<String> {
+        let checkpoint = self.client.as_ref()?.checkpoint.as_ref()?;
+        let why = match &checkpoint.run_failed {
+            Some(reason) => format!("the run failed ({reason})"),
+            None => "the tab closed during the run".to_owned(),
+        };
+        let of = self
+            .workload
+            .requests
+            .map(|requests| format!(" of {requests}"))
+            .unwrap_or_default();
+        Some(format!(
+            "partial: {why}, {}{of} {}",
+            checkpoint.finished_requests,
+            if checkpoint.finished_requests == 1 && of.is_empty() {
+                "request"
+            } else {
+                "requests"
+            }
+        ))
+    }
+
     /// One sentence for the file's card: the verdict and what can be shown.
     pub fn status_line(&self) -> String {
+        if let (None, Some(partial)) = (&self.refusal, self.partial_label()) {
+            return format!(
+                "Partial run ({}): the requests that ended before it stopped, {} of them as \
+                 rows; the others are failures saying they had not finished.",
+                partial.trim_start_matches("partial: "),
+                self.rows.len()
+            );
+        }
         if let Some(refusal) = &self.refusal {
             return format!("Not read: {refusal}.");
         }

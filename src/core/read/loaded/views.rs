@@ -459,6 +459,18 @@ pub struct ClientView {
     pub context_calibration: Option<(f64, f64)>,
     /// `client.from_wire.unavailable`: why the run has no times from the wire.
     pub from_wire_unavailable: Option<CappedText>,
+    /// `client.checkpoint`: the file is a checkpoint of a run that did not end on its page.
+    pub checkpoint: Option<CheckpointView>,
+}
+
+/// `client.checkpoint` as read: how many requests had ended, and why the run stopped when the
+/// page saw it fail.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckpointView {
+    /// `finished_requests`.
+    pub finished_requests: u64,
+    /// `run_failed`: the reason, when the page saw the run fail.
+    pub run_failed: Option<CappedText>,
 }
 
 impl ClientView {
@@ -498,6 +510,12 @@ impl ClientView {
                     .get("from_wire")
                     .and_then(|block| block.get("unavailable")),
             ),
+            checkpoint: client.get("checkpoint").and_then(|block| {
+                Some(CheckpointView {
+                    finished_requests: block.get("finished_requests")?.as_u64()?,
+                    run_failed: capped_string(block.get("run_failed")),
+                })
+            }),
             context_calibration: client.get("context_calibration").and_then(|calibration| {
                 Some((
                     finite_f64(calibration.get("chars_per_token"))?,
@@ -598,7 +616,22 @@ impl ClientView {
                 counted(buffered, "request", "requests")
             ));
         }
-        if self.transport_hidden {
+        if let Some(checkpoint) = &self.checkpoint {
+            notes.push(format!(
+                "A checkpoint, not a finished run: the page saved it while the run measured, \
+                 when {} had ended{}. Each request that had not is a failure saying so, and \
+                 the transport facts the browser gives only after a run (connections, \
+                 protocols, times from the wire) are not in it.",
+                counted(checkpoint.finished_requests, "request", "requests"),
+                match &checkpoint.run_failed {
+                    Some(reason) => format!("; then the run failed ({reason})"),
+                    None => "; the run did not end on its page (the tab was closed, reloaded or \
+                             crashed)"
+                        .to_owned(),
+                }
+            ));
+        }
+        if self.transport_hidden && self.checkpoint.is_none() {
             notes.push(
                 "The browser reported no request's transport (the server sent no \
                  Timing-Allow-Origin header, or no request got an answer): new_connection, \
