@@ -277,7 +277,7 @@ test("cancel between a step's repeats keeps the finished run and says why the sw
     assert.equal(artifact.completed, 4);
     assert.equal(artifact.sweep.stop_reason, 'cancelled', 'the run before the cancel says why the sweep ended');
     assert.deepEqual([artifact.repeat.index, artifact.repeat.count], [0, 2]);
-    assert.equal(await page.getByTestId('artifact-card').count(), 1, 'and it is in the library');
+    assert.equal(await page.getByTestId('library-row').count(), 1, 'and it is in the library');
     assert.deepEqual(errors, []);
     await page.close();
   } finally {

@@ -70,7 +70,7 @@ test('a build whose ECharts cannot be loaded says so in each chart, and keeps th
     const reason = await chart.locator('.error-box').textContent();
     assert.match(reason, /echarts\.min\.js could not be loaded.*reload the page/, reason);
     // The run itself is there: its headline numbers and its row in the library.
-    assert.equal(await page.getByTestId('artifact-card').count(), 1);
+    assert.equal(await page.getByTestId('library-row').count(), 1);
     assert.ok((await page.getByTestId('single-run').textContent()).length > 0);
   } finally {
     await page.close();
