@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::core::config::slo::SloSpec;
 use crate::core::format::{counted, file_stem, format_bytes, format_count};
+use crate::core::present::cache_reset::reset_note_of;
 use crate::core::present::capacity::{capacity_series, capacity_series_with_slo};
 use crate::core::present::charts::{
     artifact_charts, attainment_curve, capacity_curve, comparison_charts, goodput_curve,
@@ -29,6 +30,7 @@ use crate::core::present::charts::{
 };
 use crate::core::present::compare::{compare, format_delta, ComparedMetric};
 use crate::core::present::headline::{headline_cards, HeadlineInputs};
+use crate::core::present::server::server_line;
 use crate::core::present::verdict::shown::shown_verdicts;
 use crate::core::read::carried::{carried_block, CarriedFile};
 use crate::core::read::loaded::load::LoadView;
@@ -310,9 +312,24 @@ fn write_run(body: &mut String, position: usize, run: &LoadedArtifact, slo: Opti
     if run.client.is_some() || run.distributed.is_some() {
         notes.extend(row_notes(&run.rows));
     }
+    if let Some(reset) = reset_note_of(run) {
+        notes.push(reset.text);
+    }
     if !notes.is_empty() {
         body.push_str("<h3>How it was measured</h3>");
         list(body, "notes", "report-notes", &notes);
+    }
+    if let Some(block) = &run.server_metrics {
+        let line = server_line(block);
+        body.push_str("<h3>The server's view</h3>");
+        let _ = write!(
+            body,
+            r#"<p data-testid="report-server-line">{}</p>"#,
+            escape(&line.text)
+        );
+        if !line.notes.is_empty() {
+            list(body, "notes", "report-server-notes", &line.notes);
+        }
     }
     write_failures(body, run);
     let problems = run.problems();

@@ -271,3 +271,52 @@ fn an_html_file_that_is_no_report_or_a_damaged_one_says_so() {
         damaged[0].status_line()
     );
 }
+
+#[test]
+fn a_run_with_the_servers_metrics_and_a_cache_reset_says_both_as_text() {
+    let mut artifact: Value = serde_json::from_str(REFERENCE).expect("json");
+    artifact["server_metrics"] = serde_json::json!({
+        "source": "http://127.0.0.1:8000/metrics",
+        "interval_ms": 1000,
+        "family": "vllm",
+        "samples": [
+            {"t_ms": 1000.0, "latency_ms": 2.0, "values": {"vllm:num_requests_waiting": 12.0}}
+        ],
+        "summary": {
+            "window_start_ms": 0.0, "window_end_ms": 2500.0,
+            "gauges": {"waiting": {"min": 1.0, "mean": 6.5, "max": 12.0, "samples": 2}},
+            "counters": {}, "histograms": {}
+        },
+        "notes": [HOSTILE]
+    });
+    artifact["prefix_cache_reset"] = serde_json::json!({
+        "policy": "before_run",
+        "reset": {
+            "engine": "vllm", "method": "POST", "url": "http://127.0.0.1:8000/reset_prefix_cache",
+            "status": 200, "attempts": 1, "t_ms": -812.4, "latency_ms": 2.3,
+            "counters_before": null, "counters_after": null
+        },
+        "check": {"verdict": "emptied", "first_wave_min_cached_tokens": 0, "reason": "…"}
+    });
+    let run = LoadedArtifact::from_text("run.json", &artifact.to_string());
+    assert!(run.server_metrics.is_some(), "the block was read");
+    assert!(run.prefix_cache_reset.is_some(), "the reset was read");
+    let report = report_html(&ReportInput {
+        runs: &[&run],
+        slo: None,
+        saved_at: None,
+    });
+    let html = &report.html;
+    assert!(
+        html.contains(r#"<p data-testid="report-server-line">server (vllm): peak queue 12</p>"#),
+        "the server line"
+    );
+    assert!(html.contains(r#"data-testid="report-server-notes""#));
+    assert!(
+        !markup_only(html).contains(HOSTILE),
+        "a note from the file stays text"
+    );
+    assert!(html.contains(
+        "prefix cache emptied before the run (vLLM POST /reset_prefix_cache answered 200"
+    ));
+}
