@@ -31,7 +31,7 @@ pub mod checkpoint;
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum FinishedRequest {
     /// A result: its output tokens, and its row (`None` when the clock gave an impossible order
-    /// and the result has no row, see [`CompletedRequest`](crate::core::observe::conclude::CompletedRequest)).
+    /// and the result has no row, see [`CompletedRequest`]).
     Completed {
         /// Output tokens of the result.
         out_toks: u64,
