@@ -10,8 +10,8 @@
 
 #[path = "common/synthetic.rs"]
 mod synthetic;
-
-use std::time::Instant;
+#[path = "common/timing.rs"]
+mod timing;
 
 use serde_json::Value;
 use strobe::core::config::slo::Slo;
@@ -28,28 +28,9 @@ use strobe::core::read::validate::report::Verdict;
 use strobe::core::read::validate::validate_artifact;
 use strobe::core::slo::judge_loaded;
 use synthetic::synthetic_artifact_text;
+use timing::time;
 
 const REQUESTS: u64 = 10_000;
-const REPEATS: usize = 5;
-
-/// Runs `work` [`REPEATS`] times; returns (best, median) in ms and the last result.
-fn time<T>(mut work: impl FnMut() -> T) -> (f64, f64, T) {
-    let mut samples = Vec::with_capacity(REPEATS);
-    let mut last = None;
-    for _ in 0..REPEATS {
-        // A native benchmark times itself; nothing in the app reads this clock.
-        #[allow(clippy::disallowed_methods)]
-        let started = Instant::now();
-        let result = work();
-        samples.push(started.elapsed().as_secs_f64() * 1000.0);
-        last = Some(std::hint::black_box(result));
-    }
-    samples.sort_by(f64::total_cmp);
-    match last {
-        Some(result) => (samples[0], samples[REPEATS / 2], result),
-        None => unreachable!("REPEATS is at least 1"),
-    }
-}
 
 fn main() {
     let text = synthetic_artifact_text(REQUESTS);
