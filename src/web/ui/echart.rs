@@ -212,8 +212,10 @@ fn echarts_present() -> bool {
 }
 
 /// Starts loading ECharts unless it is loaded or on the way; charts queued meanwhile are drawn
-/// once it has run. The Run button calls it so the live charts do not wait for it, and so it
-/// is loaded before a run's measurement begins rather than during it.
+/// once it has run. The Run button calls it so the live charts do not wait for it: the load
+/// then runs beside the endpoint check, rehearsal, dry run and warm-up that come before the
+/// measured requests. Nothing waits for it, so a load slower than all of those would land in
+/// the measured run.
 pub fn load_charts() {
     let start = LIBRARY.with(|library| {
         let mut library = library.borrow_mut();

@@ -75,7 +75,8 @@ pub fn RunView() -> impl IntoView {
                 data-testid="run-form"
                 on:submit=move |ev| {
                     ev.prevent_default();
-                    // The run's live charts need ECharts: loaded now, before measuring.
+                    // The run's live charts need ECharts: its load starts now, beside the
+                    // steps before the measured requests.
                     load_charts();
                     start.dispatch(());
                 }
