@@ -6,7 +6,8 @@
 // numbers the artifacts themselves give. A two-step sweep with repeats=2 runs each step twice
 // (the prefix cache emptied before every run), files four runs with their sweep and repeat
 // blocks, and draws (and, dropped back, redraws) one curve of two points with their intervals;
-// Cancel between two repeats keeps the run that finished.
+// Cancel between two repeats keeps the run that finished, in a sweep and in a plain group of
+// repeats, where it ends the cool-down at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
@@ -278,6 +279,55 @@ test("cancel between a step's repeats keeps the finished run and says why the sw
     assert.equal(artifact.sweep.stop_reason, 'cancelled', 'the run before the cancel says why the sweep ended');
     assert.deepEqual([artifact.repeat.index, artifact.repeat.count], [0, 2]);
     assert.equal(await page.getByTestId('library-row').count(), 1, 'and it is in the library');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await sim.stop();
+  }
+});
+
+test('cancel during the cool-down between two repeats ends the group and keeps the run filed', async () => {
+  const sim = await startSim(['--seed', '39']);
+  try {
+    const { page, errors } = await env.open({
+      base_url: sim.baseUrls[0],
+      requests: '4',
+      concurrency: '2',
+      context_tokens: '128',
+      max_tokens: '16',
+      repeats: '3',
+      sweep_cooldown_s: '60',
+    });
+    await page.getByTestId('run').click();
+    // The group's line counts the cool-down down once the first repeat is filed.
+    await page.waitForFunction(
+      () => /1 of 3 runs; cooling down .* before the next/.test(document.querySelector('[data-testid=repeat-status]')?.textContent ?? ''),
+      null,
+      { timeout: 60_000 },
+    );
+    await page.getByTestId('cancel').click();
+    // Well inside the 60 s cool-down: Cancel ends it at once.
+    await waitForRunEnd(page, 10_000);
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'finished');
+    assert.equal(
+      (await page.getByTestId('repeat-status').textContent()).trim(),
+      'Repeats · 1 of 3 runs; cancelled, 2 not run (the runs filed are kept)',
+    );
+    assert.equal(await page.getByTestId('library-row').count(), 1, 'the finished repeat is kept');
+    // Nothing after the cancel: the sim served the first repeat's four measured requests only.
+    const served = (await sim.truth()).records.filter((record) => record.marker);
+    assert.equal(served.length, 4);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-group').click()]);
+    const zip = 'test-results/repeats-cancelled.zip';
+    copyFileSync(await download.path(), zip);
+    const entries = readZipEntries(zip);
+    assert.equal(entries.length, 1, 'the finished run, kept');
+    const file = 'test-results/repeats-cancelled-1.json';
+    writeFileSync(file, entries[0].text);
+    assert.equal(validateArtifact(file).exitCode, 0);
+    const artifact = JSON.parse(entries[0].text);
+    assert.equal(artifact.completed, 4);
+    assert.deepEqual([artifact.repeat.index, artifact.repeat.count], [0, 3]);
     assert.deepEqual(errors, []);
     await page.close();
   } finally {

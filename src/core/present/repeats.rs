@@ -2,7 +2,8 @@
 //! that dropping a group's files (or its zip) gives the group again, whatever order the files
 //! come in; the verdict ([`crate::core::present::verdict`]) then compares two groups. A sweep
 //! whose steps were repeated has one group per step: [`sweep_loads`] tells the loads a set of
-//! runs spans, so runs of several steps are never taken for repeats of one another.
+//! runs spans, so runs of several steps are never taken for repeats of one another. While a group runs in the
+//! page, [`group_status`] words where it is.
 
 use std::borrow::Borrow;
 
@@ -155,6 +156,29 @@ pub fn sweep_loads<R: Borrow<LoadedArtifact>>(runs: &[R]) -> Vec<SweepLoad> {
     loads
 }
 
+/// Where a group of repeats run in the page is, in words: `filed` of `planned` runs, the
+/// cool-down before the next (`cooling_s` left), and whether Cancel ended it early.
+pub fn group_status(
+    filed: usize,
+    planned: u64,
+    cooling_s: Option<f64>,
+    cancelled: bool,
+    running: bool,
+) -> String {
+    let head = format!("Repeats · {filed} of {planned} runs");
+    let left = planned.saturating_sub(filed as u64);
+    match (cooling_s, cancelled, running) {
+        (Some(seconds), false, _) => {
+            format!("{head}; cooling down {seconds:.1} s before the next")
+        }
+        (_, true, false) if left > 0 => {
+            format!("{head}; cancelled, {left} not run (the runs filed are kept)")
+        }
+        (_, true, true) => format!("{head}; cancelling"),
+        _ => head,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +218,34 @@ mod tests {
         assert_eq!(loads[0].steps, ["step 1 of s", "step 3 of t"]);
         let plain = [LoadedArtifact::from_text("a.json", "{}")];
         assert!(sweep_loads(&plain).is_empty(), "runs outside a sweep");
+    }
+
+    #[test]
+    fn a_running_group_says_how_far_it_is_and_what_cancel_left() {
+        assert_eq!(
+            group_status(1, 3, None, false, true),
+            "Repeats · 1 of 3 runs"
+        );
+        assert_eq!(
+            group_status(1, 3, Some(4.25), false, true),
+            "Repeats · 1 of 3 runs; cooling down 4.2 s before the next"
+        );
+        assert_eq!(
+            group_status(1, 3, Some(4.0), true, true),
+            "Repeats · 1 of 3 runs; cancelling"
+        );
+        assert_eq!(
+            group_status(1, 3, None, true, false),
+            "Repeats · 1 of 3 runs; cancelled, 2 not run (the runs filed are kept)"
+        );
+        // Cancel pressed during the last run: every run was filed, nothing is missing.
+        assert_eq!(
+            group_status(3, 3, None, true, false),
+            "Repeats · 3 of 3 runs"
+        );
+        assert_eq!(
+            group_status(3, 3, None, false, false),
+            "Repeats · 3 of 3 runs"
+        );
     }
 }

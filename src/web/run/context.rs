@@ -39,6 +39,9 @@ use crate::web::state::AppState;
 /// and a chart of the rows so far changes little in a second.
 pub const LIVE_CHART_REFRESH_MS: f64 = 1_000.0;
 
+/// How often a cool-down looks for a cancel and updates its countdown.
+const COOLDOWN_TICK_MS: f64 = 100.0;
+
 /// What every run of one press of Run shares: the page, the clock, what the endpoint check
 /// found and the key.
 pub struct RunContext {
@@ -66,6 +69,26 @@ pub struct RunContext {
 }
 
 impl RunContext {
+    /// Waits `ms` between two runs (steps of a sweep, or repeats), counting down on the page;
+    /// false, at once or mid-way, when Cancel was pressed.
+    pub async fn cool_down(&self, ms: f64) -> bool {
+        let state = self.state;
+        let until = self.clock.now_ms() + ms;
+        loop {
+            if state.cancel_requested().get_untracked() {
+                state.cooling(None);
+                return false;
+            }
+            let left = until - self.clock.now_ms();
+            if left <= 0.0 {
+                state.cooling(None);
+                return true;
+            }
+            state.cooling(Some(left / 1000.0));
+            sleep_ms(left.min(COOLDOWN_TICK_MS)).await;
+        }
+    }
+
     /// Plans `config`, measures it on the chosen thread with its live numbers shown, and returns
     /// its artifact or why there is none.
     pub async fn measure(&self, config: RunConfig) -> Result<ArtifactV1, RunError> {

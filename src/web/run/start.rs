@@ -16,7 +16,6 @@ use crate::core::config::settings::RunConfig;
 use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::RunPlan;
 use crate::web::platform::clock::Clock;
-use crate::web::platform::timers::sleep_ms;
 use crate::web::run::calibrate::calibrate;
 use crate::web::run::context::RunContext;
 use crate::web::run::preflight::{fetch_models, probe_window};
@@ -109,8 +108,10 @@ async fn run_repeats(
 ) -> Result<(), RunError> {
     let mut group_id = None::<String>;
     for index in 0..count {
-        if index > 0 && cooldown_s > 0.0 {
-            sleep_ms(cooldown_s * 1000.0).await;
+        // Cancel pressed after a repeat was filed (during the cool-down or before it) ends the
+        // group there: the repeats filed so far are kept.
+        if index > 0 && !context.cool_down(cooldown_s * 1000.0).await {
+            break;
         }
         let mut artifact = match context.measure(config.clone()).await {
             Ok(artifact) => artifact,
@@ -131,9 +132,6 @@ async fn run_repeats(
         let (filed, _) = context.file(artifact)?;
         if count > 1 {
             context.state.repeat_filed(filed);
-        }
-        if context.state.snapshot().get_untracked().cancelled {
-            break;
         }
     }
     context.state.finish_run();

@@ -16,14 +16,10 @@ use crate::core::config::sweep::SweepSpec;
 use crate::core::load::sweep::{step_repeat_group_id, StepResult, SweepNext, SweepPlan, SweepStep};
 use crate::core::present::sweep_status::SweepPosition;
 
-use crate::web::platform::timers::sleep_ms;
 use crate::web::run::context::{plan_run, RunContext};
 use crate::web::run::keep;
 use crate::web::state::error::RunError;
 use crate::web::state::{SweepEnd, SweepStepRecord};
-
-/// How often a cool-down looks for a cancel and updates its countdown.
-const COOLDOWN_TICK_MS: f64 = 100.0;
 
 /// Runs the sweep `spec` over `base` (the form's configuration) to its end, each step
 /// `repeats` times (the same plan, so the same requests), the cool-down between every two runs.
@@ -67,7 +63,7 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
             Ok(after) => after,
             Err(end) => break end,
         };
-        if matches!(next, SweepNext::Step(_)) && !cool_down(context, sweep.cooldown_ms()).await {
+        if matches!(next, SweepNext::Step(_)) && !context.cool_down(sweep.cooldown_ms()).await {
             mark_last_step(context, StopReason::Cancelled);
             next = SweepNext::Done(Some(StopReason::Cancelled));
         }
@@ -134,7 +130,7 @@ impl SweepRun<'_> {
         // What follows the step; the step's last run sets it (`repeats` is at least 1).
         let mut after = SweepNext::Done(None);
         for repeat in 0..self.repeats {
-            if repeat > 0 && !cool_down(context, self.cooldown_ms()).await {
+            if repeat > 0 && !context.cool_down(self.cooldown_ms()).await {
                 mark_last_step(context, StopReason::Cancelled);
                 return Err(cancelled());
             }
@@ -146,7 +142,7 @@ impl SweepRun<'_> {
             });
             let mut artifact = match context.measure(step.config.clone()).await {
                 Ok(artifact) => artifact,
-                Err(error) if state.sweep_cancelled().get_untracked() => {
+                Err(error) if state.cancel_requested().get_untracked() => {
                     if let RunError::CancelledDuringReset(_) = error {
                         self.cancelled_during_reset = Some(error.to_string());
                     }
@@ -163,7 +159,7 @@ impl SweepRun<'_> {
             };
             context.hold_to_slo(&mut artifact);
             results.push(StepResult::of_artifact(step.value, &artifact));
-            let was_cancelled = state.sweep_cancelled().get_untracked();
+            let was_cancelled = state.cancel_requested().get_untracked();
             let last_of_step = was_cancelled || repeat + 1 == self.repeats;
             // The step's last run decides what follows it, from all its repeats.
             let mut failed_next = None;
@@ -247,25 +243,6 @@ fn plan_of(context: &RunContext, step: &SweepStep) -> Result<(), String> {
             step.value
         )
     })
-}
-
-/// Waits `ms` between two steps, counting down on the page; false when Cancel was pressed.
-async fn cool_down(context: &RunContext, ms: f64) -> bool {
-    let state = context.state;
-    let until = context.clock.now_ms() + ms;
-    loop {
-        if state.sweep_cancelled().get_untracked() {
-            state.cooling(None);
-            return false;
-        }
-        let left = until - context.clock.now_ms();
-        if left <= 0.0 {
-            state.cooling(None);
-            return true;
-        }
-        state.cooling(Some(left / 1000.0));
-        sleep_ms(left.min(COOLDOWN_TICK_MS)).await;
-    }
 }
 
 /// Records on the last finished step that the sweep stopped after it, in its artifact, the

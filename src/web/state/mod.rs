@@ -183,8 +183,8 @@ pub struct AppState {
     finished: RwSignal<Option<FinishedRun>, LocalStorage>,
     sweep: RwSignal<Option<SweepProgress>, LocalStorage>,
     repeat_group: RwSignal<Vec<Rc<ArtifactV1>>, LocalStorage>,
-    sweep_cancelled: RwSignal<bool>,
-    sweep_cooling_s: RwSignal<Option<f64>>,
+    cancel_requested: RwSignal<bool>,
+    cooling_s: RwSignal<Option<f64>>,
     slo: Memo<Result<Option<SloSpec>, String>>,
     slo_note: RwSignal<Option<String>>,
     live_slo: RwSignal<Option<SloOutcome>>,
@@ -218,8 +218,8 @@ impl AppState {
             finished: RwSignal::new_local(None),
             sweep: RwSignal::new_local(None),
             repeat_group: RwSignal::new_local(Vec::new()),
-            sweep_cancelled: RwSignal::new(false),
-            sweep_cooling_s: RwSignal::new(None),
+            cancel_requested: RwSignal::new(false),
+            cooling_s: RwSignal::new(None),
             slo: Memo::new(move |_| form.with(read_slo)),
             slo_note: RwSignal::new(None),
             live_slo: RwSignal::new(None),
@@ -317,14 +317,16 @@ impl AppState {
         self.repeat_group.read_only()
     }
 
-    /// Whether Cancel was pressed during the sweep in progress: no further step starts.
-    pub fn sweep_cancelled(&self) -> ReadSignal<bool> {
-        self.sweep_cancelled.read_only()
+    /// Whether Cancel was pressed since Run: no further step of a sweep, and no further repeat,
+    /// starts.
+    pub fn cancel_requested(&self) -> ReadSignal<bool> {
+        self.cancel_requested.read_only()
     }
 
-    /// Seconds of cool-down left before a sweep's next step, while it cools down.
-    pub fn sweep_cooling_s(&self) -> ReadSignal<Option<f64>> {
-        self.sweep_cooling_s.read_only()
+    /// Seconds of cool-down left before the next step of a sweep or the next repeat, while it
+    /// cools down.
+    pub fn cooling_s(&self) -> ReadSignal<Option<f64>> {
+        self.cooling_s.read_only()
     }
 
     /// The SLO the form asks for (its `slo`, `slo_target` and `sweep_min_attainment` fields),
@@ -462,8 +464,8 @@ impl AppState {
         self.finished.set(None);
         self.sweep.set(None);
         self.repeat_group.set(Vec::new());
-        self.sweep_cancelled.set(false);
-        self.sweep_cooling_s.set(None);
+        self.cancel_requested.set(false);
+        self.cooling_s.set(None);
     }
 
     /// The server's prefix cache is being emptied before a measurement: Cancel now calls
@@ -500,14 +502,13 @@ impl AppState {
         }
     }
 
-    /// Cancel was pressed: a sweep starts no further step, the measurement in flight stops
+    /// Cancel was pressed: a sweep starts no further step and a group of repeats no further
+    /// repeat (a cool-down in progress ends), the measurement in flight stops
     /// sending, and a quiet run says it is cancelling (its worker's report comes later). A
     /// reset in flight is stopped; a group of repeats or a sweep that measured before it ends
     /// as cancelled.
     pub fn cancel_run(&self) {
-        if self.sweep.with_untracked(Option::is_some) {
-            self.sweep_cancelled.set(true);
-        }
+        self.cancel_requested.set(true);
         if let Some(cancel) = self.canceller.get_value() {
             cancel();
             let resetting = self.phase.get_untracked() == RunPhase::Resetting;
@@ -605,9 +606,9 @@ impl AppState {
         }
     }
 
-    /// Seconds of cool-down left before the next step, or `None` when it is over.
+    /// Seconds of cool-down left before the next step or repeat, or `None` when it is over.
     pub fn cooling(&self, left_s: Option<f64>) {
-        self.sweep_cooling_s.set(left_s);
+        self.cooling_s.set(left_s);
     }
 
     /// The sweep ended as `end`; it measured at least one step when it has any filed.
@@ -620,7 +621,7 @@ impl AppState {
                 measured_any = !sweep.steps.is_empty();
             }
         });
-        self.sweep_cooling_s.set(None);
+        self.cooling_s.set(None);
         measured_any
     }
 }

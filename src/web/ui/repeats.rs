@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::core::format::file_stem;
 use crate::core::present::export::artifact_files_zip;
+use crate::core::present::repeats::group_status;
 
 use crate::web::platform::files::download_bytes;
 use crate::web::state::AppState;
@@ -37,7 +38,15 @@ pub fn RepeatGroupDownload() -> impl IntoView {
                 let planned = group.first().and_then(|artifact| artifact.repeat.as_ref())?.count;
                 Some(view! {
                     <div class="repeat-group" data-testid="repeat-group">
-                        <h3>{format!("Repeats · {} of {planned} runs", group.len())}</h3>
+                        <h3 data-testid="repeat-status">
+                            {group_status(
+                                group.len(),
+                                planned,
+                                state.cooling_s().get(),
+                                state.cancel_requested().get(),
+                                busy(),
+                            )}
+                        </h3>
                         <div class="actions">
                             <RedactToggle redact=redact test_id="redact-group-base-url" />
                             <button

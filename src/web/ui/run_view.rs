@@ -630,7 +630,7 @@ fn LivePanel() -> impl IntoView {
             {move || {
                 state
                     .sweep()
-                    .with(|sweep| sweep.as_ref().map(|sweep| sweep.status(state.sweep_cooling_s().get(), state.sweep_cancelled().get()).text()))
+                    .with(|sweep| sweep.as_ref().map(|sweep| sweep.status(state.cooling_s().get(), state.cancel_requested().get()).text()))
                     .map(|text| view! { <p class="sweep-line" data-testid="sweep-status">{text}</p> })
             }}
             <p class="status-line">
