@@ -17,6 +17,7 @@ use leptos::task::spawn_local;
 
 use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 use crate::core::config::choices::MeasurementThread;
+use crate::core::live::checkpoint::CheckpointError;
 use crate::core::plan::RunPlan;
 use crate::core::read::loaded::LoadedArtifact;
 
@@ -93,15 +94,25 @@ impl Checkpoints {
                 continue;
             }
             let began_ms = self.clock.now_ms();
-            // Nothing to save yet (the warm-up): try again next time.
-            if let Some((name, text)) = self.build(None) {
-                match self.store(&name, &text).await {
+            match self.build(None) {
+                Ok((name, text)) => match self.store(&name, &text).await {
                     Ok(()) => saved_count = count,
                     Err(error) => {
                         // A full storage stays full: say so once, and save no more of this run.
                         self.library.set_note(Some(error.to_string()));
                         break;
                     }
+                },
+                // Nothing to save yet (the warm-up): try again next time.
+                Err(CheckpointError::NothingYet) => {}
+                // The run's own artifact is built from the same rows when it ends; until then
+                // no checkpoint can be kept, and the library says so.
+                Err(error @ CheckpointError::Artifact(_)) => {
+                    self.library.set_note(Some(format!(
+                        "This run is not being checkpointed ({error}); its results are kept \
+                         when it ends."
+                    )));
+                    break;
                 }
             }
             let took_ms = self.clock.now_ms() - began_ms;
@@ -111,15 +122,16 @@ impl Checkpoints {
         done.send(()).unwrap_or_default();
     }
 
-    /// The run so far as an artifact: its file name and text, or `None` before anything ended
-    /// (or when it cannot be written as text).
-    fn build(&self, run_failed: Option<String>) -> Option<(String, String)> {
+    /// The run so far as an artifact: its file name and text, or why there is none (nothing
+    /// has ended yet, or it cannot be written as text).
+    fn build(&self, run_failed: Option<String>) -> Result<(String, String), CheckpointError> {
         let artifact = self
             .live
-            .checkpoint(&self.plan, self.client_block(), run_failed)
-            .ok()?;
-        let text = artifact.to_json_text().ok()?;
-        Some((artifact.file_name(), text))
+            .checkpoint(&self.plan, self.client_block(), run_failed)?;
+        let text = artifact
+            .to_json_text()
+            .map_err(|error| CheckpointError::Artifact(error.to_string()))?;
+        Ok((artifact.file_name(), text))
     }
 
     /// Keeps `text` under the checkpoint's key (anew the first time).
@@ -181,8 +193,16 @@ impl Checkpoints {
     /// request had ended), kept in the place of the last, so nothing measured is lost.
     pub async fn failed(&self, reason: String) {
         self.stop().await;
-        let Some((name, text)) = self.build(Some(reason)) else {
-            return;
+        let (name, text) = match self.build(Some(reason)) {
+            Ok(file) => file,
+            // Nothing had ended: the run's failure, shown above the results, is all there is.
+            Err(CheckpointError::NothingYet) => return,
+            Err(error @ CheckpointError::Artifact(_)) => {
+                self.library.set_note(Some(format!(
+                    "The failed run's requests could not be kept ({error})."
+                )));
+                return;
+            }
         };
         let id = self.library.add(LoadedArtifact::from_text(&name, &text));
         match self.store(&name, &text).await {
