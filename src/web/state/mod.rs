@@ -172,6 +172,7 @@ pub struct AppState {
     query_notices: RwSignal<Vec<QueryNotice>>,
     api_key: RwSignal<String>,
     remember_key: RwSignal<bool>,
+    key_storage_note: RwSignal<Option<String>>,
     models: RwSignal<Option<ModelsInfo>>,
     preflight_error: RwSignal<Option<(String, bool)>>,
     phase: RwSignal<RunPhase>,
@@ -206,6 +207,7 @@ impl AppState {
             form,
             query_notices: RwSignal::new(notices),
             remember_key: RwSignal::new(remembered_key.is_some()),
+            key_storage_note: RwSignal::new(None),
             api_key: RwSignal::new(remembered_key.unwrap_or_default()),
             models: RwSignal::new(None),
             preflight_error: RwSignal::new(None),
@@ -263,6 +265,11 @@ impl AppState {
     /// Whether the key is kept in this browser's local storage.
     pub fn remember_key(&self) -> ReadSignal<bool> {
         self.remember_key.read_only()
+    }
+
+    /// Why the browser did not keep (or forget) the key as asked, when it did not.
+    pub fn key_storage_note(&self) -> ReadSignal<Option<String>> {
+        self.key_storage_note.read_only()
     }
 
     /// What the endpoint's `/models` said, when asked.
@@ -397,6 +404,13 @@ impl AppState {
     /// Whether this browser keeps the key.
     pub fn set_remember_key(&self, remember: bool) {
         self.remember_key.set(remember);
+    }
+
+    /// The browser kept (or forgot) the key as asked (`None`), or why it did not.
+    pub fn key_storage_outcome(&self, note: Option<String>) {
+        if self.key_storage_note.get_untracked() != note {
+            self.key_storage_note.set(note);
+        }
     }
 
     /// Draw charts during runs, or not.

@@ -39,11 +39,12 @@ pub fn App() -> impl IntoView {
     });
     // Keep the key in local storage only while the user asks for it.
     Effect::new(move |_| {
-        if state.remember_key().get() {
-            storage::save_api_key(&state.api_key().get());
+        let outcome = if state.remember_key().get() {
+            storage::save_api_key(&state.api_key().get())
         } else {
-            storage::forget_api_key();
-        }
+            storage::forget_api_key()
+        };
+        state.key_storage_outcome(outcome.err());
     });
 
     view! {

@@ -124,6 +124,12 @@ pub fn RunView() -> impl IntoView {
                         />
                         <span>"Remember the key on this device (local storage)"</span>
                     </label>
+                    {move || {
+                        state
+                            .key_storage_note()
+                            .get()
+                            .map(|note| view! { <p class="field-error" data-testid="key-storage-note">{note}</p> })
+                    }}
                 </fieldset>
                 <p class="advanced-title">"Advanced"</p>
                 {FieldGroup::ALL
