@@ -287,7 +287,7 @@ fn the_core_reads_top_to_bottom() {
         module.len() >= prefix.len() && module.iter().zip(prefix).all(|(a, b)| a == b)
     };
     // Stages and the stages they must never import (later ones, or the browser layer).
-    let rules: [(&[&str], &[&[&str]]); 9] = [
+    let rules: [(&[&str], &[&[&str]]); 10] = [
         (&["core"], &[&["web"]]),
         // The statistics stand alone: checked against scipy, they know no artifact.
         (
@@ -312,6 +312,24 @@ fn the_core_reads_top_to_bottom() {
             &[&["core", "slo"], &["core", "present"], &["core", "live"]],
         ),
         (&["core", "slo"], &[&["core", "present"], &["core", "live"]]),
+        // The artifact's types sit at the bottom, plain serde types: what builds them from a
+        // run's observations lives beside its inputs or in `artifact` outside `schema`.
+        (
+            &["core", "artifact", "schema"],
+            &[
+                &["core", "workload"],
+                &["core", "load"],
+                &["core", "plan"],
+                &["core", "prompt"],
+                &["core", "stream"],
+                &["core", "observe"],
+                &["core", "telemetry"],
+                &["core", "read"],
+                &["core", "slo"],
+                &["core", "live"],
+                &["core", "present"],
+            ],
+        ),
         (
             &["core", "artifact"],
             &[

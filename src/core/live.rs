@@ -12,12 +12,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::artifact::schema::calibration::ContextCalibration;
 use crate::core::artifact::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use crate::core::config::choices::WorkloadTurns;
 use crate::core::config::settings::RunConfig;
 use crate::core::observe::accumulate::ReadStats;
 use crate::core::observe::conclude::{CompletedRequest, RequestOutcome};
-use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::python::stats::nearest_rank;
 use crate::core::read::loaded::views::{FailureView, RowView};

@@ -26,7 +26,7 @@ pub mod calibration;
 pub mod export;
 pub mod workload;
 
-use calibration::ContextCalibration;
+use crate::core::artifact::schema::calibration::ContextCalibration;
 use workload::{WorkloadPlanError, WorkloadRequests};
 
 /// Characters per estimated token, the rule that turns token budgets into prompt lengths.

@@ -21,6 +21,7 @@ use thiserror::Error;
 use crate::core::python::json::PyJsonError;
 
 pub mod build;
+pub mod client;
 pub mod load;
 pub mod metrics;
 pub mod recompute;

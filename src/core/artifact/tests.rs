@@ -3,6 +3,7 @@
 use super::*;
 use crate::core::artifact::build::build_artifact;
 use crate::core::artifact::build::RunTiming;
+use crate::core::artifact::client::WarmupError;
 use crate::core::artifact::metrics::row_field_value;
 use crate::core::artifact::metrics::DISTRIBUTION_FAMILIES;
 use crate::core::artifact::recompute::missing_row_input;
@@ -15,7 +16,6 @@ use crate::core::artifact::schema::browser_clock;
 use crate::core::artifact::schema::client::ClientSseCounts;
 use crate::core::artifact::schema::client::ClientWarmup;
 use crate::core::artifact::schema::client::WarmupConnections;
-use crate::core::artifact::schema::client::WarmupError;
 use crate::core::artifact::schema::p99_interpretation;
 use crate::core::artifact::schema::rows::FailureRecord;
 use crate::core::artifact::schema::rows::OutputTokenSource;

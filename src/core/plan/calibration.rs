@@ -8,10 +8,10 @@
 //! the overhead is what the chat template adds around the message (role markers, a BOS token),
 //! the slope is the tokenizer's rate on the filler. Two probes of different sizes fix both.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::artifact::schema::calibration::{CalibrationProbe, ContextCalibration};
 use crate::core::plan::CHARS_PER_TOKEN;
 
 /// The first probe's budget in estimated tokens (192 characters): small enough to fit any
@@ -29,29 +29,6 @@ pub const SECOND_PROBE_LEAST_FACTOR: u64 = 4;
 /// The range of characters per token a real tokenizer gives on ASCII code-like text; a
 /// measurement outside it means the server's count is not a token count.
 pub const PLAUSIBLE_CHARS_PER_TOKEN: (f64, f64) = (0.5, 16.0);
-
-/// One probe: the prompt's length and what the server counted for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CalibrationProbe {
-    /// Characters (bytes: the prompt is ASCII) of the probe's message.
-    pub prompt_chars: u64,
-    /// The server's `usage.prompt_tokens` for it.
-    pub prompt_tokens: u64,
-}
-
-/// What the probes measured, as the artifact records it (`client.context_calibration`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ContextCalibration {
-    /// strobe's estimate the plan would otherwise use ([`CHARS_PER_TOKEN`]).
-    pub estimated_chars_per_token: u64,
-    /// The server's characters per token on the benchmark's filler (the fit's slope, inverted).
-    pub chars_per_token: f64,
-    /// Tokens the server counts beyond the message's own (the chat template), from the fit's
-    /// intercept; can be slightly negative when the tokenizer merges across the boundary.
-    pub overhead_tokens: f64,
-    /// The two probes the fit is made from.
-    pub probes: Vec<CalibrationProbe>,
-}
 
 /// Why a calibration could not be made. The run does not start: the user asked for prompts
 /// in the server's tokens and would otherwise get strobe's estimate without knowing.

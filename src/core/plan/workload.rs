@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::core::artifact::schema::workload::{SkippedRecords, WorkloadFile};
 use crate::core::config::choices::{ApiEndpoint, HistoryMode, OutputLengths, WorkloadOrder};
 use crate::core::config::settings::{RunConfig, MAX_OUTPUT_SETTING, MAX_REQUESTS};
 use crate::core::config::workload::WorkloadOptions;
@@ -156,41 +157,6 @@ fn shuffled(usable: u64, seed: i64) -> Vec<u64> {
     let mut order: Vec<u64> = (0..usable).collect();
     PyRandom::new(seed).shuffle(&mut order);
     order
-}
-
-/// What the artifact records of the file a run's requests came from: what reading it found,
-/// never a prompt.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorkloadFile {
-    /// The format recognised (`sharegpt`, `mooncake_trace`, …).
-    pub format: String,
-    /// The file's name as given, if any.
-    pub name: Option<String>,
-    /// Bytes read.
-    pub bytes: u64,
-    /// `sha256:<hex>` of the bytes: the same file gives the same hash.
-    pub sha256: String,
-    /// Records in the file, usable or not.
-    pub records: u64,
-    /// Usable sessions (single-turn: requests).
-    pub usable_sessions: u64,
-    /// Turns over the usable sessions.
-    pub usable_turns: u64,
-    /// Records left out, by reason.
-    pub skipped: Vec<SkippedRecords>,
-    /// Whether the records carry arrival times (a trace).
-    pub timed: bool,
-}
-
-/// Records left out for one reason (`no_reply`, `no_prompt`, `unparsable`, `bad_field`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkippedRecords {
-    /// Why.
-    pub reason: String,
-    /// How many.
-    pub count: u64,
-    /// The 1-based record number of the first.
-    pub first: u64,
 }
 
 impl WorkloadFile {

@@ -8,7 +8,8 @@ use std::rc::Rc;
 use futures::future::join_all;
 use wasm_bindgen::JsValue;
 
-use crate::core::artifact::schema::client::{ClientWarmup, WarmupConnections, WarmupError};
+use crate::core::artifact::client::WarmupError;
+use crate::core::artifact::schema::client::{ClientWarmup, WarmupConnections};
 use crate::core::config::settings::WARMUP_CHECK_ROUNDS;
 use crate::core::observe::accumulate::StreamResult;
 use crate::core::observe::failure::RequestError;

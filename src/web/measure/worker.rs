@@ -13,11 +13,11 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::core::artifact::schema::calibration::ContextCalibration;
 use crate::core::config::settings::RunConfig;
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveProgress, ToMeasurement,
 };
-use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::core::artifact::schema::calibration::ContextCalibration;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::{LiveView, PrefixCacheReset};
 use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
-use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};

@@ -7,13 +7,13 @@ use std::cell::Cell;
 
 use leptos::prelude::*;
 
+use crate::core::artifact::schema::calibration::ContextCalibration;
 use crate::core::artifact::schema::repeat::RepeatBlock;
 use crate::core::config::error::ConfigError;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::models::engine_hint;
 use crate::core::config::settings::RunConfig;
-use crate::core::plan::calibration::ContextCalibration;
 use crate::core::plan::RunPlan;
 use crate::web::platform::clock::Clock;
 use crate::web::run::calibrate::calibrate;

@@ -1,19 +1,15 @@
 //! The `client` block strobe adds to an artifact (ARTIFACT.md §12): what the browser allowed
 //! and did — timer, isolation, protocols, endpoints, warm-up, SSE counts, the measuring thread.
+//! Plain types: what builds them from a run's observations is [`crate::core::artifact::client`].
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
+use crate::core::artifact::schema::calibration::ContextCalibration;
 use crate::core::artifact::schema::distributed::DistributedBlock;
 use crate::core::artifact::schema::from_wire::FromWireBlock;
 use crate::core::artifact::CLIENT_NAME;
 use crate::core::config::choices::{LiveView, MeasurementThread};
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
-use crate::core::observe::accumulate::ReadStats;
-use crate::core::observe::conclude::RequestOutcome;
-use crate::core::observe::failure::RequestError;
-use crate::core::observe::transport::ResourceTimingEntry;
-use crate::core::plan::calibration::ContextCalibration;
 
 /// strobe's `client` block (§12): how the measurement was taken, so a reader can judge it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -219,101 +215,10 @@ pub enum WarmupConnections {
 }
 
 impl WarmupConnections {
-    /// The verdict on one check round. `endpoints` holds, per endpoint, the Resource Timing
-    /// entry of each of its check requests (`None`: the browser kept none). One new connection
-    /// anywhere decides it; then missing timing; then, on HTTP/1.x, whether each endpoint's
-    /// requests overlapped: one still waiting to be sent while another's response was still
-    /// arriving (`max requestStart < min responseEnd`). Over HTTP/1.x a connection carries one
-    /// request at a time, so overlapping requests on reused connections prove that many
-    /// connections were open.
-    pub fn of_round(endpoints: &[Vec<Option<&ResourceTimingEntry>>]) -> Self {
-        let entries = || endpoints.iter().flatten();
-        let opened = entries()
-            .flatten()
-            .any(|entry| !entry.timing_withheld() && entry.connect_end_ms > entry.fetch_start_ms);
-        if opened {
-            return Self::StillOpening;
-        }
-        if entries().any(|entry| entry.is_none_or(ResourceTimingEntry::timing_withheld)) {
-            return Self::Unknown;
-        }
-        let overlapped = |requests: &Vec<Option<&ResourceTimingEntry>>| {
-            let requests: Vec<&ResourceTimingEntry> = requests.iter().flatten().copied().collect();
-            let multiplexed = requests
-                .iter()
-                .all(|entry| matches!(entry.next_hop_protocol.trim(), "h2" | "h3"));
-            let last_sent = requests
-                .iter()
-                .map(|e| e.request_start_ms)
-                .fold(f64::MIN, f64::max);
-            let first_ended = requests
-                .iter()
-                .map(|e| e.response_end_ms)
-                .fold(f64::MAX, f64::min);
-            multiplexed || requests.len() < 2 || last_sent < first_ended
-        };
-        if endpoints.iter().all(overlapped) {
-            Self::Ready
-        } else {
-            Self::NotShown
-        }
-    }
-
     /// Whether another check round could change the verdict: while connections are still
     /// being opened, or while the requests did not overlap.
     pub fn worth_another_round(self) -> bool {
         matches!(self, Self::StillOpening | Self::NotShown)
-    }
-}
-
-/// Why the warm-up stopped a run before its first measured request (then no artifact is
-/// written: a run whose warm-up failed would only have recorded the same error on every row).
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum WarmupError {
-    /// Some warm-up requests failed; `first` is the first failure's error.
-    #[error(
-        "the warm-up failed, so no request was measured: {failed} of {requests} warm-up \
-         requests failed, the first with {first}. The warm-up sends what the measured requests \
-         send (same URL, headers and model, max_tokens 1): fix what the error names and run \
-         again. Turning Warm-up off would not help; every measured request would fail the same \
-         way."
-    )]
-    Failed {
-        /// Warm-up requests that failed.
-        failed: u64,
-        /// Warm-up requests sent.
-        requests: u64,
-        /// The first failure, with its type and sanitized reason.
-        first: RequestError,
-    },
-    /// The user cancelled during the warm-up.
-    #[error("the run was cancelled during the warm-up, before any request was measured")]
-    Cancelled,
-}
-
-impl WarmupError {
-    /// The outcome of a warm-up of `requests` requests, given each one's error (if it failed).
-    /// `duration_ms` goes into the [`ClientWarmup`] record when none failed.
-    pub fn check(
-        requests: u64,
-        duration_ms: f64,
-        errors: impl IntoIterator<Item = RequestError>,
-    ) -> Result<ClientWarmup, Self> {
-        let mut errors = errors.into_iter();
-        match errors.next() {
-            None => Ok(ClientWarmup {
-                requests,
-                duration_ms,
-                failures: 0,
-                check_rounds: None,
-                connections: None,
-            }),
-            Some(first) => Err(Self::Failed {
-                failed: 1 + errors.count() as u64,
-                requests,
-                first,
-            }),
-        }
     }
 }
 
@@ -360,7 +265,8 @@ impl ClientTransport {
     }
 }
 
-/// `client.sse`: totals of [`ReadStats`] over the run.
+/// `client.sse`: totals of the requests' read statistics over the run
+/// ([`ClientSseCounts::total`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientSseCounts {
     /// Network reads.
@@ -370,36 +276,11 @@ pub struct ClientSseCounts {
     /// Events that arrived in a read with other events and so share its timestamp.
     pub events_sharing_a_read: u64,
     /// Completed requests whose stream looks buffered on its way (many events in one or two
-    /// reads, [`ReadStats::looks_buffered`]); omitted when none.
+    /// reads, [`ReadStats::looks_buffered`](crate::core::observe::accumulate::ReadStats::looks_buffered)); omitted when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub buffered_streams: u64,
 }
 
 fn is_zero(count: &u64) -> bool {
     *count == 0
-}
-
-impl ClientSseCounts {
-    /// Sums per-request read statistics.
-    pub fn total<'a>(stats: impl IntoIterator<Item = &'a ReadStats>) -> Self {
-        stats
-            .into_iter()
-            .fold(Self::default(), |total, stats| Self {
-                reads: total.reads.saturating_add(stats.reads),
-                events: total.events.saturating_add(stats.events),
-                events_sharing_a_read: total
-                    .events_sharing_a_read
-                    .saturating_add(stats.events_sharing_a_read),
-                buffered_streams: total.buffered_streams + u64::from(stats.looks_buffered()),
-            })
-    }
-
-    /// Sums the read statistics of the completed requests among `outcomes` (failure records
-    /// keep no read statistics).
-    pub fn of_outcomes(outcomes: &[RequestOutcome]) -> Self {
-        Self::total(outcomes.iter().filter_map(|outcome| match outcome {
-            RequestOutcome::Completed(completed) => Some(&completed.read_stats),
-            RequestOutcome::Failed(_) => None,
-        }))
-    }
 }

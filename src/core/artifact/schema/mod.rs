@@ -6,6 +6,7 @@
 //! [`slo`], [`server_metrics`], [`cache_reset`]).
 
 pub mod cache_reset;
+pub mod calibration;
 pub mod client;
 pub mod distributed;
 pub mod from_wire;
