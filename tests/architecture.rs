@@ -333,7 +333,7 @@ fn the_core_reads_top_to_bottom() {
         (
             &["core", "artifact"],
             &[
-                &["core", "read", "loaded"],
+                &["core", "read"],
                 &["core", "slo"],
                 &["core", "present"],
                 &["core", "live"],

@@ -2,6 +2,7 @@
 //! and the caller's [`RunTiming`] to an [`ArtifactV1`]. Like the rest
 //! of the core it never reads a clock: the caller supplies the run's timing.
 
+use crate::core::artifact::generation::SCHEMA;
 use crate::core::artifact::load::load_block;
 use crate::core::artifact::metrics::compute_metrics;
 use crate::core::artifact::metrics::ResultTotals;
@@ -24,7 +25,6 @@ use crate::core::config::settings::RunConfig;
 use crate::core::observe::conclude::{CompletedRequest, RequestOutcome};
 use crate::core::plan::RunPlan;
 use crate::core::python::time::UtcSecond;
-use crate::core::read::validate::report::SCHEMA;
 
 /// When the run happened, as the caller measured it; the core never reads a clock.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -22,12 +22,13 @@ use crate::core::python::json::PyJsonError;
 
 pub mod build;
 pub mod client;
+pub mod generation;
 pub mod load;
 pub mod metrics;
 pub mod recompute;
 pub mod schema;
 pub mod workload;
-use crate::core::read::validate::report::Generation;
+use crate::core::artifact::generation::Generation;
 
 /// `timestamp_precision`: the ns fields are exact, the ISO labels whole seconds.
 pub const TIMESTAMP_PRECISION: &str = "nanosecond-unix-fields; ISO labels are second precision";

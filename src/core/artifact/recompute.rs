@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use crate::core::artifact::generation::{detect_generation, is_converted, Generation};
 use crate::core::artifact::metrics::compute_metrics;
 use crate::core::artifact::metrics::ResultTotals;
 use crate::core::artifact::metrics::DISTRIBUTION_FAMILIES;
@@ -15,8 +16,6 @@ use crate::core::artifact::ArtifactError;
 use crate::core::artifact::DERIVED_ROW_FIELDS;
 use crate::core::python::stats::DISTRIBUTION_STATS;
 use crate::core::python::time::UtcSecond;
-use crate::core::read::validate::is_converted;
-use crate::core::read::validate::report::{detect_generation, Generation};
 
 /// One field whose stored value differs from its recomputation.
 #[derive(Clone, Debug, PartialEq)]

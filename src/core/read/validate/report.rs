@@ -1,14 +1,13 @@
-//! The vocabulary of validation: the schema string and tolerances the rules share, every rule's
-//! id, the four generations and how a file's is detected, a violation, and the report with its
-//! verdict.
+//! The vocabulary of validation: the tolerances the rules share, every rule's id, a violation,
+//! and the report with its verdict. The schema string and the four generations are the
+//! artifact's own ([`crate::core::artifact::generation`]), named here too for the rules.
 
 use std::fmt;
 
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
 
-/// The only schema string an artifact may carry.
-pub const SCHEMA: &str = "anvil-serving.benchmark/v1";
+pub use crate::core::artifact::generation::{detect_generation, Generation, SCHEMA};
+use std::collections::BTreeSet;
 
 /// serde_json's default recursion limit: deeper input is rejected with
 /// [`RuleId::NestingTooDeep`]. Real artifacts nest at most five levels.
@@ -287,52 +286,6 @@ impl fmt::Display for RuleId {
     }
 }
 
-/// The artifact generation a reader recognised (§10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Generation {
-    /// No `measurement_protocol`, no `request_timings`; p50/p95 metrics only.
-    G1LegacyMinimal,
-    /// `capacity-v2`: engine, gpu and failures, but no timing rows.
-    G2,
-    /// `capacity-v3`/`capacity-v4-reasoning` with timing rows but no canary fields.
-    G3,
-    /// Canaries, controlled output, sampling provenance, ns timestamps, full distributions.
-    Modern,
-    /// The input was not a JSON object, so no generation can be read from it.
-    Unknown,
-}
-
-impl Generation {
-    /// Stable id: `g1-legacy-minimal`, `g2`, `g3`, `modern` or `unknown`.
-    pub fn id(self) -> &'static str {
-        match self {
-            Generation::G1LegacyMinimal => "g1-legacy-minimal",
-            Generation::G2 => "g2",
-            Generation::G3 => "g3",
-            Generation::Modern => "modern",
-            Generation::Unknown => "unknown",
-        }
-    }
-
-    /// True for the three older generations a reader still accepts.
-    pub fn is_legacy(self) -> bool {
-        matches!(
-            self,
-            Generation::G1LegacyMinimal | Generation::G2 | Generation::G3
-        )
-    }
-
-    /// At least G2: `failed` and `failures` exist from here on.
-    pub(crate) fn has_failure_counts(self) -> bool {
-        matches!(self, Generation::G2 | Generation::G3 | Generation::Modern)
-    }
-
-    /// At least G3: timing rows and `wall_clock_ms` exist from here on.
-    pub(crate) fn has_timings(self) -> bool {
-        matches!(self, Generation::G3 | Generation::Modern)
-    }
-}
-
 impl fmt::Display for Generation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let label = match self {
@@ -488,24 +441,6 @@ impl fmt::Display for Report {
             }
             Ok(())
         }
-    }
-}
-
-/// Detects the generation from the §10 shapes: `request_canaries` ⇒ modern, else
-/// `request_timings` ⇒ G3, else `measurement_protocol` ⇒ G2, else G1. Non-objects are
-/// [`Generation::Unknown`].
-pub fn detect_generation(value: &Value) -> Generation {
-    let Some(artifact) = value.as_object() else {
-        return Generation::Unknown;
-    };
-    if artifact.contains_key("request_canaries") {
-        Generation::Modern
-    } else if artifact.contains_key("request_timings") {
-        Generation::G3
-    } else if artifact.contains_key("measurement_protocol") {
-        Generation::G2
-    } else {
-        Generation::G1LegacyMinimal
     }
 }
 

@@ -63,17 +63,7 @@ struct Checker {
     violations: Vec<Violation>,
 }
 
-/// The tools whose results `strobe-artifact convert` writes as artifacts (`source.tool`).
-pub(crate) const CONVERTED_TOOLS: [&str; 3] = ["vllm", "guidellm", "aiperf"];
-
-/// Whether `value` is a converted file: its `source.tool` is `vllm`, `guidellm` or `aiperf`.
-pub fn is_converted(value: &Value) -> bool {
-    value
-        .get("source")
-        .and_then(|source| source.get("tool"))
-        .and_then(Value::as_str)
-        .is_some_and(|tool| CONVERTED_TOOLS.contains(&tool))
-}
+pub use crate::core::artifact::generation::is_converted;
 
 pub(super) const TIMING_MS_FIELDS: [&str; 10] = [
     "time_to_first_output_ms",
