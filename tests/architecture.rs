@@ -287,7 +287,7 @@ fn the_core_reads_top_to_bottom() {
         module.len() >= prefix.len() && module.iter().zip(prefix).all(|(a, b)| a == b)
     };
     // Stages and the stages they must never import (later ones, or the browser layer).
-    let rules: [(&[&str], &[&[&str]]); 10] = [
+    let rules: [(&[&str], &[&[&str]]); 11] = [
         (&["core"], &[&["web"]]),
         // The statistics stand alone: checked against scipy, they know no artifact.
         (
@@ -351,6 +351,12 @@ fn the_core_reads_top_to_bottom() {
                 &["core", "present"],
                 &["core", "live"],
             ],
+        ),
+        // The plan is made before any prompt is written: what writes every request's body
+        // (the plan's export among them) sits above it.
+        (
+            &["core", "plan"],
+            &[&["core", "prompt"], &["core", "observe"]],
         ),
         (
             &["core", "workload"],

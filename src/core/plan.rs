@@ -23,7 +23,6 @@ use crate::core::load::schedule::arrival_times_ms;
 use crate::core::python::random::PyRandom;
 
 pub mod calibration;
-pub mod export;
 pub mod workload;
 
 use crate::core::artifact::schema::calibration::ContextCalibration;

@@ -21,6 +21,7 @@ use crate::core::plan::{canary_marker, RunPlan};
 
 pub use crate::core::plan::CHARS_PER_TOKEN;
 
+pub mod export;
 pub mod session;
 pub mod workload;
 

@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use strobe::core::plan::export::{plan_of_link, PlanExportError, WorkloadBytes};
+use strobe::core::prompt::export::{plan_of_link, PlanExportError, WorkloadBytes};
 
 use super::{fail, HelpFlag, Outcome};
 

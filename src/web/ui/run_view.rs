@@ -15,7 +15,7 @@ use crate::core::config::models::engine_warning;
 use crate::core::config::pool::loopback_alias_pool;
 use crate::core::live::{LiveSnapshot, OpenLoopProgress};
 use crate::core::plan::context_window_note;
-use crate::core::plan::export::{holds_prompts, plan_document_with};
+use crate::core::prompt::export::{holds_prompts, plan_document_with};
 use crate::web::platform::files::download_text;
 use crate::web::run::preflight::CORS_RECIPES;
 use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};

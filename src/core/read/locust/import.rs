@@ -21,10 +21,10 @@ use crate::core::observe::conclude::{conclude_request, RequestOutcome, RequestPl
 use crate::core::observe::dispatch::DispatchFacts;
 use crate::core::observe::failure::{RequestError, ERROR_MESSAGE_MAX_CHARS};
 use crate::core::observe::reading::StreamReading;
-use crate::core::plan::export::settings_plan;
 use crate::core::plan::workload::shape::WorkloadShape;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
+use crate::core::prompt::export::settings_plan;
 use crate::core::python::json::python_float_repr;
 use crate::core::read::locust::records::{read_worker_file, RequestEnd, RequestRecord, WorkerFile};
 use crate::core::read::locust::LocustError;

@@ -456,7 +456,7 @@ fn hostile_counts_and_clock_readings_end_in_messages_not_in_overflows_or_long_lo
 
 /// A plan of a conversation file (two sessions: two turns and one), as `plan.json`.
 fn workload_plan() -> Value {
-    use crate::core::plan::export::{plan_of_link, WorkloadBytes};
+    use crate::core::prompt::export::{plan_of_link, WorkloadBytes};
     let chats = r#"[
       {"id": "a", "conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello"},
                                     {"from": "human", "value": "More?"}, {"from": "gpt", "value": "Yes"}]},
