@@ -2,7 +2,7 @@
 //! reads, built through the real pipeline): how long `report_html` takes, the best and the
 //! median of 5, and how large the file is, split into the artifact it carries and the rest
 //! (charts, hover values, text). The size target is 1.5 MB for 1,000 requests
-//! (docs/results.md, *The one-file report*).
+//! (docs/guide/results.md, *The one-file report*).
 //!
 //! Run with `cargo bench --bench report`. Set `STROBE_BENCH_DUMP=DIR` to also write the
 //! reports there (`report-1000.html`, `report-10000.html`): `scripts/bench-report.sh` then

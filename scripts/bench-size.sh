@@ -3,7 +3,7 @@
 # first usable render on loopback and on a throttled network, the wasm's largest contributors
 # (by crate, strobe module and function, with twiggy), and the time until a dropped
 # 10,000-row artifact is charted. Builds what is missing or stale first; measures, never
-# asserts (docs/benchmarks.md, scripts/bench-size.sh). Arguments: --repeat N (default 5).
+# asserts (docs/develop/benchmarks.md, scripts/bench-size.sh). Arguments: --repeat N (default 5).
 set -euo pipefail
 source "$(dirname "$0")/bench-prepare.sh"
 repeat=5

@@ -1,7 +1,10 @@
 // Every relative link in README.md, docs/ and the other Markdown pages of the repository must
 // resolve to a file (and, with a #fragment, to a heading) inside the repository: a clone is
 // complete, and no page points at a sibling checkout. Links to the web (https:, mailto:) are
-// not fetched. Run by scripts/check.sh; exits 1 naming every broken link.
+// not fetched. Every path into docs/ written in any other text of the repository (a `//!`
+// comment, a message, a script, a test) must name a file or folder that exists, and the
+// section it names (`#anchor`, or `, *Heading*` after the path) must be a heading of that
+// page. Run by scripts/check.sh; exits 1 naming every broken link and path.
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
@@ -63,6 +66,55 @@ function links(text) {
   return targets;
 }
 
+/**
+ * Whether prose's name for a section of a page (a path followed by `, *Checkpoints*`) is found
+ * there: the words of a heading, or of a bold lead-in (`**Capacity at SLO.**`), contain the
+ * name's words.
+ */
+function namesASection(file, name) {
+  const want = slug(name.replace(/`/g, ''));
+  const heads = [...anchors(file)];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const lead = line.match(/^\*\*([^*]+)\*\*/);
+    if (lead) heads.push(slug(lead[1].replace(/`/g, '')));
+  }
+  return heads.some((head) => `-${head}-`.includes(`-${want}-`));
+}
+
+/** Every text file of the repository outside the skipped folders. */
+function textFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    if (skipped.has(name)) return [];
+    const path = join(dir, name);
+    const stat = statSync(path);
+    if (stat.isDirectory()) return textFiles(path);
+    if (stat.size > 2_000_000) return [];
+    const bytes = readFileSync(path);
+    return bytes.includes(0) ? [] : [{ path, text: bytes.toString('utf8') }];
+  });
+}
+
+// Paths in other projects' trees that a page names as theirs (TGI's metrics page), not ours.
+const foreignDocs = ['docs/source/'];
+
+/**
+ * The paths into docs/ a text names: `docs/…` (or `../docs/…`) standing on its own, with the
+ * `#anchor` or the `, *Heading*` / `, "Heading"` that may follow it.
+ */
+function docsPaths(text) {
+  const found = [];
+  const pattern =
+    /(^|[^A-Za-z0-9_./-])(?:\.\.\/)*(docs\/(?:[A-Za-z0-9_./-]*[A-Za-z0-9_\/])?)(?:#([A-Za-z0-9_-]+)|[,;] (?:\*([^*\n]+)\*|"([^"\n]+)"))?/g;
+  for (const [index, line] of text.split('\n').entries()) {
+    for (const match of line.matchAll(pattern)) {
+      const [, , path, anchor, starred, quoted] = match;
+      if (foreignDocs.some((foreign) => path.startsWith(foreign))) continue;
+      found.push({ path, anchor, section: starred ?? quoted, line: index + 1 });
+    }
+  }
+  return found;
+}
+
 const broken = [];
 const files = markdownFiles(root);
 for (const file of files) {
@@ -84,8 +136,31 @@ for (const file of files) {
     }
   }
 }
+let named = 0;
+for (const { path: file, text } of textFiles(root)) {
+  if (relative(root, file) === join('docs', 'spec', 'ARTIFACT.md')) continue;
+  for (const { path, anchor, section, line } of docsPaths(text)) {
+    named += 1;
+    const where = `${relative(root, file)}:${line}`;
+    const resolved = join(root, path);
+    if (!existsSync(resolved)) {
+      broken.push(`${where}: ${path} does not exist`);
+      continue;
+    }
+    if (!path.endsWith('.md')) continue;
+    if (anchor && !anchors(resolved).has(anchor.toLowerCase())) {
+      broken.push(`${where}: ${path}#${anchor} has no such heading`);
+    }
+    if (section && !namesASection(resolved, section)) {
+      broken.push(`${where}: ${path} has no heading "${section}"`);
+    }
+  }
+}
 if (broken.length > 0) {
-  console.error(`broken Markdown links (${broken.length}):\n  ${broken.join('\n  ')}`);
+  console.error(`broken links and docs paths (${broken.length}):\n  ${broken.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`Markdown links: ${files.length} pages, every relative link resolves`);
+console.log(
+  `Markdown links: ${files.length} pages, every relative link resolves; ` +
+    `${named} paths into docs/ named elsewhere, each exists`,
+);

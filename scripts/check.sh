@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check CI runs, in order: setup, formatting, clippy (host and wasm32, -D warnings), native
 # tests, rustdoc, the JavaScript and Markdown checks, the release builds, and the end-to-end
-# tests in headless Chromium, strobe-sim and llama.cpp's llama-server (docs/development.md, The
+# tests in headless Chromium, strobe-sim and llama.cpp's llama-server (docs/develop/checks.md, The
 # checks).
 # Usage: scripts/check.sh [--quick]   (--quick skips the release builds and the browser tests)
 set -euo pipefail

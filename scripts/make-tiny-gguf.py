@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the tiny model the real-server tests serve with llama.cpp (docs/development.md).
+"""Writes the tiny model the real-server tests serve with llama.cpp (docs/develop/checks.md).
 
 A LLaMA-architecture GGUF with random weights, deterministic from a seed: 2 layers, 128 wide,
 4 heads, a SentencePiece-style vocabulary (control tokens, the 256 byte tokens, single

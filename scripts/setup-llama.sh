@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds llama.cpp's `llama-server` for the real-server tests (docs/development.md), from the
+# Builds llama.cpp's `llama-server` for the real-server tests (docs/develop/checks.md), from the
 # llama.cpp source vendored in the PyPI sdist of llama-cpp-python (nothing comes from GitHub or
 # a model hub), and installs PyPI's `gguf`, which scripts/make-tiny-gguf.py writes the test model
 # with. The build takes several minutes, so it is kept outside the clone, in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Locust from PyPI into a virtualenv of its own, once, for the Locust e2e test
-# (tests/e2e/locust.test.mjs) and for running plans locally (docs/locust.md). Prints the path
-# of its `locust` command. Skips the install when the virtualenv is already there.
+# (tests/e2e/locust.test.mjs) and for running plans locally (docs/operate/locust.md). Prints the
+# path of its `locust` command. Skips the install when the virtualenv is already there.
 set -euo pipefail
 LOCUST_VERSION=2.47.0
 VENV="${STROBE_LOCUST_VENV:-$HOME/.cache/strobe/locust-$LOCUST_VERSION}"

@@ -6,7 +6,7 @@
 # its own under target/setup/, with a progress line every few seconds. trunk and
 # wasm-bindgen-cli are build tools, not the product: they compile without their release
 # profile's fat LTO and single codegen unit, which would make them the slowest part of a fresh
-# machine's first page (docs/development.md, *Setup*).
+# machine's first page (docs/develop/setup.md, *Setup*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,11 +1,11 @@
 // trunk post-build hook (Trunk.toml): writes the response headers a static host should send with
 // the build, next to it in the staging directory, so every build carries its own:
 //   _headers            Netlify and Cloudflare Pages
-//   strobe-headers.conf nginx `add_header` lines, for `include` (docs/hosting/nginx.conf)
+//   strobe-headers.conf nginx `add_header` lines, for `include` (docs/operate/hosting/nginx.conf)
 // Both send COOP/COEP (cross-origin isolation: the 5 µs timer) and a Content-Security-Policy
 // that allows exactly what the app needs: its own scripts, WebAssembly, its worker, the inline
 // start-up script trunk writes (by its SHA-256, which changes with every build) and fetch() to
-// any endpoint. docs/hosting.md explains each directive.
+// any endpoint. docs/operate/hosting.md explains each directive.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

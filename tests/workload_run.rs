@@ -159,7 +159,7 @@ fn the_turns_table_reads_the_history_growing_turn_by_turn() {
     assert_eq!(table.turns[0].ttft_p50_ms, Some(ttft_of(0, 3)));
     assert_eq!(table.turns[0].ttft_p90_ms, Some(ttft_of(0, 7)));
     assert!(table.turns[1].ttft_p50_ms < table.turns[0].ttft_p50_ms);
-    // The table docs/workloads.md shows.
+    // The table docs/guide/workloads.md shows.
     let expected = [
         ["0", "8", "0", "303 ms", "307 ms", "40"],
         ["1", "8", "0", "123 ms", "127 ms", "190"],

@@ -1,6 +1,6 @@
 """Runs a strobe plan (plan.json, `strobe-artifact plan`) on Locust's workers and records every
 stream read, for `strobe-artifact import-locust` to turn into rows with strobe's own core
-(docs/locust.md). Shipped with strobe and versioned with it; nothing in it depends on the plan.
+(docs/operate/locust.md). Shipped with strobe and versioned with it; nothing in it depends on the plan.
 
 Environment:
   STROBE_PLAN     path to plan.json (required)
@@ -86,7 +86,7 @@ def with_own(headers, request):
 
 def with_history(parts, replies):
     """A live turn's body: the plan's parts with each earlier reply between them as a JSON
-    string, written as strobe writes one (docs/locust.md, *A plan of your own traffic*)."""
+    string, written as strobe writes one (docs/operate/locust.md, *A plan of your own traffic*)."""
     body = [parts[0]]
     for reply, part in zip(replies, parts[1:]):
         body.append(json.dumps(reply, ensure_ascii=False))
@@ -274,7 +274,7 @@ def run_share(plan, worker, workers, records_dir, key=None, before_start=None):
     clock = before_start() if before_start else None
     # The cyclic collector stops the process for tens of ms once the records hold enough
     # objects, and every stream's reads wait meanwhile; reference counting frees what the run
-    # drops, so it is off until the sends end (docs/locust.md, *What a worker costs*).
+    # drops, so it is off until the sends end (docs/operate/locust.md, *What a worker costs*).
     gc.disable()
     started_ns = time.perf_counter_ns()
     started_wall_ns = time.time_ns()

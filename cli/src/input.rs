@@ -88,7 +88,7 @@ pub enum ReadError {
     /// A file given to `import-locust` that no worker wrote.
     #[error(
         "{name}: not a worker's records file: {what}; import-locust reads the worker-*.jsonl \
-         files the locustfile's workers write into STROBE_RECORDS (docs/locust.md)"
+         files the locustfile's workers write into STROBE_RECORDS (docs/operate/locust.md)"
     )]
     NotRecords {
         /// The path as given.
@@ -340,8 +340,8 @@ fn files_in(folder: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, ReadErro
 }
 
 /// The Locust records files at `paths`, as `(name, text)`: each file as given, and of a folder
-/// every `*.jsonl` inside whose first line is a worker's header (docs/locust.md). A file given
-/// by name whose first line is no worker's header at all is [`ReadError::NotRecords`], saying
+/// every `*.jsonl` inside whose first line is a worker's header (docs/operate/locust.md). A file
+/// given by name whose first line is no worker's header at all is [`ReadError::NotRecords`], saying
 /// what it is instead; an empty one or one with a broken header is left to the records
 /// reader, which names the line.
 pub fn read_records(paths: &[PathBuf]) -> Result<Vec<(String, String)>, ReadError> {

@@ -479,12 +479,13 @@ fn the_help_aligns_every_command() {
     );
 }
 
-/// The lines of the ```text block under `$ command` in docs/cli.md.
+/// The lines of the ```text block under `$ command` in docs/guide/cli.md.
 fn documented_output(command: &str) -> String {
-    let docs = std::fs::read_to_string(repo_root().join("docs/cli.md")).expect("docs/cli.md");
+    let docs =
+        std::fs::read_to_string(repo_root().join("docs/guide/cli.md")).expect("docs/guide/cli.md");
     let start = docs
         .find(&format!("```text\n$ {command}\n"))
-        .unwrap_or_else(|| panic!("docs/cli.md shows `{command}`"));
+        .unwrap_or_else(|| panic!("docs/guide/cli.md shows `{command}`"));
     let block = &docs[start + "```text\n$ \n".len() + command.len()..];
     block[..block.find("```").expect("the block ends")].to_owned()
 }

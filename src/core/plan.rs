@@ -292,7 +292,7 @@ impl RunPlan {
     }
 
     /// This plan with its prompts sized in the server's tokens by `calibration`
-    /// (docs/metrics.md, *Context calibration*): each request's planned context stays what it
+    /// (docs/guide/metrics.md, *Context calibration*): each request's planned context stays what it
     /// is (and what its row records); the budget its prompt is built from is rescaled.
     pub fn with_calibration(self, calibration: ContextCalibration) -> Self {
         Self {

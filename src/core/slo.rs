@@ -1,4 +1,4 @@
-//! Judging requests against a service-level objective (docs/metrics.md, *Service-level
+//! Judging requests against a service-level objective (docs/guide/metrics.md, *Service-level
 //! objectives*): which rows meet an [`Slo`], the run's attainment and goodput
 //! ([`SloOutcome`]), why a file cannot be judged ([`Unjudgeable`]), and the highest load of a
 //! sweep that keeps an attainment target ([`capacity_at_slo`]).

@@ -2,7 +2,7 @@
 // (half strobe's estimate): off, a 1,024-token plan sends 2,048-token prompts and the results
 // say so; on, two unmeasured probes measure the rate, every prompt lands on 1,024 of the
 // server's tokens, the artifact records the fit, and a server whose answers carry no usage
-// stops the run before anything is measured, with what to do (docs/metrics.md, *Context
+// stops the run before anything is measured, with what to do (docs/guide/metrics.md, *Context
 // calibration*).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

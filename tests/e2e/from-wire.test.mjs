@@ -1,6 +1,6 @@
-// Times from the wire on the page (docs/accuracy.md, *From the wire*): a run against strobe-sim
-// records each row's times minus client_queue_ms and the run's client.from_wire block, its
-// standard fields stay as measured, and the results' *Times* switch shows either basis — the
+// Times from the wire on the page (docs/develop/accuracy.md, *From the wire*): a run against
+// strobe-sim records each row's times minus client_queue_ms and the run's client.from_wire block,
+// its standard fields stay as measured, and the results' *Times* switch shows either basis — the
 // headline table, the SLO's verdict and the rows' CSV follow it, and a comparison with a run
 // that has no times from the wire flags the difference.
 import { test } from 'node:test';

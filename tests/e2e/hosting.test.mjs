@@ -1,8 +1,8 @@
 // End-to-end: the build on real static hosts. Debian's nginx serves dist/ with the server block
-// of docs/hosting/nginx.conf and the headers the build wrote (strobe-headers.conf: COOP/COEP and
-// a Content-Security-Policy): the page is cross-origin isolated, breaks no rule of its policy,
-// and runs. A plain static server that sends no headers at all (as GitHub Pages) gets isolation
-// from the build's own service worker after one reload: the page's requests bypass it, a
+// of docs/operate/hosting/nginx.conf and the headers the build wrote (strobe-headers.conf:
+// COOP/COEP and a Content-Security-Policy): the page is cross-origin isolated, breaks no rule of
+// its policy, and runs. A plain static server that sends no headers at all (as GitHub Pages) gets
+// isolation from the build's own service worker after one reload: the page's requests bypass it, a
 // dedicated worker's pass it (Chromium's static routing does not cover workers), and the
 // artifact and the results say which.
 import { test } from 'node:test';
@@ -17,10 +17,10 @@ import { startNginx } from './nginx.mjs';
 const env = browserAndSite();
 const DIST = resolve(process.env.STROBE_DIST ?? 'dist');
 
-/** nginx with docs/hosting/nginx.conf's server block, serving the build on a free port. */
+/** nginx with docs/operate/hosting/nginx.conf's server block, serving the build on a free port. */
 async function startHost() {
   const port = await unusedPort();
-  const server = readFileSync('docs/hosting/nginx.conf', 'utf8')
+  const server = readFileSync('docs/operate/hosting/nginx.conf', 'utf8')
     .replaceAll('/srv/strobe/dist', DIST)
     .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
   const nginx = await startNginx('nginx', server);

@@ -2,8 +2,8 @@
 // this machine against strobe-sim; each worker sends its share of the requests and records every
 // read, `strobe-artifact import-locust` turns the records into one artifact, held against the
 // simulator's truth log, and the same records dropped on the page read as that run
-// (docs/locust.md). A plan of a workload file carries its prompts: the simulator's truth log
-// shows them arrive byte for byte, and the imported artifact has the `workload` block and no
+// (docs/operate/locust.md). A plan of a workload file carries its prompts: the simulator's truth
+// log shows them arrive byte for byte, and the imported artifact has the `workload` block and no
 // prompt. Locust comes from PyPI into a virtualenv of its own (scripts/setup-locust.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

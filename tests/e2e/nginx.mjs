@@ -1,5 +1,5 @@
 // Debian's nginx in the foreground for one test: a `server` block (a tested config from
-// docs/hosting/ with its paths and port replaced) wrapped in the few top-level lines nginx
+// docs/operate/hosting/ with its paths and port replaced) wrapped in the few top-level lines nginx
 // needs, run with its own prefix under test-results/, and stopped when the test is done.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // End-to-end: results files of vLLM, GuideLLM and AIPerf dropped beside a strobe artifact are
 // read by content, charted and compared with strobe's, and the comparison flags where the
-// tools define TTFT, TTFO and E2E differently (docs/results.md, *Other tools' files*).
+// tools define TTFT, TTFO and E2E differently (docs/guide/results.md, *Other tools' files*).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

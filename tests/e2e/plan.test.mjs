@@ -1,6 +1,6 @@
 // End-to-end: the page's *Export plan* and `strobe-artifact plan --link` write the same bytes for
 // the same settings (and the same workload file, `--workload`), and the plan holds every
-// request's exact body and no key (docs/locust.md).
+// request's exact body and no key (docs/operate/locust.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,8 +1,8 @@
-// End-to-end: past six connections on a real server, the two ways docs/hosting.md describes.
-// Loopback aliases: strobe-sim listening on 0.0.0.0, the pool filled with 127.0.0.2, 127.0.0.3
-// by one click, carries 16 streams at once. HTTP/2: Debian's nginx with a self-signed
-// certificate and docs/hosting/nginx-h2-proxy.conf in front of strobe-sim carries 32 streams
-// over one origin (Chromium trusts the certificate for this test only), with h2 seen, no
+// End-to-end: past six connections on a real server, the two ways docs/operate/hosting.md
+// describes. Loopback aliases: strobe-sim listening on 0.0.0.0, the pool filled with 127.0.0.2,
+// 127.0.0.3 by one click, carries 16 streams at once. HTTP/2: Debian's nginx with a self-signed
+// certificate and docs/operate/hosting/nginx-h2-proxy.conf in front of strobe-sim carries 32
+// streams over one origin (Chromium trusts the certificate for this test only), with h2 seen, no
 // browser queueing suspected, and every row within the usual error of the truth log; the same
 // proxy compressing the event stream, which then arrives in one piece, is caught, every row
 // flagged.
@@ -67,7 +67,7 @@ test('loopback aliases fill the pool in one click and carry 16 streams at once',
 });
 
 /**
- * nginx with docs/hosting/nginx-h2-proxy.conf (a fresh self-signed certificate) in front of
+ * nginx with docs/operate/hosting/nginx-h2-proxy.conf (a fresh self-signed certificate) in front of
  * `upstream`; `buffering` makes it buffer and compress the event stream, as a careless proxy
  * would.
  */
@@ -79,7 +79,7 @@ async function startProxy(upstream, { buffering = false } = {}) {
     '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`,
   ], { stdio: 'ignore' });
   const port = await unusedPort();
-  let server = readFileSync('docs/hosting/nginx-h2-proxy.conf', 'utf8')
+  let server = readFileSync('docs/operate/hosting/nginx-h2-proxy.conf', 'utf8')
     .replace('listen 127.0.0.1:8443', `listen 127.0.0.1:${port}`)
     .replaceAll('/etc/strobe-proxy', dir)
     .replace('proxy_pass http://127.0.0.1:8000;', `proxy_pass ${upstream};`);

@@ -38,7 +38,7 @@ export function momentErrors(startUnixMs, { ttfo, ttft, e2e }, record) {
 }
 
 /**
- * The whole error of one request's durations against the server's own (docs/accuracy.md,
+ * The whole error of one request's durations against the server's own (docs/develop/accuracy.md,
  * *Duration error*): the client's TTFO, TTFT and E2E minus the server's times from receiving the
  * request to its first reasoning (else content) byte, first content byte and last byte. It is the
  * sum of `upstream` (fetch() call → the server's receipt: time the server never saw) and the

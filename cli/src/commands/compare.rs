@@ -40,7 +40,7 @@ a line under A and B says so: their numbers describe different traffic.
 
 The p-value shown is Holm-adjusted; --json also gives the test's own (`p_value_unadjusted`).
 'Significant' says the difference is unlikely to be noise between these runs, not that it is
-large or that it holds on another day: see docs/metrics.md, *Is B really faster than A?*.
+large or that it holds on another day: see docs/guide/metrics.md, *Is B really faster than A?*.
 Any generation of the artifact and another tool's results (vLLM, GuideLLM, AIPerf) compare.";
 
 /// `compare [--json] A B` or `compare [--json] --a A1 A2 … --b B1 B2 …`

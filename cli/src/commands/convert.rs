@@ -1,6 +1,6 @@
 //! `strobe-artifact convert`: another tool's results with per-request rows (vLLM, GuideLLM,
 //! AIPerf) as an `anvil-serving.benchmark/v1` artifact on standard output, with a `source` block
-//! naming the tool and how each quantity maps (docs/results.md, *Other tools' files*).
+//! naming the tool and how each quantity maps (docs/guide/results.md, *Other tools' files*).
 
 use std::io::{self, Write};
 

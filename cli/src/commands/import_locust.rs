@@ -1,6 +1,6 @@
 //! `strobe-artifact import-locust`: the records Locust's workers wrote running a strobe plan,
 //! as one `anvil-serving.benchmark/v1` artifact on standard output, read by the same core path
-//! as a run from the page (docs/locust.md).
+//! as a run from the page (docs/operate/locust.md).
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! `strobe-artifact plan`: the plan the page's settings make, as `plan.json` in a folder beside
-//! the project's `locustfile.py`, for Locust's workers to carry out (docs/locust.md). The same
-//! settings give the same `plan.json` bytes as the page's *Export plan*. With `--workload
+//! the project's `locustfile.py`, for Locust's workers to carry out (docs/operate/locust.md). The
+//! same settings give the same `plan.json` bytes as the page's *Export plan*. With `--workload
 //! FILE` the plan carries the file's requests, read by the page's own reader, and the command
 //! says on standard error that plan.json holds the file's prompts.
 
@@ -26,14 +26,14 @@ canary marker, prompt and exact request body, the endpoints, and the load shape 
 concurrency of a closed loop, or the arrival schedule of a rate load). The API key is never in
 it: the plan names the environment variable to read it from (STROBE_API_KEY). The page's
 *Export plan* writes the same bytes for the same settings. Also writes DIR/locustfile.py, which
-runs the plan on Locust's workers (docs/locust.md). What the link holds that is no setting is
+runs the plan on Locust's workers (docs/operate/locust.md). What the link holds that is no setting is
 noted on standard error.
 
 With --workload FILE the plan sends the file's requests as the page sends them (the link's
 workload settings apply: workload_turns, workload_order, output_lengths, trace_speed, endpoint,
 history=recorded for conversations): every body as sent, byte for byte, so plan.json then holds
 the file's prompts; keep it as private as the file. The records and the imported artifact hold
-none (docs/workloads.md).";
+none (docs/guide/workloads.md).";
 
 /// `plan --link LINK --out DIR`
 #[derive(Debug, clap::Args)]

@@ -22,7 +22,7 @@ fault, the file's size and its SHA-256 (as a run's artifact records it).
 
 Formats: ShareGPT JSON, OpenAI chat messages (JSON or JSONL), prompt columns (vLLM custom
 JSONL, GuideLLM's names), CSV with a header, plain text (one prompt a line), AIPerf
-single_turn and multi_turn, Mooncake traces and BurstGPT CSV; docs/workloads.md has each with
+single_turn and multi_turn, Mooncake traces and BurstGPT CSV; docs/guide/workloads.md has each with
 an example line. Prompts are never printed.";
 
 /// `workload [--turns first|all] [--json] FILE`

@@ -1,5 +1,5 @@
 //! The `load` block of an open-loop run from its outcomes' dispatch facts: what was offered,
-//! what went out and when, what the cap held back (docs/load.md).
+//! what went out and when, what the cap held back (docs/guide/load.md).
 
 use crate::core::artifact::schema::load::{LagSummary, LoadBlock, LATE_SEND_MS};
 use crate::core::config::choices::Arrivals;

@@ -1,7 +1,7 @@
-//! Where a server's prefix cache is emptied, as a setting sees it (docs/telemetry.md, *A clean
-//! prefix cache*): the route each engine serves for it ([`reset_route`]), or, for an engine
-//! without one, the reason in words that name the setting to change ([`NoResetRoute`]). The
-//! call itself is the page's; what its answer means is
+//! Where a server's prefix cache is emptied, as a setting sees it
+//! (docs/guide/telemetry.md, *A clean prefix cache*): the route each engine serves for it
+//! ([`reset_route`]), or, for an engine without one, the reason in words that name the setting to
+//! change ([`NoResetRoute`]). The call itself is the page's; what its answer means is
 //! [`telemetry::reset`](crate::core::telemetry::reset)'s.
 
 use thiserror::Error;

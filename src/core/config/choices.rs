@@ -253,7 +253,7 @@ choice_enum! {
 
 choice_enum! {
     /// When the server's prefix cache is emptied (the `reset_prefix_cache` link key;
-    /// docs/telemetry.md, *A clean prefix cache*): a run that finds the cache its last step
+    /// docs/guide/telemetry.md, *A clean prefix cache*): a run that finds the cache its last step
     /// filled measures the cache, not the load.
     #[derive(Default)]
     PrefixCacheReset for "reset_prefix_cache" {

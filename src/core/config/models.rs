@@ -14,7 +14,7 @@ fn model_entries(models_body: &Value) -> impl Iterator<Item = &serde_json::Map<S
 }
 
 /// Where in a `/models` entry a context window is read, in the order they are tried, with the
-/// engines that answer so (docs/engines.md).
+/// engines that answer so (docs/operate/engines.md).
 pub const CONTEXT_WINDOW_KEYS: [(&str, &str); 4] = [
     ("max_model_len", "vLLM, SGLang"),
     ("max_context_length", "LM Studio and others"),
@@ -65,7 +65,7 @@ pub fn context_window(models_body: &Value, model: &str) -> Option<ContextWindow>
 }
 
 /// A second request for the context window, for engines whose `/v1/models` has none
-/// (docs/engines.md). Each is a `GET` below the server's root (the base URL without `/v1`).
+/// (docs/operate/engines.md). Each is a `GET` below the server's root (the base URL without `/v1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WindowProbe {
     /// Hugging Face TGI: `GET /info` → `max_total_tokens`.

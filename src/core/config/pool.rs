@@ -1,7 +1,8 @@
-//! Endpoint pools strobe can make itself (docs/hosting.md, *Past six connections per origin*):
-//! for a server on this machine, its loopback aliases. Linux routes all of 127.0.0.0/8 to the
-//! loopback interface, and each address is an origin of its own to the browser, with six
-//! HTTP/1.1 connections of its own; the server must listen on `0.0.0.0` (or on each alias).
+//! Endpoint pools strobe can make itself
+//! (docs/operate/hosting.md, *Past six connections per origin*): for a server on this machine, its
+//! loopback aliases. Linux routes all of 127.0.0.0/8 to the loopback interface, and each address is
+//! an origin of its own to the browser, with six HTTP/1.1 connections of its own; the server must
+//! listen on `0.0.0.0` (or on each alias).
 
 use crate::core::config::settings::{BROWSER_HTTP1_CONNECTIONS_PER_HOST, MAX_ENDPOINTS};
 

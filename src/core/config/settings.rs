@@ -168,12 +168,12 @@ pub struct ClientOptions {
     /// run (default off: prompts at 3 characters per token, the same bytes on every server;
     /// see [`calibration`](crate::core::plan::calibration)).
     pub context_calibration: bool,
-    /// The server's `/metrics`, scraped from the page during the run (docs/telemetry.md):
+    /// The server's `/metrics`, scraped from the page during the run (docs/guide/telemetry.md):
     /// `auto` (the base URL's origin + `/metrics`, the default), `off`, or the metrics URL.
     pub server_metrics: String,
     /// How often the metrics are scraped, ms (100–60,000; default 1,000).
     pub server_metrics_interval_ms: u64,
-    /// When the server's prefix cache is emptied (docs/telemetry.md, *A clean prefix cache*):
+    /// When the server's prefix cache is emptied (docs/guide/telemetry.md, *A clean prefix cache*):
     /// never (the default), before the first run's warm-up, or before every run's.
     pub reset_prefix_cache: PrefixCacheReset,
     /// Where the reset is sent instead of the engine's own route, with `POST`; `None`: the
@@ -201,7 +201,7 @@ impl Default for ClientOptions {
 /// `server_metrics=auto`: scrape `<origin of base_url>/metrics`.
 pub const SERVER_METRICS_AUTO: &str = "auto";
 /// `server_metrics=off` (the default until the fidelity benchmark has measured what scraping
-/// costs the measurement: docs/telemetry.md).
+/// costs the measurement: docs/guide/telemetry.md).
 pub const SERVER_METRICS_OFF: &str = "off";
 /// The default scrape interval, ms.
 pub const DEFAULT_SERVER_METRICS_INTERVAL_MS: u64 = 1_000;

@@ -1,7 +1,7 @@
 //! A service-level objective as the user writes it ([`Slo`]): bounds in milliseconds on
 //! per-request metrics, with vLLM's spellings (`ttft:500,tpot:50`), and the attainment target
 //! the capacity view and the sweep's stop rule read ([`SloSpec`]). Judging requests against it is
-//! [`crate::core::slo`]'s (docs/metrics.md, *Service-level objectives*).
+//! [`crate::core::slo`]'s (docs/guide/metrics.md, *Service-level objectives*).
 
 use std::fmt;
 use std::str::FromStr;

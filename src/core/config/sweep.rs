@@ -1,6 +1,6 @@
 //! A sweep as the user asks for it ([`SweepSpec`]): what it varies and over which values
 //! (`concurrency:1,2,4,8`, `rate:1,2,5,10` or `auto`), its stop rules and cool-down. How its
-//! steps are planned is [`crate::core::load::sweep`]'s (docs/load.md).
+//! steps are planned is [`crate::core::load::sweep`]'s (docs/guide/load.md).
 
 use std::fmt;
 use std::str::FromStr;

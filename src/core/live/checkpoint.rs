@@ -1,4 +1,4 @@
-//! A checkpoint of a run in progress (docs/results.md, *Checkpoints*): the requests that have
+//! A checkpoint of a run in progress (docs/guide/results.md, *Checkpoints*): the requests that have
 //! ended so far, as the page holds them ([`FinishedRequest`]), written as an artifact the page
 //! keeps in the browser every few seconds, so that a tab closed or crashed during a run leaves
 //! its finished rows behind. When the run ends, its own artifact replaces the checkpoint.

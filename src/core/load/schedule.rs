@@ -1,7 +1,7 @@
 //! The arrival schedule of an open-loop run: when each request is to be sent, in milliseconds
 //! from the run's start, drawn once, up front, from the arrival seed. The first request is due
 //! at 0; each gap is drawn at the rate in force when the previous request was due, exactly as
-//! this Python does with the same seed (docs/load.md):
+//! this Python does with the same seed (docs/guide/load.md):
 //!
 //! ```text
 //! rng, t, times = random.Random(seed), 0.0, [0.0]

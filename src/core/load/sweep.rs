@@ -1,5 +1,5 @@
 //! The steps of a sweep: a series of complete runs over one variable, to find how much load a
-//! server carries (docs/load.md). `concurrency:1,2,4,8` and `rate:1,2,5,10` run the listed
+//! server carries (docs/guide/load.md). `concurrency:1,2,4,8` and `rate:1,2,5,10` run the listed
 //! values ([`SweepSpec`] is what the user asked for); `auto`
 //! follows GuideLLM's method: a synchronous step (one request at a time), a throughput step
 //! (closed loop at the run's concurrency), then rates evenly spaced strictly between the two
@@ -71,7 +71,7 @@ impl StepResult {
 }
 
 impl StepResult {
-    /// The repeats of one step as one result for the steps after it (docs/load.md, *Repeats
+    /// The repeats of one step as one result for the steps after it (docs/guide/load.md, *Repeats
     /// in a sweep*): their requests and failures summed, so the failure share is the step's
     /// over every repeat; their completion and achieved rates the means (what `auto` spaces
     /// its rates by, and what saturation is judged on); their SLO attainment weighted by the

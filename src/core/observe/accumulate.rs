@@ -87,7 +87,7 @@ pub struct ReadStats {
 }
 
 /// A stream of at least this many events that arrived in at most [`BUFFERED_MAX_READS`] reads
-/// was held back on its way and delivered in one piece (docs/metrics.md, *Buffered streams*).
+/// was held back on its way and delivered in one piece (docs/guide/metrics.md, *Buffered streams*).
 pub const BUFFERED_MIN_EVENTS: u64 = 8;
 
 /// See [`BUFFERED_MIN_EVENTS`].

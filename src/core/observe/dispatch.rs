@@ -1,6 +1,6 @@
-//! When an open-loop request went out against when it was due (a strobe addition, docs/load.md):
-//! the facts the measuring thread records per request, written into the row and the failure
-//! record it ends in.
+//! When an open-loop request went out against when it was due (a strobe addition,
+//! docs/guide/load.md): the facts the measuring thread records per request, written into the row
+//! and the failure record it ends in.
 
 use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::observe::conclude::RequestOutcome;

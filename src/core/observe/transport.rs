@@ -149,7 +149,7 @@ pub fn match_resource_timings(
 impl RequestTiming {
     /// Writes the row's transport keys (all four, null where the browser did not say) and its
     /// times from the wire: each measured time minus `client_queue_ms`, null without it. The
-    /// measured times stay as they are (docs/accuracy.md, *From the wire*).
+    /// measured times stay as they are (docs/develop/accuracy.md, *From the wire*).
     pub fn set_transport(&mut self, facts: &TransportFacts) {
         self.new_connection = Some(facts.new_connection);
         self.preflight = Some(facts.preflight);

@@ -2,7 +2,7 @@
 //! own filler measure how many of the server's tokens a character takes, and the plan's prompt
 //! budgets are rescaled so every prompt lands on its planned context in the server's tokens
 //! instead of strobe's estimate of [`CHARS_PER_TOKEN`] characters per token
-//! (docs/metrics.md, *Context calibration*).
+//! (docs/guide/metrics.md, *Context calibration*).
 //!
 //! The server's count is modelled as `prompt_tokens = overhead + characters / chars_per_token`:
 //! the overhead is what the chat template adds around the message (role markers, a BOS token),

@@ -1,7 +1,7 @@
-//! What the results say of a run's `prefix_cache_reset` block (docs/telemetry.md, *Did it empty
-//! the cache?*): one note with the verdict in words and what it means for the run's numbers,
-//! e.g. "prefix cache emptied before the run (vLLM POST /reset_prefix_cache answered 200;
-//! cached tokens 0 in the first 4 requests)". The same words serve a run measured in the page
+//! What the results say of a run's `prefix_cache_reset` block
+//! (docs/guide/telemetry.md, *Did it empty the cache?*): one note with the verdict in words and
+//! what it means for the run's numbers, e.g.
+//! "prefix cache emptied before the run (vLLM POST /reset_prefix_cache answered 200; cached tokens 0 in the first 4 requests)". The same words serve a run measured in the page
 //! and a dropped file; the block's URL, engine and reason are a file's data, shown as text.
 
 use crate::core::artifact::schema::cache_reset::{PrefixCacheResetBlock, ResetVerdict};

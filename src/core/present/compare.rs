@@ -643,7 +643,7 @@ fn workload_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
 
 /// The quantities (TTFO, TTFT, E2E, TPOT, token counts) the runs' tools define differently: a
 /// run read from another tool's file whose number is not strobe's beside a run whose number is
-/// another (docs/results.md, *Other tools' files*).
+/// another (docs/guide/results.md, *Other tools' files*).
 fn definition_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
     if runs.len() < 2 {
         return Vec::new();

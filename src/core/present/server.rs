@@ -1,4 +1,4 @@
-//! The server's own view of a run, from its `server_metrics` block (docs/telemetry.md): one
+//! The server's own view of a run, from its `server_metrics` block (docs/guide/telemetry.md): one
 //! line for the results ("server (vllm): peak queue 12, KV cache 94 % at peak, 3 preemptions,
 //! prefix-cache hits 41 %; client TTFT − server TTFT p50 1.90 ms", what network and client add),
 //! and the block's notes; the same figures ([`ServerFigure`], [`ServerFigures`]) for the rows of

@@ -1,4 +1,4 @@
-//! Where a sweep is, in words (docs/load.md): the line the page shows above a running sweep's
+//! Where a sweep is, in words (docs/guide/load.md): the line the page shows above a running sweep's
 //! live numbers and after it ends — which step (and, with repeats, which repeat of it) runs,
 //! the cool-down before the next run, and how the sweep ended. Pure: the page hands in where
 //! its sweep is ([`SweepStatus`]) and renders the text.

@@ -1,7 +1,7 @@
 //! TTFT by turn and the history tokens per turn: where a conversation run shows the prefix
 //! cache at work.
 //!
-//! A workload file played as sessions (docs/workloads.md, *Conversations as sessions*) sends
+//! A workload file played as sessions (docs/guide/workloads.md, *Conversations as sessions*) sends
 //! turn k with the history of turns 0…k−1, so later turns carry longer prompts; a server that
 //! caches the shared prefix answers them about as fast as the first, one that does not answers
 //! them slower and slower. This module owns [`turns_table`]: from a run's rows and failures

@@ -1,8 +1,9 @@
-//! The plan a run would send, as a document another load engine carries out (docs/locust.md):
-//! every request's index, planned context, canary marker, prompt and exact body, the endpoints
-//! and the load shape (the closed loop's concurrency, or the open loop's arrival schedule).
-//! It is made from the page's settings alone (a link's query), never from an endpoint check,
-//! so the page and `strobe-artifact plan` write the same bytes for the same settings.
+//! The plan a run would send, as a document another load engine carries out
+//! (docs/operate/locust.md): every request's index, planned context, canary marker, prompt and
+//! exact body, the endpoints and the load shape (the closed loop's concurrency, or the open loop's
+//! arrival schedule). It is made from the page's settings alone (a link's query), never from an
+//! endpoint check, so the page and `strobe-artifact plan` write the same bytes for the same
+//! settings.
 //!
 //! With a workload file, the plan carries the file's requests as the page would send them:
 //! each body byte for byte, the sessions and turns with each turn's wait, a trace's arrival

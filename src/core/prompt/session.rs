@@ -1,6 +1,6 @@
 //! A conversation as it is played: one session of a workload's plan, turn after turn, each
 //! sent with the history before it, after the wait the file or the run gives it
-//! (docs/workloads.md, *Conversations*).
+//! (docs/guide/workloads.md, *Conversations*).
 //!
 //! [`SessionPlay`] holds what a session has been answered so far and says, for its next turn,
 //! which request it is, how long after the previous reply it is due, and its body. With live

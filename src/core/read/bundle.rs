@@ -1,8 +1,8 @@
 //! The artifacts inside a dropped `.zip` (a sweep's download, or any archive of artifact files):
 //! every `.json` entry read out with its name, within limits that a hostile archive cannot get
-//! past — entries, each entry's size as declared and as read, and the total (docs/results.md).
-//! Each entry is then read like a dropped file; so is each artifact a dropped strobe report
-//! carries ([`load_report`]).
+//! past — entries, each entry's size as declared and as read, and the total
+//! (docs/guide/results.md). Each entry is then read like a dropped file; so is each artifact a
+//! dropped strobe report carries ([`load_report`]).
 
 use std::io::{Cursor, Read};
 

@@ -1,7 +1,7 @@
-//! The files a strobe report carries (docs/results.md, *The report*): the artifacts a one-file
-//! HTML report was made from, kept in it as text so that dropping the report on the page loads
-//! the same runs. This module owns the block's format, both ways: [`carried_block`] writes the
-//! `<script type="application/json">` element `present::report` puts in the document, and
+//! The files a strobe report carries (docs/guide/results.md, *The one-file report*): the artifacts
+//! a one-file HTML report was made from, kept in it as text so that dropping the report on the page
+//! loads the same runs. This module owns the block's format, both ways: [`carried_block`] writes
+//! the `<script type="application/json">` element `present::report` puts in the document, and
 //! [`carried_files`] takes the files back out of a report's text, within limits a hostile
 //! report cannot get past. A report is told by its content ([`looks_like_report`]), never by
 //! its name.

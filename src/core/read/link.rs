@@ -1,5 +1,5 @@
-//! A run carried in a link (docs/results.md, *A link to a run*): the file a run was read from,
-//! deflated and base64url-encoded into the fragment of a link to the page (`…/#run=…`). A
+//! A run carried in a link (docs/guide/results.md, *A link to a run*): the file a run was read
+//! from, deflated and base64url-encoded into the fragment of a link to the page (`…/#run=…`). A
 //! fragment never reaches a server, so the run travels from one browser to another in the link
 //! alone. This module owns the fragment's format, both ways: [`encode_link`] writes it for
 //! *Copy link*, and [`read_link`] reads the fragment of the address the page opened with.

@@ -1,4 +1,4 @@
-//! The server's numbers beside the client's for the same run (docs/telemetry.md, *Beside the
+//! The server's numbers beside the client's for the same run (docs/guide/telemetry.md, *Beside the
 //! client*): TTFT and E2E means and medians with their gaps (client − server is what the
 //! network and the client add), and the tokens the rows' usage reports beside the server's
 //! counters.

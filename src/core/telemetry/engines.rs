@@ -1,9 +1,9 @@
 //! Which engine a `/metrics` answer came from, and where each engine keeps the few series a
-//! benchmark reads beside its own timeline (docs/telemetry.md, *Common series*): requests
+//! benchmark reads beside its own timeline (docs/guide/telemetry.md, *Common series*): requests
 //! running and waiting, KV-cache use, prefix-cache hits, preemptions, tokens in and out, and
 //! the server's own TTFT, end-to-end and queue-time histograms.
 //!
-//! The names are the engines' own (their sources are named in docs/telemetry.md). A name no
+//! The names are the engines' own (their sources are named in docs/guide/telemetry.md). A name no
 //! table lists is still kept in every sample under its own name; only the summary is limited
 //! to the common series.
 

@@ -1,5 +1,5 @@
 //! A server's `/metrics` answer, Prometheus text (0.0.4; OpenMetrics tolerated), read into one
-//! flat map: each metric name to its value summed over the label sets (docs/telemetry.md,
+//! flat map: each metric name to its value summed over the label sets (docs/guide/telemetry.md,
 //! *Reading the text*).
 //!
 //! Histogram buckets keep their bound in the name (`x_bucket{le="0.5"}`), so one number per

@@ -1,5 +1,5 @@
 //! The server's own view of a run: its `/metrics` answers read, named and summarized
-//! (docs/telemetry.md). Pure, like the rest of the core: the page scrapes, stamps each answer
+//! (docs/guide/telemetry.md). Pure, like the rest of the core: the page scrapes, stamps each answer
 //! with the run's clock and hands the bytes here.
 //!
 //! In pipeline order:

@@ -1,4 +1,4 @@
-//! A prefix-cache reset as the core sees it (docs/telemetry.md, *A clean prefix cache*): what
+//! A prefix-cache reset as the core sees it (docs/guide/telemetry.md, *A clean prefix cache*): what
 //! an engine's answer means ([`judge_answer`]: done, ask again, or stopped with what to do),
 //! the prefix-cache series read from a `/metrics` answer around it ([`cache_counters`]), and
 //! the artifact's `prefix_cache_reset` block with what the rows say of the cache the run

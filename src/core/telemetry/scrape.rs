@@ -1,4 +1,4 @@
-//! The scrape schedule as a pure state machine (docs/telemetry.md, *Scraping*): where to
+//! The scrape schedule as a pure state machine (docs/guide/telemetry.md, *Scraping*): where to
 //! scrape, when the next scrape is due, what each answer or failure becomes, and the
 //! `server_metrics` block at the end. The caller owns the clock and the network: it asks
 //! [`ScrapeSession::next_send`] on its timer, sends, and reports back with
@@ -61,10 +61,10 @@ impl ScrapeFailure {
                  allow every origin on /metrics as on /v1, llama-server --metrics echoes the \
                  page's origin, TGI follows --cors-allow-origin, and a proxy in front of the \
                  server must send Access-Control-Allow-Origin on /metrics as it does on /v1 \
-                 (docs/telemetry.md); or set server_metrics to off"
+                 (docs/guide/telemetry.md); or set server_metrics to off"
                 .to_owned(),
             ScrapeFailure::Unreachable => "no answer the page could read: the server is down, \
-                 or it does not allow this page's origin on /metrics (CORS; docs/telemetry.md \
+                 or it does not allow this page's origin on /metrics (CORS; docs/guide/telemetry.md \
                  names each engine's flag)"
                 .to_owned(),
             ScrapeFailure::Timeout => format!(

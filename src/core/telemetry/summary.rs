@@ -1,4 +1,4 @@
-//! The common series over a run's measured window (docs/telemetry.md, *The summary*): gauges
+//! The common series over a run's measured window (docs/guide/telemetry.md, *The summary*): gauges
 //! as min / mean / max of the samples inside the window; counters as their growth between the
 //! sample that opens the window and the one that closes it, a drop counted as a restart from
 //! zero; histograms as the observations made between those two samples, with their mean and

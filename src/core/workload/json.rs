@@ -37,7 +37,7 @@ const RECOGNITION_WINDOW: usize = 10;
 /// What the message says a JSON record should look like.
 const EXPECTED_KEYS: &str = "expected `conversations` (ShareGPT), `messages` (OpenAI chat), \
     `prompt` or `text` (vLLM custom, GuideLLM, AIPerf single_turn), `turns` (AIPerf multi_turn) \
-    or `input_length` (Mooncake trace); docs/workloads.md lists every format";
+    or `input_length` (Mooncake trace); docs/guide/workloads.md lists every format";
 
 /// The keys any JSON format reads, each as its raw JSON (`None` when absent or `null`).
 #[derive(Debug, Default, Deserialize)]

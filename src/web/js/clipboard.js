@@ -1,6 +1,6 @@
-// Copying a link to the clipboard (docs/results.md, "A link to a run"). The browser may refuse:
-// no permission, a page that is not a secure context, a document without focus. A refusal is
-// an answer, not an error: the promise resolves with `{ kind: 'copied' }` or
+// Copying a link to the clipboard (docs/guide/results.md, "A link to a run"). The browser may
+// refuse: no permission, a page that is not a secure context, a document without focus. A refusal
+// is an answer, not an error: the promise resolves with `{ kind: 'copied' }` or
 // `{ kind: 'refused', message }` and never rejects, and the page then shows the link in a
 // field to copy by hand.
 

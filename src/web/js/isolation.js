@@ -1,8 +1,8 @@
-// Cross-origin isolation on hosts that cannot send COOP/COEP (docs/hosting.md, "Hosts without
-// headers"): registers isolation_sw.js, which adds them to the site's own responses, and reloads
-// once it controls the page. A host that sends the headers (or a browser without service
-// workers, or a page that is not a secure context) is left as it is; one reload at most per
-// tab, so a service worker that cannot help never loops.
+// Cross-origin isolation on hosts that cannot send COOP/COEP
+// (docs/operate/hosting.md, "Hosts without headers"): registers isolation_sw.js, which adds them to
+// the site's own responses, and reloads once it controls the page. A host that sends the headers
+// (or a browser without service workers, or a page that is not a secure context) is left as it is;
+// one reload at most per tab, so a service worker that cannot help never loops.
 (() => {
   if (window.crossOriginIsolated !== false || !window.isSecureContext) return;
   const workers = navigator.serviceWorker;

@@ -1,6 +1,6 @@
 // A service worker for hosts that cannot send headers (GitHub Pages): it adds COOP/COEP to the
 // site's own responses, so the page is cross-origin isolated (the 5 µs timer) after one reload.
-// docs/hosting.md, "Hosts without headers". Loaded by isolation.js; does nothing elsewhere.
+// docs/operate/hosting.md, "Hosts without headers". Loaded by isolation.js; does nothing elsewhere.
 //
 // It must never sit between strobe and a benchmarked server: a fetch event before every
 // request would add its dispatch (and a worker start-up) to the measured time. So requests to

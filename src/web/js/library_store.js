@@ -1,8 +1,8 @@
 // The library's files kept in the browser's IndexedDB, so they are there after a reload or a
-// browser restart (docs/results.md, "The library keeps what it holds"). One database `strobe`,
-// one object store `library`: each record is one batch of files as they were loaded (a run's
-// artifact, or the files dropped together), `{ files: [{ name, bytes }], saved_unix_ms }`, under
-// a key the database numbers. The files are read again by the same code that read them first,
+// browser restart (docs/guide/results.md, "The library keeps what it holds"). One database
+// `strobe`, one object store `library`: each record is one batch of files as they were loaded (a
+// run's artifact, or the files dropped together), `{ files: [{ name, bytes }], saved_unix_ms }`,
+// under a key the database numbers. The files are read again by the same code that read them first,
 // so a kept run shows the numbers it showed. Never the API key: nothing here is given one.
 //
 // Every function answers a promise; a failure rejects with `{ kind, message }`, `kind` one of

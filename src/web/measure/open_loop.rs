@@ -1,7 +1,7 @@
 //! An open-loop (`load: rate`) run on the measuring thread: each request goes out at its
 //! scheduled time, as [`OpenLoop`] decides, with at most `concurrency` in flight, to the
 //! endpoint with the fewest in flight, and how it went out (due, sent, held by the cap) is
-//! kept for its row (docs/load.md).
+//! kept for its row (docs/guide/load.md).
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -4,7 +4,7 @@
 //! wait has passed, with the history the core builds ([`SessionPlay`]); with live history its
 //! whole reply is kept for the next turn. A timed workload's session starts no earlier than
 //! its arrival. Turns that cannot be sent (a broken live history, a cancel) end as failures
-//! with the reason (docs/workloads.md, *Conversations*).
+//! with the reason (docs/guide/workloads.md, *Conversations*).
 
 use std::rc::Rc;
 

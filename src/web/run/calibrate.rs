@@ -1,7 +1,7 @@
 //! The page's context calibration before a run (`context_calibration=on`): two unmeasured probe
 //! requests to the run's first endpoint, whose `usage.prompt_tokens` fix how the plan's prompts
-//! are sized ([`crate::core::plan::calibration`]; docs/metrics.md, *Context calibration*). They
-//! are sent before the measuring thread starts, so nothing of them is in the measurement.
+//! are sized ([`crate::core::plan::calibration`]; docs/guide/metrics.md, *Context calibration*).
+//! They are sent before the measuring thread starts, so nothing of them is in the measurement.
 
 use std::rc::Rc;
 

@@ -1,5 +1,5 @@
-//! Checkpoints of a run in progress (docs/results.md, *Checkpoints*): every few seconds while a
-//! run measures in the worker, the page writes the requests that have ended so far as a
+//! Checkpoints of a run in progress (docs/guide/results.md, *Checkpoints*): every few seconds while
+//! a run measures in the worker, the page writes the requests that have ended so far as a
 //! partial artifact ([`crate::core::live::checkpoint`]) into the kept library, so a tab closed
 //! or crashed during the run leaves them behind, labelled partial, for the next visit. When
 //! the run ends its own artifact takes the checkpoint's place under the same key; when it

@@ -170,7 +170,7 @@ impl Measurement {
         self.tally.borrow().finished_count()
     }
 
-    /// The artifact of the run so far (docs/results.md, *Checkpoints*): what has ended, and
+    /// The artifact of the run so far (docs/guide/results.md, *Checkpoints*): what has ended, and
     /// every other planned request as not finished; `run_failed` when the run stopped so.
     pub fn checkpoint(
         &self,

@@ -1,4 +1,4 @@
-//! The library kept across reloads and browser restarts (docs/results.md, *The library keeps
+//! The library kept across reloads and browser restarts (docs/guide/results.md, *The library keeps
 //! what it holds*): what is added to the [`Library`] — a finished run's artifact, the files
 //! dropped together, the example — is kept as the batch of files it was read from
 //! ([`crate::web::platform::kept`]); what is removed is forgotten once no entry was read from
@@ -52,7 +52,7 @@ fn add_batch_in_place(
 }
 
 /// Adds a finished run (its artifact's file name and text) to the library, and keeps it, in
-/// the place of its checkpoint when one was kept (`checkpoint`, docs/results.md).
+/// the place of its checkpoint when one was kept (`checkpoint`, docs/guide/results.md).
 pub fn add_run(
     library: Library,
     name: &str,

@@ -1,4 +1,4 @@
-//! A run opened from a link (docs/results.md, *A link to a run*): the fragment of the address
+//! A run opened from a link (docs/guide/results.md, *A link to a run*): the fragment of the address
 //! the page opened with (or changed to) is read by the core ([`read_link`], [`link_runs`]);
 //! its run joins the library like a dropped file and is the one selected, and the banner says
 //! where it came from. A fragment that carries nothing strobe can show says why in the banner,

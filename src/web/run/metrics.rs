@@ -1,5 +1,5 @@
 //! The server's own `/metrics`, scraped from the page while a run measures
-//! (docs/telemetry.md, *Scraping*): never from the measuring thread, one scrape at a time on
+//! (docs/guide/telemetry.md, *Scraping*): never from the measuring thread, one scrape at a time on
 //! the schedule the core's [`ScrapeSession`] keeps, each answer read to a bounded size and
 //! handed to the core. A baseline goes out before the warm-up, one as the warm-up ends, then
 //! one every interval, and a last one after the last request; the samples are then put on the

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::core::config::models::{window_probe, ModelsInfo};
 
 /// For an engine whose `/models` answer has no window (Ollama, TGI, LM Studio), asks its own
-/// endpoint at `url_of(path)` for `model`'s (docs/engines.md) and records what it said in
+/// endpoint at `url_of(path)` for `model`'s (docs/operate/engines.md) and records what it said in
 /// `models`. A failed probe leaves the window unknown and says why; it never fails the check.
 pub async fn probe_window(
     models: &mut ModelsInfo,

@@ -1,4 +1,4 @@
-//! The prefix-cache reset, sent from the page before a run's warm-up (docs/telemetry.md, *A
+//! The prefix-cache reset, sent from the page before a run's warm-up (docs/guide/telemetry.md, *A
 //! clean prefix cache*): the engine's route with the run's API key in its `Authorization`
 //! header, as every request of the run carries it; SGLang asked again while it is busy; the
 //! server's prefix-cache series read just before and just after, when its metrics are scraped.

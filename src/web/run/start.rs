@@ -138,7 +138,7 @@ async fn run_repeats(
     Ok(())
 }
 
-/// Sizes the run's prompts in the server's tokens (docs/metrics.md, *Context calibration*):
+/// Sizes the run's prompts in the server's tokens (docs/guide/metrics.md, *Context calibration*):
 /// the probes are aimed at the plan `config` makes, and one calibration serves every step of a
 /// sweep. The reason is the plan's or the calibration's error.
 async fn calibrate_context(

@@ -1,5 +1,5 @@
-//! A sweep as the page runs it (docs/load.md): the steps the core's [`SweepPlan`] decides, one
-//! complete run each — or, with `repeats` above 1, that many runs of the same plan, one repeat
+//! A sweep as the page runs it (docs/guide/load.md): the steps the core's [`SweepPlan`] decides,
+//! one complete run each — or, with `repeats` above 1, that many runs of the same plan, one repeat
 //! group a step — with an optional cool-down between every two runs. Every finished run carries
 //! the sweep's `sweep` block (and its step's `repeat` block) and joins the results and the
 //! library as it ends, so a cancel or a run that cannot run loses nothing measured before it.

@@ -34,7 +34,7 @@ pub struct Library {
     shared: RwSignal<Option<SharedRun>>,
 }
 
-/// What the link the page was opened with gave (docs/results.md, *A link to a run*).
+/// What the link the page was opened with gave (docs/guide/results.md, *A link to a run*).
 #[derive(Clone, Debug, PartialEq)]
 pub enum SharedRun {
     /// The run it carries is in the library, shown read-only: the name of its file.

@@ -91,7 +91,7 @@ pub struct FinishedRun {
     pub artifact: Rc<ArtifactV1>,
 }
 
-/// Where a sweep is (docs/load.md).
+/// Where a sweep is (docs/guide/load.md).
 #[derive(Clone, Debug)]
 pub struct SweepProgress {
     /// The `sweep` setting it runs.
@@ -651,7 +651,7 @@ pub fn read_slo(form: &RunForm) -> Result<Option<SloSpec>, String> {
     })
 }
 
-/// The workload file the next run sends (docs/workloads.md).
+/// The workload file the next run sends (docs/guide/workloads.md).
 impl AppState {
     /// The workload the next run sends.
     pub fn workload(&self) -> RwSignal<WorkloadState> {

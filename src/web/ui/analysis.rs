@@ -44,7 +44,7 @@ fn theme() -> ChartTheme {
 }
 
 /// The charts from the core's option builders, grouped in sections by the question they answer
-/// (docs/results.md, *Charts*); the latency section shows one metric at a time, picked by a
+/// (docs/guide/results.md, *Charts*); the latency section shows one metric at a time, picked by a
 /// switch. The set of charts is fixed by the first value; later values (a changed SLO) update
 /// each chart in place, and only the charts whose option changed are drawn again.
 #[component]
@@ -206,7 +206,7 @@ pub fn SelectionView() -> impl IntoView {
     let library = expect_context::<Library>();
     let state = AppState::expect();
     let selected = Memo::new(move |_| SelectedRuns(library.selected()));
-    // The selected runs on the chosen time basis (docs/accuracy.md, *From the wire*).
+    // The selected runs on the chosen time basis (docs/develop/accuracy.md, *From the wire*).
     let shown = Memo::new(move |_| {
         let basis = state.basis().get();
         let runs = selected.get().0;

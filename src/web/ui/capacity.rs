@@ -1,7 +1,7 @@
-//! The capacity view (docs/load.md): when the selected artifacts form curves — the steps of a
+//! The capacity view (docs/guide/load.md): when the selected artifacts form curves — the steps of a
 //! sweep, or runs of one load mode — their throughput against a latency the user picks, the
 //! offered against the achieved rate, and the per-user decode rate against throughput; with an
-//! SLO, goodput and attainment against load and the capacity at SLO (docs/metrics.md); and a
+//! SLO, goodput and attainment against load and the capacity at SLO (docs/guide/metrics.md); and a
 //! table of the points, a group of repeats with its 95 % interval across its runs; when the
 //! steps scraped their server's metrics, the server's queue and KV cache at peak in the table
 //! and against load in a chart of their own.

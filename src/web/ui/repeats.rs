@@ -1,6 +1,6 @@
 //! The repeat group in the results: after a repeated run (`repeats` above 1), how many of its
 //! runs finished, and every repeat's artifact in one `.zip` that regroups when it is dropped
-//! on the library (docs/results.md).
+//! on the library (docs/guide/results.md).
 
 use leptos::prelude::*;
 

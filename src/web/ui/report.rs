@@ -1,4 +1,4 @@
-//! *Save report*: the selected run, comparison or sweep as one HTML file (docs/results.md,
+//! *Save report*: the selected run, comparison or sweep as one HTML file (docs/guide/results.md,
 //! *The report*). The document is the core's ([`report_html`]); this button only hands it the
 //! runs shown, the SLO in force and the time, and downloads what it returns. A report large
 //! enough to be awkward to send says its size before it is saved and again once it is

@@ -61,7 +61,7 @@ pub fn ResultsView() -> impl IntoView {
 }
 
 /// The *Times* switch: the basis every result on the page shows TTFO, TTFT and E2E on
-/// (docs/accuracy.md, *From the wire*).
+/// (docs/develop/accuracy.md, *From the wire*).
 #[component]
 fn TimeBasisSwitch() -> impl IntoView {
     let state = AppState::expect();

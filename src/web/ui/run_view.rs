@@ -185,9 +185,9 @@ pub fn RunView() -> impl IntoView {
                                 .workload()
                                 .with(|workload| *workload != WorkloadState::None);
                             if chosen {
-                                "The plan these settings make with the chosen workload file, for Locust's workers (docs/locust.md): plan.json holds the file's prompts, every request's body as sent; the same bytes as `strobe-artifact plan --link … --workload FILE`"
+                                "The plan these settings make with the chosen workload file, for Locust's workers (docs/operate/locust.md): plan.json holds the file's prompts, every request's body as sent; the same bytes as `strobe-artifact plan --link … --workload FILE`"
                             } else {
-                                "The plan these settings make, for Locust's workers or another load engine (docs/locust.md); the same bytes as `strobe-artifact plan --link` with this page's link"
+                                "The plan these settings make, for Locust's workers or another load engine (docs/operate/locust.md); the same bytes as `strobe-artifact plan --link` with this page's link"
                             }
                         }
                         on:click=move |_| {
@@ -436,7 +436,7 @@ fn Field(
 }
 
 /// Fills the pool with the loopback aliases of a server on this machine, as many as the
-/// concurrency needs at six connections each (docs/hosting.md).
+/// concurrency needs at six connections each (docs/operate/hosting.md).
 #[component]
 fn LoopbackAliases() -> impl IntoView {
     let state = AppState::expect();

@@ -1,4 +1,4 @@
-//! *Copy link* and the banner of a run opened from one (docs/results.md, *A link to a run*).
+//! *Copy link* and the banner of a run opened from one (docs/guide/results.md, *A link to a run*).
 //! The link is the core's ([`encode_link`]): the run's file deflated into the fragment of a link
 //! to this page, which no server ever receives. The button copies it to the clipboard and shows
 //! it in a field to copy by hand when the browser will not; a run too big for a link says so

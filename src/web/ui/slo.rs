@@ -1,5 +1,5 @@
-//! The SLO in the results (docs/metrics.md, *Service-level objectives*): the box it is typed in
-//! (the form's own `slo` and `slo_target` fields, so the link carries it), what it says of one
+//! The SLO in the results (docs/guide/metrics.md, *Service-level objectives*): the box it is typed
+//! in (the form's own `slo` and `slo_target` fields, so the link carries it), what it says of one
 //! run, and restoring it from a dropped file's `slo` block.
 
 use leptos::prelude::*;

@@ -1,4 +1,4 @@
-//! The sweep in the results (docs/load.md): one row per finished run (a step, or each repeat
+//! The sweep in the results (docs/guide/load.md): one row per finished run (a step, or each repeat
 //! of a step) — what it carried, its latencies and, when it scraped them, its server's figures
 //! — how the sweep ended, and every run's artifact in one `.zip`.
 

@@ -30,7 +30,7 @@ pub fn Verdicts(
                     "Two runs: the Mann–Whitney U test over their rows. Two groups of repeats: \
                      Welch's t-test over their runs' p50s. Holm-corrected across the metrics at \
                      α = {ALPHA}; \"significant\" says the difference is unlikely to be noise, \
-                     not that it matters (docs/metrics.md, Is B really faster than A?)."
+                     not that it matters (docs/guide/metrics.md, Is B really faster than A?)."
                 )}
             </p>
             {shown

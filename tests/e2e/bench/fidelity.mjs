@@ -40,7 +40,7 @@
 // --floor-worker adds a fifth client, the floor in a dedicated worker; --scraping runs instead
 // strobe in its worker and on the main thread each with the server's /metrics scraped from the
 // page (server_metrics=auto, every --scrape-interval ms, default 1,000) and without, and compares
-// the two (docs/accuracy.md, "Scraping the server's metrics"); --repeat pools N rounds
+// the two (docs/develop/accuracy.md, "Scraping the server's metrics"); --repeat pools N rounds
 // of every case (the clients' order changes from round to round so each runs in each position
 // alike, see roundOrder; before each run the benchmark waits, up to 3 s, for the host to go
 // quiet after the last one).

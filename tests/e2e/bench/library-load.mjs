@@ -1,5 +1,5 @@
 // Browser benchmark: how long the built page takes to open with a library of 100 kept runs
-// (docs/results.md, "The library keeps what it holds"). One real run of --requests requests
+// (docs/guide/results.md, "The library keeps what it holds"). One real run of --requests requests
 // against strobe-sim gives the artifact; the page's own IndexedDB store then receives --runs
 // copies of it, each a batch of its own under its own name, as the page keeps runs. Then, in a
 // new page each time, navigation start → the library read back and every row listed, and → the

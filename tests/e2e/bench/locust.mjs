@@ -1,6 +1,6 @@
 // Locust read-path benchmark: what one Locust worker process spends on each network read and
 // each stream event, how many events a second it carries, and how true its TTFT is, at
-// concurrency 1, 16 and 64 (docs/locust.md, *What a worker costs*).
+// concurrency 1, 16 and 64 (docs/operate/locust.md, *What a worker costs*).
 //
 // How: strobe-sim (decode interval 2 ms, so one stream sends 500 events a second) on loopback;
 // per case `strobe-artifact plan` writes the plan, tests/e2e/bench/locust-worker.py runs all of

@@ -1,6 +1,6 @@
 // Upstream benchmark: where the time between a browser's fetch() call and the server's receipt
 // of the request goes, and what changes it. The half of the timing error the server never sees
-// (docs/accuracy.md, *Upstream: fetch() to the wire*).
+// (docs/develop/accuracy.md, *Upstream: fetch() to the wire*).
 //
 // For each variant of the send — the way strobe sends (a JSON string body, two headers, on the
 // page's thread), then one change at a time: `priority: "high"`, `keepalive: true`, the

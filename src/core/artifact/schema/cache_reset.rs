@@ -1,5 +1,5 @@
 //! The `prefix_cache_reset` block strobe adds to the artifact of a run asked to start from an
-//! empty prefix cache (docs/telemetry.md, *A clean prefix cache*): the reset sent before it,
+//! empty prefix cache (docs/guide/telemetry.md, *A clean prefix cache*): the reset sent before it,
 //! what the server answered, the server's prefix-cache counters around it, and what the rows
 //! say of it. Every v1 reader that does not know the key ignores it; a run without resets has
 //! no block.

@@ -46,7 +46,7 @@ pub struct ClientBlock {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run_requests: Option<u64>,
     /// `true` when a service worker controlled the page: strobe's own, which adds COOP/COEP on
-    /// a host that sends none (docs/hosting.md). Chromium's static routing keeps the page's
+    /// a host that sends none (docs/operate/hosting.md). Chromium's static routing keeps the page's
     /// requests away from it, but a dedicated worker's requests pass its fetch event before
     /// they leave. Omitted when none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,17 +56,17 @@ pub struct ClientBlock {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_calibration: Option<ContextCalibration>,
     /// The run's TTFO, TTFT and E2E counted from each request leaving the browser
-    /// (docs/accuracy.md, *From the wire*); the artifact's standard fields stay as measured.
-    /// Omitted by strobe versions without it.
+    /// (docs/develop/accuracy.md, *From the wire*); the artifact's standard fields stay as
+    /// measured. Omitted by strobe versions without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_wire: Option<FromWireBlock>,
     /// The engine, workers, hosts and clocks of a run another load engine's workers carried out
-    /// from strobe's plan (docs/locust.md; `name` is then the engine's, e.g. `locust`). Omitted
-    /// in the page's runs.
+    /// from strobe's plan (docs/operate/locust.md; `name` is then the engine's, e.g. `locust`).
+    /// Omitted in the page's runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distributed: Option<DistributedBlock>,
     /// Set when this artifact is a checkpoint of a run that did not end on its page: the page
-    /// saves one every few seconds while a run measures (docs/results.md, *Checkpoints*), and
+    /// saves one every few seconds while a run measures (docs/guide/results.md, *Checkpoints*), and
     /// the run's own artifact replaces it when the run ends. Omitted in every finished run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<CheckpointBlock>,

@@ -1,6 +1,6 @@
 //! `client.distributed`: how a run was carried out by another load engine's workers from
-//! strobe's plan (a strobe addition, docs/locust.md): which engine and workers sent it, on which hosts,
-//! and how far the workers' clocks can be trusted against each other.
+//! strobe's plan (a strobe addition, docs/operate/locust.md): which engine and workers sent it, on
+//! which hosts, and how far the workers' clocks can be trusted against each other.
 
 use serde::{Deserialize, Serialize};
 

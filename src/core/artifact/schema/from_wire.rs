@@ -1,6 +1,6 @@
 //! `client.from_wire`: the run's TTFO, TTFT and E2E counted from the moment each request left
 //! the browser instead of from the `fetch()` call, beside the measured `metrics` that keep the
-//! reference tool's definition (docs/accuracy.md, *From the wire*).
+//! reference tool's definition (docs/develop/accuracy.md, *From the wire*).
 //!
 //! The keys are the `metrics` keys of the same families (`ttft_p50_ms`, `e2e_samples`, …), so a
 //! reader looks a statistic up the same way on either basis, plus the `client_queue` family

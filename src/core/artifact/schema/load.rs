@@ -1,4 +1,4 @@
-//! The `load` block strobe adds to the artifact of an open-loop run (docs/load.md): the load
+//! The `load` block strobe adds to the artifact of an open-loop run (docs/guide/load.md): the load
 //! shape that was asked for, and whether the client kept it — offered against achieved rate,
 //! how late requests went out, and whether the cap on requests in flight held any back.
 //! Closed-loop runs have no `load` block, so their files are the reference producer's.

@@ -344,31 +344,31 @@ pub struct ArtifactV1 {
     /// strobe's measurement context (§12); omitted when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientBlock>,
-    /// strobe addition (open-loop load, docs/load.md): the load shape and whether the client
+    /// strobe addition (open-loop load, docs/guide/load.md): the load shape and whether the client
     /// kept it. Absent in closed-loop runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadBlock>,
-    /// strobe addition (sweeps, docs/load.md): the sweep and step this run was. Absent outside
-    /// a sweep.
+    /// strobe addition (sweeps, docs/guide/load.md): the sweep and step this run was. Absent
+    /// outside a sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepBlock>,
     /// strobe addition (repeats, docs/spec/converted.md): the group of repeated runs this run
     /// belongs to. Absent when the plan ran once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<RepeatBlock>,
-    /// strobe addition (SLOs, docs/metrics.md): the SLO the run was held to and its result.
+    /// strobe addition (SLOs, docs/guide/metrics.md): the SLO the run was held to and its result.
     /// Absent when no SLO was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloBlock>,
-    /// strobe addition (workloads, docs/workloads.md): the workload file and how it was sent,
+    /// strobe addition (workloads, docs/guide/workloads.md): the workload file and how it was sent,
     /// or the completions API. Absent for synthetic prompts on the chat API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<WorkloadBlock>,
-    /// strobe addition (server metrics, docs/telemetry.md): the server's own `/metrics`
+    /// strobe addition (server metrics, docs/guide/telemetry.md): the server's own `/metrics`
     /// sampled through the run and summarized over its window. Absent when not scraped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_metrics: Option<ServerMetricsBlock>,
-    /// strobe addition (docs/telemetry.md, *A clean prefix cache*): the prefix-cache reset
+    /// strobe addition (docs/guide/telemetry.md, *A clean prefix cache*): the prefix-cache reset
     /// sent before the run and what the run says of it. Absent when no reset was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix_cache_reset: Option<PrefixCacheResetBlock>,

@@ -151,8 +151,8 @@ pub struct RequestTiming {
     )]
     pub client_queue_ms: Option<Option<f64>>,
     /// strobe addition (from the wire): `time_to_first_output_ms − client_queue_ms`, the TTFO
-    /// counted from the request leaving the browser (docs/accuracy.md, *From the wire*). Omitted
-    /// with the transport keys; null when the browser did not report `client_queue_ms`.
+    /// counted from the request leaving the browser (docs/develop/accuracy.md, *From the wire*).
+    /// Omitted with the transport keys; null when the browser did not report `client_queue_ms`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -197,7 +197,7 @@ pub struct RequestTiming {
     /// stream was buffered on its way ([`ReadStats::looks_buffered`](crate::core::observe::accumulate::ReadStats::looks_buffered)); omitted otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffered_stream: Option<bool>,
-    /// strobe addition (workloads, docs/workloads.md): where in the workload file the request
+    /// strobe addition (workloads, docs/guide/workloads.md): where in the workload file the request
     /// came from; omitted for synthetic prompts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<Box<RequestOrigin>>,

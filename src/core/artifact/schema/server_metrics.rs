@@ -1,6 +1,6 @@
 //! The `server_metrics` block strobe adds to the artifact of a run that scraped the server's
-//! own `/metrics` (docs/telemetry.md, *The `server_metrics` block*): where from and how often,
-//! which engine's names, every sample on the run's clock, and a summary of the common series
+//! own `/metrics` (docs/guide/telemetry.md, *The `server_metrics` block*): where from and how
+//! often, which engine's names, every sample on the run's clock, and a summary of the common series
 //! over the measured window. Every v1 reader that does not know the key ignores it; a run
 //! without scraping has no block.
 //!

@@ -1,6 +1,6 @@
 //! The `slo` block strobe adds to an artifact when the run was held to a service-level
-//! objective (docs/metrics.md, *Service-level objectives*): the SLO as written, its target, and
-//! what it said about the run. Readers that do not know it ignore it; strobe restores the SLO
+//! objective (docs/guide/metrics.md, *Service-level objectives*): the SLO as written, its target,
+//! and what it said about the run. Readers that do not know it ignore it; strobe restores the SLO
 //! from it when the file is dropped in.
 
 use std::collections::BTreeMap;

@@ -1,5 +1,6 @@
-//! The `sweep` block strobe adds to each step's artifact of a sweep (docs/load.md): which sweep,
-//! which step, the variable and its value, and why the sweep stopped when this step ended it.
+//! The `sweep` block strobe adds to each step's artifact of a sweep (docs/guide/load.md): which
+//! sweep, which step, the variable and its value, and why the sweep stopped when this step ended
+//! it.
 
 use std::fmt;
 
@@ -53,8 +54,8 @@ impl StopReason {
     }
 }
 
-/// The `sweep` block each step's artifact carries (a strobe addition, docs/load.md), so a set of
-/// files regroups by itself.
+/// The `sweep` block each step's artifact carries (a strobe addition, docs/guide/load.md), so a set
+/// of files regroups by itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepBlock {
     /// Shared by every step of one sweep, e.g. `sweep-20261201T120000Z`.

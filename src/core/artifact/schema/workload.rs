@@ -1,5 +1,5 @@
 //! The `workload` block strobe adds to the artifact of a run that sent a workload file's
-//! requests, or used the completions API (docs/workloads.md): the file as read (format, name,
+//! requests, or used the completions API (docs/guide/workloads.md): the file as read (format, name,
 //! size, SHA-256, what was usable and what was skipped), how its records were sent, and the
 //! API. Never a prompt: rows carry only where each request came from (`workload` in a row).
 //! Runs of synthetic prompts on the chat API have no block, so their files are the reference

@@ -3,7 +3,7 @@
 //! carries it beside the requests' bodies, each worker copies it into its records' header, and
 //! the import makes the workload's plan again from it ([`WorkloadRequests::from_shape`]), so
 //! every row is placed in the file and the `workload` block written as the page writes them,
-//! while the records hold no prompt (docs/locust.md).
+//! while the records hold no prompt (docs/operate/locust.md).
 //!
 //! A shape read back from records is hostile until checked: its spellings must be strobe's,
 //! its counts must agree, and it may plan no more requests than a run may send.

@@ -1,5 +1,5 @@
-//! The capacity view's data (docs/load.md): each run as one point of a throughput–latency curve,
-//! grouped into curves — the steps of one sweep (by its id), or, for runs without a sweep
+//! The capacity view's data (docs/guide/load.md): each run as one point of a throughput–latency
+//! curve, grouped into curves — the steps of one sweep (by its id), or, for runs without a sweep
 //! block, the selected runs of one load mode and one setup — and ordered by the variable they step through
 //! (concurrency or rate). Repeats of one group at one load are one point
 //! ([`PointRepeats`], merged in `repeats`): the mean of their statistics, with the Student-t
@@ -137,7 +137,7 @@ pub fn capacity_series(runs: &[&LoadedArtifact]) -> Vec<CapacitySeries> {
     capacity_series_with_slo(runs, None)
 }
 
-/// [`capacity_series`] with each point judged by `slo` (docs/metrics.md, *capacity at SLO*).
+/// [`capacity_series`] with each point judged by `slo` (docs/guide/metrics.md, *capacity at SLO*).
 pub fn capacity_series_with_slo(
     runs: &[&LoadedArtifact],
     slo: Option<&Slo>,

@@ -1,5 +1,5 @@
-//! The capacity view (docs/load.md): the throughput–latency curve of a sweep (or of runs of one
-//! workload), the offered against the achieved rate of its rate steps, and the Pareto view of
+//! The capacity view (docs/guide/load.md): the throughput–latency curve of a sweep (or of runs of
+//! one workload), the offered against the achieved rate of its rate steps, and the Pareto view of
 //! per-user decode rate against total output throughput. One point per step, labelled with its
 //! value; saturated steps marked; several sweeps overlay as curves. A point that stands for a
 //! group of repeats sits at their mean, with the Student-t 95 % interval across them as an

@@ -1,5 +1,5 @@
 //! A page's charts as named options, the sections the results page groups them into by the
-//! question they answer (docs/results.md, *Charts*), and the metric switch of the latency
+//! question they answer (docs/guide/results.md, *Charts*), and the metric switch of the latency
 //! section.
 
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! The server's requests running and waiting, and its KV cache use, at each scrape of its
-//! `/metrics` (a run's `server_metrics` block, docs/telemetry.md), on the run's clock: the
+//! `/metrics` (a run's `server_metrics` block, docs/guide/telemetry.md), on the run's clock: the
 //! chart under the timeline, where the moment the queue starts to grow shows.
 
 use charming::element::{ItemStyle, LineStyle, NameLocation, SplitLine, Step, Trigger};

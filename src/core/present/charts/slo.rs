@@ -1,4 +1,4 @@
-//! What an SLO adds to the charts (docs/metrics.md, *Service-level objectives*): a threshold
+//! What an SLO adds to the charts (docs/guide/metrics.md, *Service-level objectives*): a threshold
 //! line on the histogram and CDF of every metric it bounds, and the requests that miss it
 //! marked on the timeline and on the context scatter. The overlay works on finished options,
 //! so a changed SLO redraws the same charts with new marks and nothing else is rebuilt.

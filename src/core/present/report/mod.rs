@@ -1,6 +1,6 @@
-//! The one-file report (docs/results.md, *The report*): the selected run, comparison or sweep
-//! as a single HTML document that opens from disk, offline, in any browser, and loads the same
-//! runs again when dropped on strobe's page. The page's *Save report* and
+//! The one-file report (docs/guide/results.md, *The one-file report*): the selected run, comparison
+//! or sweep as a single HTML document that opens from disk, offline, in any browser, and loads the
+//! same runs again when dropped on strobe's page. The page's *Save report* and
 //! `strobe-artifact report` both call [`report_html`].
 //!
 //! What it holds is what the results pages show, built by the same functions: the headline

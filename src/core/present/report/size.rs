@@ -1,4 +1,4 @@
-//! How large a report will be, and when that is worth a word (docs/results.md, *The one-file
+//! How large a report will be, and when that is worth a word (docs/guide/results.md, *The one-file
 //! report*): the page says it before a large report is saved and again with its size once it
 //! is, so nobody mails a file the other side cannot open or load again.
 
@@ -7,12 +7,12 @@ use crate::core::present::report::carried_of;
 use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 
 /// From this size on a report gets a note: 5 MiB. A report of 10,000 rows is about 10 MB
-/// (docs/benchmarks.md); it opens in under half a second on a computer, but many mail and chat
-/// tools refuse attachments of 10 to 25 MB, and a phone opens it slowly.
+/// (docs/develop/benchmarks.md); it opens in under half a second on a computer, but many mail and
+/// chat tools refuse attachments of 10 to 25 MB, and a phone opens it slowly.
 pub const LARGE_REPORT_BYTES: usize = 5 * 1024 * 1024;
 
 /// A report's bytes per byte of the files it carries, roughly: the carried artifacts are most
-/// of it (8.6 of 9.9 MB at 10,000 rows, docs/benchmarks.md), the charts and text the rest.
+/// of it (8.6 of 9.9 MB at 10,000 rows, docs/develop/benchmarks.md), the charts and text the rest.
 const REPORT_BYTES_PER_CARRIED_BYTE: f64 = 1.2;
 
 /// About how many bytes the report of `runs` will have, from the files it will carry.

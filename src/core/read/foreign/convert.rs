@@ -115,7 +115,7 @@ fn rows(run: &ForeignRun) -> Vec<Value> {
             put("cached_tokens", json!(row.cached_tokens));
             put("started_at_ms", json!(row.started_at_ms));
             // The tool's gaps between reads as arrival times after the request start (strobe's
-            // chunk traces, docs/metrics.md), so the read-gap charts survive the conversion.
+            // chunk traces, docs/guide/metrics.md), so the read-gap charts survive the conversion.
             if let (Some(first), false) = (ttfo_ms, row.read_gaps_ms.is_empty()) {
                 let arrivals: Vec<f64> = std::iter::once(first)
                     .chain(row.read_gaps_ms.iter().scan(first, |at, gap| {

@@ -6,9 +6,9 @@
 //! Each tool's metric is mapped to strobe's meaning, or kept apart: every run records a
 //! [`Definition`] per quantity (what the tool's number measures in strobe's terms, and whether it
 //! is strobe's), which the run's notes show and the comparison flags when two runs measured a
-//! quantity differently (docs/results.md, *Other tools' files*). The tool's own summary numbers
-//! are kept under their own names ([`ToolAggregate`]). Formats are told apart by content, never
-//! by file name; a file of none of them is left to the artifact reader.
+//! quantity differently (docs/guide/results.md, *Other tools' files*). The tool's own summary
+//! numbers are kept under their own names ([`ToolAggregate`]). Formats are told apart by content,
+//! never by file name; a file of none of them is left to the artifact reader.
 
 pub mod aiperf;
 pub mod convert;

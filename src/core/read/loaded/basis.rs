@@ -1,9 +1,9 @@
 //! The time basis a loaded run is shown on: *as measured* (the artifact's standard fields, the
 //! reference tool's definition: the clock starts just before the request is sent) or *from the
 //! wire* (each time minus the request's `client_queue_ms`, the browser's time before the request
-//! left it; docs/accuracy.md, *From the wire*). [`LoadedArtifact::on_basis`] gives a copy whose
-//! rows and headline numbers are on the chosen basis, so the charts, the comparison, the exports
-//! and the SLO all read it the same way.
+//! left it; docs/develop/accuracy.md, *From the wire*). [`LoadedArtifact::on_basis`] gives a copy
+//! whose rows and headline numbers are on the chosen basis, so the charts, the comparison, the
+//! exports and the SLO all read it the same way.
 
 pub use crate::core::read::loaded::metrics::TimeBasis;
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};

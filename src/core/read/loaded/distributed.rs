@@ -1,6 +1,6 @@
 //! What the results page says about a run another load engine's workers carried out from
-//! strobe's plan (`client.distributed`, docs/locust.md): who sent it, from how many processes
-//! and hosts, and which clock its timeline is on. Every string is capped data.
+//! strobe's plan (`client.distributed`, docs/operate/locust.md): who sent it, from how many
+//! processes and hosts, and which clock its timeline is on. Every string is capped data.
 
 use serde_json::{Map, Value};
 

@@ -1,6 +1,6 @@
 //! The `load` block of an open-loop artifact as the results show it ([`LoadView`]): the shape
 //! that was asked for, how the client kept it, and the warning a reader needs before reading any
-//! latency when it did not (docs/load.md).
+//! latency when it did not (docs/guide/load.md).
 
 use serde_json::{Map, Value};
 

@@ -281,7 +281,7 @@ impl LoadedArtifact {
         }
     }
 
-    /// The run the records of Locust's workers make (docs/locust.md), read as the artifact
+    /// The run the records of Locust's workers make (docs/operate/locust.md), read as the artifact
     /// [`import_records`] builds from them, or a refusal naming the file and line at fault.
     /// `files` are `(name, text)`; the entry is named after the artifact and the files.
     pub fn from_locust_records(files: &[(String, String)]) -> Self {

@@ -2,7 +2,7 @@
 //! once, every request once), the plan is made again from its link (and, for a workload file,
 //! from the workload's shape the workers copied from the plan: no prompt), each request's
 //! reads go through [`StreamReading`] and [`conclude_request`] exactly as a page's reads do,
-//! and the run's timeline is put on one clock (docs/locust.md, *Clocks*).
+//! and the run's timeline is put on one clock (docs/operate/locust.md, *Clocks*).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,5 +1,5 @@
-//! A run carried out on Locust's workers from strobe's plan, read back (docs/locust.md): the
-//! workers' records files ([`records`]) become one artifact through the same SSE decoder,
+//! A run carried out on Locust's workers from strobe's plan, read back (docs/operate/locust.md):
+//! the workers' records files ([`records`]) become one artifact through the same SSE decoder,
 //! accumulator and disposition as a run from the page ([`import`]), with a `client` block
 //! naming the engine, the workers, their hosts and how far their clocks agree.
 

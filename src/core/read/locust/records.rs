@@ -1,7 +1,8 @@
-//! One Locust worker's records file, as `cli/locust/locustfile.py` writes it (docs/locust.md,
-//! *Records*): a header line naming the worker and its clocks, then one line per request with
-//! its send time, every read's arrival time and bytes, and its end. Every line is checked
-//! before anything is computed from it; a broken one names its file, line and field.
+//! One Locust worker's records file, as `cli/locust/locustfile.py` writes it
+//! (docs/operate/locust.md, *Records*): a header line naming the worker and its clocks, then one
+//! line per request with its send time, every read's arrival time and bytes, and its end. Every
+//! line is checked before anything is computed from it; a broken one names its file, line and
+//! field.
 
 use base64::Engine;
 use serde::Deserialize;

@@ -142,19 +142,19 @@ pub enum RuleId {
     /// non-empty `group_id` string, an integer `count` of 1 to 20 and an integer `index` of 0
     /// to `count − 1`.
     RepeatBlock,
-    /// strobe addition (docs/workloads.md): a `workload` block has only the keys strobe writes
-    /// (never a prompt), its spellings and ranges, and counts that agree.
+    /// strobe addition (docs/guide/workloads.md): a `workload` block has only the keys strobe
+    /// writes (never a prompt), its spellings and ranges, and counts that agree.
     WorkloadBlock,
     /// strobe addition: every row and failure of a workload file's run records its `workload`
     /// origin within the block's counts, one record per session, turns 0, 1, 2… each once; no
     /// other run's rows carry one.
     WorkloadOrigin,
-    /// strobe addition (docs/telemetry.md): a `server_metrics` block names its source without
+    /// strobe addition (docs/guide/telemetry.md): a `server_metrics` block names its source without
     /// credentials, an interval of 100 to 60,000 ms and a family, and holds samples in the
     /// order sent with numeric `t_ms`, `latency_ms` ≥ 0 and numeric `values`, and a summary of
     /// numbers (gauges min ≤ mean ≤ max, counters' deltas ≥ 0).
     ServerMetricsBlock,
-    /// strobe addition (docs/telemetry.md): a `prefix_cache_reset` block has the shape strobe
+    /// strobe addition (docs/guide/telemetry.md): a `prefix_cache_reset` block has the shape strobe
     /// writes, a reset URL without credentials, a 2xx status and a latency ≥ 0.
     PrefixCacheResetBlock,
 }

@@ -1,5 +1,5 @@
 //! The `server_metrics` block strobe adds to a run that scraped the server's `/metrics`
-//! (docs/telemetry.md): a reader that charts or compares the server's series must be able to
+//! (docs/guide/telemetry.md): a reader that charts or compares the server's series must be able to
 //! trust that the samples sit in order on the run's clock, that every number is one, and that
 //! the file names its source without a secret in it. Every v1 reader that does not know the
 //! key ignores it; one that reads it checks it here (rule `server-metrics-block`).

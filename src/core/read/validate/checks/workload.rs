@@ -1,4 +1,4 @@
-//! strobe's `workload` block (docs/workloads.md, *What the artifact records*) and each row's
+//! strobe's `workload` block (docs/guide/workloads.md, *What the artifact records*) and each row's
 //! and failure's `workload` origin, checked like the other additions ([`super::additions`]):
 //! a reader that compares runs by the file's SHA-256 or charts TTFT by turn must be able to
 //! trust them.
