@@ -4,7 +4,8 @@
 // values the simulator says it answered, on the run's clock within a few milliseconds of the
 // simulator's receipt, and the results say and chart what the server saw. A server without
 // metrics (nothing listening, or a 404), or one whose /metrics a page may not read (no CORS on
-// it while /v1 has it), leaves the run whole, with a note that says why and what to do.
+// it while /v1 has it), leaves the run whole, with a note that says why and what to do. The
+// endpoint check tries the metrics URL first and says what it found (`metrics-check`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
@@ -47,6 +48,12 @@ test('the page scrapes /metrics beside the run, each sample the state the server
         assert.match(line, new RegExp(`peak queue ${gauges.waiting.max}, peak running ${gauges.running.max},`));
         assert.match(line, /client TTFT − server TTFT (p50|mean) -?[\d.]+ ms/);
         await page.getByTestId('chart-server').locator('canvas').first().waitFor();
+        const check = page.getByTestId('metrics-check');
+        assert.equal(await check.getAttribute('data-found'), 'true');
+        assert.match(
+          await check.textContent(),
+          new RegExp(`^Server metrics: ${sim.origin}/metrics answers with \\d+ metrics in vLLM's names; each run scrapes it every 0.2 s`),
+        );
       },
     );
     assert.equal(artifact.completed, 24, JSON.stringify(artifact.failures));
@@ -70,9 +77,12 @@ test('the page scrapes /metrics beside the run, each sample the state the server
 
     // Each sample is what the simulator answered to one of its scrapes, sent from the page
     // on the run's clock a little before the simulator read it.
-    const scrapes = (await sim.truth()).scrapes.filter((scrape) => scrape.endpoint === 'metrics' && scrape.status === 200);
-    assert.equal(scrapes.length, block.samples.length, 'one sample per answered scrape');
+    const answered = (await sim.truth()).scrapes.filter((scrape) => scrape.endpoint === 'metrics' && scrape.status === 200);
+    // The first scrape is the endpoint check's, before the run's baseline; it is no sample.
+    const [checked, ...scrapes] = answered;
     const startUnixMs = artifact.started_at_unix_ns / 1e6;
+    assert.ok(checked.received.unix_ns / 1e6 - startUnixMs < times[0], "the check's scrape came before the baseline");
+    assert.equal(scrapes.length, block.samples.length, 'one sample per answered scrape of the run');
     block.samples.forEach((sample, i) => {
       const truth = scrapes[i].metrics;
       assert.equal(sample.values['vllm:generation_tokens_total'], truth.generation_tokens, `sample ${i}`);
@@ -106,6 +116,11 @@ test('a server without metrics leaves the run whole, with a note that says why',
         server_metrics_interval_ms: '100',
       },
       'server-metrics-absent',
+      async (page) => {
+        const check = page.getByTestId('metrics-check');
+        assert.equal(await check.getAttribute('data-found'), 'false');
+        assert.match(await check.textContent(), /^Server metrics: http:\/\/127\.0\.0\.1:9\/metrics: no answer the page could read: the server is down/);
+      },
     );
     assert.equal(artifact.completed, 8, JSON.stringify(artifact.failures));
     assert.equal(validateArtifact(path).exitCode, 0);
@@ -137,6 +152,11 @@ test('a /metrics the page may not read (no CORS on it, while /v1 has it) leaves 
         const notes = await page.getByTestId('server-notes').locator('li').allTextContents();
         assert.ok(notes.some((note) => /does not let this page's origin read \/metrics \(CORS\)/.test(note)), notes.join('\n'));
         assert.match(await page.getByTestId('server-line').textContent(), /^server \(unknown\): no sample fell in the measured window/);
+        // The endpoint check said so before the run: /models answered, /metrics could not be read.
+        assert.match(
+          await page.getByTestId('metrics-check').textContent(),
+          /though the same server answered the run's requests: it does not let this page's origin read \/metrics \(CORS\).*Runs go on without the server's view\.$/,
+        );
       },
     );
     assert.equal(artifact.completed, 16, JSON.stringify(artifact.failures));
@@ -152,9 +172,9 @@ test('a /metrics the page may not read (no CORS on it, while /v1 has it) leaves 
     assert.match(blocked, /or set server_metrics to off/);
     assert.match(stopped, /scraping stopped after 3 failures in a row; the run went on/);
     // The server did answer each scrape; the browser kept the answers from the page, and the
-    // page stopped asking after three.
+    // page stopped asking after three (the endpoint check's one before them).
     const scrapes = (await sim.truth()).scrapes.filter((scrape) => scrape.endpoint === 'metrics');
-    assert.equal(scrapes.length, 3, JSON.stringify(scrapes.map((scrape) => scrape.status)));
+    assert.equal(scrapes.length, 1 + 3, JSON.stringify(scrapes.map((scrape) => scrape.status)));
     assert.ok(scrapes.every((scrape) => scrape.status === 200));
     // The browser reports each blocked read itself; nothing else went wrong on the page.
     assert.deepEqual(errors.filter((error) => !/CORS|Failed to fetch|ERR_FAILED/.test(error)), []);
@@ -181,6 +201,10 @@ test('a server that answers 404 on /metrics leaves the run whole, with each engi
       async (page) => {
         const notes = await page.getByTestId('server-notes').locator('li').allTextContents();
         assert.ok(notes.some((note) => /HTTP 404: this server has no \/metrics here/.test(note)), notes.join('\n'));
+        assert.match(
+          await page.getByTestId('metrics-check').textContent(),
+          new RegExp(`^Server metrics: ${sim.origin}/no-metrics-here: HTTP 404: this server has no /metrics here`),
+        );
       },
     );
     assert.equal(artifact.completed, 12, JSON.stringify(artifact.failures));

@@ -270,6 +270,72 @@ impl ScrapeSession {
     }
 }
 
+/// What the endpoint check found at the metrics URL: whether runs will have the server's own
+/// view, in one line for the page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricsCheck {
+    /// The URL answered with metrics strobe can read.
+    pub found: bool,
+    /// The line: what answered and how often runs scrape it, or why not and what to do.
+    pub text: String,
+}
+
+/// The endpoint check's verdict on one scrape of `url`: `outcome` is its status and body, or
+/// why it brought neither; `api_answered` says the same origin answered the check's own
+/// request (then an unreadable answer means CORS, not a server that is down). Runs scrape
+/// every `interval_ms`. Text from the server is never quoted: only counts and names strobe
+/// knows.
+pub fn check_metrics_answer(
+    url: &str,
+    interval_ms: u64,
+    outcome: Result<(u16, &[u8]), ScrapeFailure>,
+    api_answered: bool,
+) -> MetricsCheck {
+    let source = shareable_source(url);
+    let failure = match outcome {
+        Ok((200, body)) => {
+            let reading = read_exposition(body);
+            if !reading.values.is_empty() {
+                let family = Family::detect(reading.values.keys().map(String::as_str));
+                let names = match family {
+                    Family::Vllm => "vLLM's names",
+                    Family::Sglang => "SGLang's names",
+                    Family::Llamacpp => "llama.cpp's names",
+                    Family::Tgi => "TGI's names",
+                    Family::Unknown => "names strobe does not map (kept as they are)",
+                };
+                let interval = interval_ms.clamp(*INTERVAL_MS.start(), *INTERVAL_MS.end());
+                return MetricsCheck {
+                    found: true,
+                    text: format!(
+                        "Server metrics: {source} answers with {} metrics in {names}; each \
+                         run scrapes it every {} s and puts the server's view beside its own.",
+                        reading.values.len(),
+                        interval as f64 / 1000.0
+                    ),
+                };
+            }
+            return MetricsCheck {
+                found: false,
+                text: format!(
+                    "Server metrics: {source} answers, but with no metric strobe can read \
+                     (is it a Prometheus /metrics page?). Runs go on without the server's \
+                     view; give the metrics URL in server_metrics, or set it to off."
+                ),
+            };
+        }
+        Ok((status, _)) => ScrapeFailure::Status(status),
+        Err(failure) => failure,
+    };
+    MetricsCheck {
+        found: false,
+        text: format!(
+            "Server metrics: {source}: {}. Runs go on without the server's view.",
+            failure.advice(api_answered)
+        ),
+    }
+}
+
 /// `url` as it may be written into a shared file: unchanged, or without user information and
 /// query when it carries a credential.
 fn shareable_source(url: &str) -> String {

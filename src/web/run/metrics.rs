@@ -136,7 +136,10 @@ impl MetricsScrape {
 
 /// GETs `url` without credentials, aborted after `timeout_ms`: its status and at most
 /// [`MOST_BYTES_READ`] bytes of its body.
-async fn fetch_bounded(url: &str, timeout_ms: f64) -> Result<(u16, Vec<u8>), ScrapeFailure> {
+pub(crate) async fn fetch_bounded(
+    url: &str,
+    timeout_ms: f64,
+) -> Result<(u16, Vec<u8>), ScrapeFailure> {
     let controller = AbortController::new().map_err(|_| ScrapeFailure::Unreachable)?;
     fetch_bounded_with(url, timeout_ms, controller).await
 }

@@ -13,11 +13,14 @@ use crate::core::config::error::ConfigError;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::models::engine_hint;
-use crate::core::config::settings::RunConfig;
+use crate::core::config::settings::{url_origin, RunConfig};
 use crate::core::plan::RunPlan;
+use crate::core::telemetry::scrape::{check_metrics_answer, MetricsCheck};
+
 use crate::web::platform::clock::Clock;
 use crate::web::run::calibrate::calibrate;
 use crate::web::run::context::RunContext;
+use crate::web::run::metrics::fetch_bounded;
 use crate::web::run::preflight::{fetch_models, probe_window};
 use crate::web::run::sweep::run_sweep;
 use crate::web::state::error::RunError;
@@ -208,6 +211,7 @@ pub async fn load_models(state: AppState) -> Option<u64> {
             .await;
             let max_len = models.max_model_len(&model);
             state.endpoint_checked(models, model_fill, engine_fill);
+            state.metrics_checked(check_metrics(&config).await);
             max_len
         }
         Err(error) => {
@@ -215,4 +219,28 @@ pub async fn load_models(state: AppState) -> Option<u64> {
             None
         }
     }
+}
+
+/// How long the endpoint check waits for the server's `/metrics`: a check that hangs there
+/// would hold up the run it precedes.
+const METRICS_CHECK_TIMEOUT_MS: f64 = 2_000.0;
+
+/// Tries the run's metrics URL once, as the endpoint check (docs/guide/telemetry.md): what
+/// answers there, or why nothing can be read and what to do; `None` when `server_metrics` is
+/// off. The `/models` request just answered, so an unreadable answer from the same origin is
+/// CORS, not a server that is down.
+async fn check_metrics(config: &RunConfig) -> Option<MetricsCheck> {
+    let url = config.client.metrics_url(&config.base_url)?;
+    let same_origin =
+        url_origin(&url).is_some() && url_origin(&url) == url_origin(&config.base_url);
+    let outcome = fetch_bounded(&url, METRICS_CHECK_TIMEOUT_MS).await;
+    Some(check_metrics_answer(
+        &url,
+        config.client.server_metrics_interval_ms,
+        outcome
+            .as_ref()
+            .map(|(status, body)| (*status, body.as_slice()))
+            .map_err(Clone::clone),
+        same_origin,
+    ))
 }

@@ -29,6 +29,7 @@ use crate::core::present::sweep_status::{SweepEnding, SweepPosition, SweepStatus
 use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::metrics::MetricKind;
 use crate::core::slo::SloOutcome;
+use crate::core::telemetry::scrape::MetricsCheck;
 
 use crate::core::workload::read::ReadOptions;
 use crate::core::workload::Workload;
@@ -174,6 +175,7 @@ pub struct AppState {
     remember_key: RwSignal<bool>,
     key_storage_note: RwSignal<Option<String>>,
     models: RwSignal<Option<ModelsInfo>>,
+    metrics_check: RwSignal<Option<MetricsCheck>>,
     preflight_error: RwSignal<Option<(String, bool)>>,
     phase: RwSignal<RunPhase>,
     canceller: StoredValue<Option<Canceller>, LocalStorage>,
@@ -210,6 +212,7 @@ impl AppState {
             key_storage_note: RwSignal::new(None),
             api_key: RwSignal::new(remembered_key.unwrap_or_default()),
             models: RwSignal::new(None),
+            metrics_check: RwSignal::new(None),
             preflight_error: RwSignal::new(None),
             phase: RwSignal::new(RunPhase::Idle),
             canceller: StoredValue::new_local(None),
@@ -450,6 +453,16 @@ impl AppState {
             });
         }
         self.models.set(Some(models));
+    }
+
+    /// What the check found at the server's metrics URL (`None`: `server_metrics` is off).
+    pub fn metrics_checked(&self, check: Option<MetricsCheck>) {
+        self.metrics_check.set(check);
+    }
+
+    /// What the last endpoint check found at the server's metrics URL, when it looked.
+    pub fn metrics_check(&self) -> ReadSignal<Option<MetricsCheck>> {
+        self.metrics_check.read_only()
     }
 
     /// The check could not be made or failed: `summary` says why, `cors_help` whether the CORS

@@ -606,6 +606,17 @@ fn PreflightStatus() -> impl IntoView {
             })
         }}
         {move || {
+            state.metrics_check().get().map(|check| view! {
+                <p
+                    class=if check.found { "metrics-check" } else { "metrics-check warning" }
+                    data-testid="metrics-check"
+                    data-found=check.found.to_string()
+                >
+                    {check.text}
+                </p>
+            })
+        }}
+        {move || {
             let models = state.models().get()?;
             let engine = state.form().with(|form| form.get(FieldKey::Engine).to_owned());
             let notes: Vec<String> = models

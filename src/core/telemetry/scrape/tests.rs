@@ -239,3 +239,65 @@ fn a_server_that_answered_the_run_but_not_its_metrics_keeps_the_page_out_by_cors
         );
     }
 }
+
+#[test]
+fn the_endpoint_check_says_what_answers_at_the_metrics_url_and_what_to_do() {
+    let body = vllm_body(2, 40);
+    let found = check_metrics_answer(URL, 1_000, Ok((200, &body)), true);
+    assert!(found.found);
+    assert_eq!(
+        found.text,
+        "Server metrics: http://127.0.0.1:8000/metrics answers with 2 metrics in vLLM's names; \
+         each run scrapes it every 1 s and puts the server's view beside its own."
+    );
+    // Out of range intervals are said as a run clamps them.
+    let clamped = check_metrics_answer(URL, 5, Ok((200, &body)), true);
+    assert!(clamped.text.contains("every 0.1 s"), "{}", clamped.text);
+
+    let missing = check_metrics_answer(URL, 1_000, Ok((404, b"not found")), true);
+    assert!(!missing.found);
+    assert!(missing.text.starts_with("Server metrics: http://127.0.0.1:8000/metrics: HTTP 404: this server has no /metrics here"), "{}", missing.text);
+    assert!(missing
+        .text
+        .ends_with("Runs go on without the server's view."));
+
+    let blocked = check_metrics_answer(URL, 1_000, Err(ScrapeFailure::Unreachable), true);
+    assert!(
+        blocked
+            .text
+            .contains("does not let this page's origin read /metrics (CORS)"),
+        "{}",
+        blocked.text
+    );
+    let down = check_metrics_answer(URL, 1_000, Err(ScrapeFailure::Unreachable), false);
+    assert!(
+        down.text
+            .contains("the server is down, or it does not allow"),
+        "{}",
+        down.text
+    );
+
+    // A page that is not Prometheus text: nothing of it is quoted back.
+    let html = b"<html><script>alert(1)</script></html>";
+    let not_metrics = check_metrics_answer(URL, 1_000, Ok((200, html)), true);
+    assert!(!not_metrics.found);
+    assert!(
+        !not_metrics.text.contains("<script>"),
+        "{}",
+        not_metrics.text
+    );
+    assert!(not_metrics.text.contains("no metric strobe can read"));
+
+    // A credential in the URL never reaches the line.
+    let keyed = check_metrics_answer(
+        "http://user:secret@127.0.0.1:8000/metrics?token=abc",
+        1_000,
+        Ok((200, &body)),
+        true,
+    );
+    assert!(
+        !keyed.text.contains("secret") && !keyed.text.contains("abc"),
+        "{}",
+        keyed.text
+    );
+}
