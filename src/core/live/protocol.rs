@@ -26,6 +26,9 @@ pub const WORKER_SILENCE_LIMIT_MS: f64 = 10_000.0;
 /// How often the page calls [`WorkerSession::on_tick`], ms: the watchdogs' resolution.
 pub const WORKER_TICK_MS: f64 = 1_000.0;
 
+// A silence is noticed within a tenth of its limit.
+const _: () = assert!(WORKER_TICK_MS <= WORKER_SILENCE_LIMIT_MS / 10.0);
+
 /// What the page does with the worker after an input.
 #[derive(Debug, PartialEq)]
 pub enum WorkerAction {
