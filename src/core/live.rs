@@ -3,7 +3,8 @@
 //! run's counters ([`LiveProgress`]), the running numbers computed from both ([`LiveTally`],
 //! [`LiveSnapshot`]), and the messages between the page and the measurement worker
 //! ([`ToMeasurement`], [`FromMeasurement`]) and the reading worker ([`ToReader`],
-//! [`FromReader`]), which travel as JSON text.
+//! [`FromReader`]), which travel as JSON text. The page's side of the handshake with the
+//! measurement worker is a state machine of its own ([`protocol`]).
 //!
 //! Pure: times come in from the caller as Unix epoch milliseconds, so the page and a worker,
 //! whose `performance.now()` start at different moments, agree on them.
@@ -25,6 +26,7 @@ use crate::core::workload::read::Keep;
 use crate::core::workload::{Session, Workload, WorkloadSummary};
 
 pub mod checkpoint;
+pub mod protocol;
 
 /// A finished request, reduced to what the live numbers and charts read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,7 +2,9 @@
 // ports of one strobe-sim) carries 16 concurrent streams with no queueing inside the browser;
 // without a pool, concurrency 8 to one origin is detected and reported as queued, in the UI,
 // the artifact and the rows. Also: the main-thread measurement mode, kept for comparison, runs
-// and says so, and the quiet live view (`live_view=end`) draws nothing until its run ends.
+// and says so, and the quiet live view (`live_view=end`) draws nothing until its run ends. A
+// measurement worker that cannot load, dies mid-run, or is cancelled while it starts (the run
+// then ends as cancelled, having sent nothing) never leaves the run hanging.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
@@ -418,26 +420,45 @@ test('a measurement worker that dies mid-run stops the run with the reason inste
   }
 });
 
-test('cancel pressed while the measurement worker is still starting ends the run, measuring nothing', async () => {
+test('cancel pressed while the measurement worker is still starting ends the run as cancelled, having sent nothing', async () => {
   const sim = await startSim(['--seed', '17']);
   let page;
+  let release;
   try {
     ({ page } = await env.open({ base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '32' }));
-    // The worker's copy of the app's JavaScript glue arrives 2 s late, so Cancel certainly
-    // lands while the worker is still starting.
-    await page.route(/strobe-[0-9a-f]+\.js$/, async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      await route.continue();
+    // The worker cannot be ready before it has imported the app's JavaScript glue (the page has
+    // its own copy already, so only the worker asks for it now). Its request is held here until
+    // after Cancel, so Cancel certainly lands while the worker is still starting: the network is
+    // slow, the app is the one built.
+    let heard;
+    const held = new Promise((resolve) => (heard = resolve));
+    const routes = [];
+    release = () => routes.splice(0).forEach((route) => route.continue().catch(() => {}));
+    await page.route(/strobe-[0-9a-f]+\.js$/, (route) => {
+      routes.push(route);
+      heard();
     });
     await page.getByTestId('run').click();
-    await page.getByTestId('cancel').click();
-    await waitForRunEnd(page, 20_000);
+    await held;
     const status = page.getByTestId('status');
-    assert.equal(await status.getAttribute('data-state'), 'error');
-    assert.match(await status.textContent(), /the run was cancelled before its first request/);
-    const truth = await sim.truth();
-    assert.ok(truth.records.every((record) => !record.marker), 'nothing was measured');
+    assert.equal(await status.getAttribute('data-state'), 'running', 'the worker is starting');
+    const pressed = Date.now();
+    await page.getByTestId('cancel').click();
+    // Ended at once, the glue still held: nothing waits for the worker it will never start.
+    await waitForRunEnd(page, 5_000);
+    assert.ok(Date.now() - pressed < 3_000, 'the starting worker was not waited for');
+    assert.equal(await status.getAttribute('data-state'), 'cancelled', 'a cancel that sent nothing is no error');
+    assert.match(await status.textContent(), /^The run was cancelled before its first request\./);
+    // The glue arrives after all: the worker was ended, so no Start follows and nothing is sent.
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(await status.getAttribute('data-state'), 'cancelled');
+    assert.deepEqual((await sim.truth()).records, [], 'not one request was sent, warm-up included');
+    // The page is ready for the next run.
+    assert.ok(await page.getByTestId('run').isEnabled());
+    assert.ok(await page.getByTestId('cancel').isDisabled());
   } finally {
+    release?.();
     await page?.close();
     await sim.stop();
   }

@@ -7,7 +7,8 @@
 // (the prefix cache emptied before every run), files four runs with their sweep and repeat
 // blocks, and draws (and, dropped back, redraws) one curve of two points with their intervals;
 // Cancel between two repeats keeps the run that finished, in a sweep and in a plain group of
-// repeats, where it ends the cool-down at once.
+// repeats, where it ends the cool-down at once; so does Cancel while a later repeat's worker
+// is still starting (that repeat sends nothing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
@@ -331,6 +332,57 @@ test('cancel during the cool-down between two repeats ends the group and keeps t
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
+    await sim.stop();
+  }
+});
+
+test("cancel while a later repeat's worker starts keeps the runs before it, sending nothing more", async () => {
+  const sim = await startSim(['--seed', '39']);
+  let page;
+  let release = () => {};
+  try {
+    let errors;
+    ({ page, errors } = await env.open({
+      base_url: sim.baseUrls[0],
+      requests: '4',
+      concurrency: '2',
+      context_tokens: '128',
+      max_tokens: '16',
+      repeats: '2',
+      sweep_cooldown_s: '3',
+    }));
+    await page.getByTestId('run').click();
+    await page.getByTestId('library-row').first().waitFor({ timeout: 60_000 });
+    // The first repeat is filed and the cool-down runs. The next worker cannot be ready before
+    // it has imported the app's JavaScript glue: that request is held until after Cancel, so
+    // Cancel certainly lands while the second repeat's worker is still starting.
+    let heard;
+    const held = new Promise((resolve) => (heard = resolve));
+    const routes = [];
+    release = () => routes.splice(0).forEach((route) => route.continue().catch(() => {}));
+    await page.route(/strobe-[0-9a-f]+\.js$/, (route) => {
+      routes.push(route);
+      heard();
+    });
+    await held;
+    const status = page.getByTestId('status');
+    assert.equal(await status.getAttribute('data-state'), 'running', 'the second worker is starting');
+    const sentBefore = (await sim.truth()).records.length;
+    await page.getByTestId('cancel').click();
+    await waitForRunEnd(page, 5_000);
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // As a cancel during a later repeat's reset: the group ends, its first run kept.
+    assert.equal(await status.getAttribute('data-state'), 'finished');
+    assert.match(await status.textContent(), /^Finished \(cancelled\): 4 completed, 0 failed\./);
+    assert.equal(await page.getByTestId('library-row').count(), 1, 'the first run is kept');
+    const records = (await sim.truth()).records;
+    assert.equal(records.length, sentBefore, 'the second repeat sent nothing');
+    assert.equal(records.filter((record) => record.marker).length, 4, 'the first repeat, measured once');
+    assert.deepEqual(errors, []);
+  } finally {
+    release();
+    await page?.close();
     await sim.stop();
   }
 });

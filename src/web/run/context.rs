@@ -14,6 +14,7 @@ use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::{LiveView, PrefixCacheReset};
 use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
+use crate::core::live::LiveSnapshot;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
@@ -145,10 +146,9 @@ impl RunContext {
             let live = live.clone();
             Rc::new(move || live.cancel())
         };
+        let shown_before = state.snapshot().get_untracked();
         state.measuring(cancel, live.snapshot(), quiet);
-        if !quiet {
-            poll_live(live.clone(), state, self.slo.clone());
-        }
+        let polling = (!quiet).then(|| poll_live(live.clone(), state, self.slo.clone()));
         let checkpoints = Checkpoints::start(
             live.clone(),
             &checkpoint_plan,
@@ -157,7 +157,21 @@ impl RunContext {
         );
         let mut result = result.await;
         live.refresh();
-        state.live_update(live.snapshot(), None, None);
+        let snapshot = match &result {
+            // Cancelled while its worker started: this run sent nothing, so the page shows what
+            // it showed before it, cancelled, as after a cancel during the reset.
+            Err(error) if error.cancelled_before_measuring() => {
+                if let Some(polling) = &polling {
+                    polling.set(false);
+                }
+                LiveSnapshot {
+                    cancelled: true,
+                    ..shown_before
+                }
+            }
+            _ => live.snapshot(),
+        };
+        state.live_update(snapshot, None, None);
         self.checkpoint.set(None);
         if let Some(checkpoints) = checkpoints {
             match &result {
@@ -286,11 +300,18 @@ const LIVE_REFRESH_MS: f64 = 250.0;
 /// charts at most every [`LIVE_CHART_REFRESH_MS`], until the run ends. A timer, not an
 /// animation-frame loop: a page that asks for every frame makes the browser produce 60 frames a
 /// second even when nothing changed: CPU time taken from the cores the measurement shares.
-/// With an SLO, the requests so far are judged at each refresh too.
-fn poll_live(live: Rc<Measurement>, state: AppState, slo: Option<SloSpec>) {
+/// With an SLO, the requests so far are judged at each refresh too. Returns its switch: set to
+/// false, it stops without another refresh (a run that sent nothing leaves the page's numbers
+/// as they were).
+fn poll_live(live: Rc<Measurement>, state: AppState, slo: Option<SloSpec>) -> Rc<Cell<bool>> {
+    let polling = Rc::new(Cell::new(true));
+    let still_polling = polling.clone();
     spawn_local(async move {
         let mut charts_at = f64::NEG_INFINITY;
         loop {
+            if !still_polling.get() {
+                return;
+            }
             live.refresh();
             let finished = live.is_finished();
             let snapshot = live.snapshot();
@@ -312,4 +333,5 @@ fn poll_live(live: Rc<Measurement>, state: AppState, slo: Option<SloSpec>) {
             sleep_ms(LIVE_REFRESH_MS).await;
         }
     });
+    polling
 }

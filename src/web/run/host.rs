@@ -3,7 +3,10 @@
 //! page's copy of its progress ([`LiveTally`]), which the live numbers and charts read.
 //!
 //! In worker mode the page never touches a request: the worker sends the finished requests and
-//! the counters a few times a second, and at the end the artifact's exact text.
+//! the counters a few times a second, and at the end the artifact's exact text. What each of
+//! its messages, Cancel, its error event and the watchdog's tick mean is decided by the core's
+//! [`WorkerSession`]; this file only wires the worker's events and a timer to it and does the
+//! actions it returns.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -19,6 +22,7 @@ use crate::core::artifact::schema::client::ClientBlock;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::MeasurementThread;
 use crate::core::live::checkpoint::{checkpoint_artifact, CheckpointError, CheckpointInput};
+use crate::core::live::protocol::{WorkerAction, WorkerEnd, WorkerSession, WORKER_TICK_MS};
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveSnapshot, LiveTally, ToMeasurement,
 };
@@ -33,13 +37,6 @@ use crate::web::platform::clock::Clock;
 use crate::web::platform::js_error::js_text;
 use crate::web::platform::timers::sleep_ms;
 use crate::web::state::error::{RunError, USE_MAIN_THREAD};
-
-/// How long a new measurement worker may take to load and say it is ready.
-const WORKER_START_TIMEOUT_MS: f64 = 30_000.0;
-
-/// How long a running measurement worker may stay silent before the run is given up: it
-/// reports every 250 ms, so this is forty missed reports.
-const WORKER_SILENCE_LIMIT_MS: f64 = 10_000.0;
 
 /// How a run ends: its artifact, or the reason it has none.
 pub type RunResult = Result<ArtifactV1, RunError>;
@@ -64,8 +61,8 @@ enum Thread {
 /// The worker and the page's listeners on it (kept alive as long as the run is shown).
 struct WorkerLink {
     worker: Worker,
-    /// Cancel was pressed: before the worker is ready, that means it is never told to start.
-    cancel_requested: Rc<Cell<bool>>,
+    /// The handshake's state machine and what its actions act on (Cancel is one of its inputs).
+    wiring: Rc<SessionWiring>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(Event)>,
 }
@@ -112,7 +109,7 @@ impl Measurement {
                         .workload()
                         .map(|workload| Box::new(WorkloadRequests::clone(workload))),
                 };
-                let (link, result) = spawn_worker(start, tally.clone())?;
+                let (link, result) = spawn_worker(start, tally.clone(), clock.clone())?;
                 let worker = link.worker.clone();
                 let measurement = Rc::new(Self {
                     clock,
@@ -121,10 +118,13 @@ impl Measurement {
                     thread: Thread::Worker(link),
                 });
                 let result = async move {
-                    let result = result.await.unwrap_or(Err(RunError::WorkerGone));
+                    // The session terminates the worker as it ends; a result channel closed
+                    // without one leaves it to be ended here.
+                    let result = result.await.unwrap_or_else(|_| {
+                        worker.terminate();
+                        Err(RunError::WorkerGone)
+                    });
                     ended.set(true);
-                    // Its job is done: free its memory and connections.
-                    worker.terminate();
                     result
                 };
                 Ok((measurement, result.boxed_local()))
@@ -136,12 +136,7 @@ impl Measurement {
     pub fn cancel(&self) {
         match &self.thread {
             Thread::Page(live) => live.cancel(),
-            Thread::Worker(link) => {
-                link.cancel_requested.set(true);
-                if let Ok(text) = encode_message(&ToMeasurement::Cancel) {
-                    let _ = link.worker.post_message(&JsValue::from_str(&text));
-                }
-            }
+            Thread::Worker(link) => link.wiring.input(WorkerSession::on_cancel),
         }
     }
 
@@ -207,131 +202,155 @@ impl Measurement {
 
 /// Starts a module worker that loads this app's own wasm (its `main` sees no window and
 /// serves measurements, see [`serve_measurements`](crate::web::measure::worker::serve_measurements)),
-/// sends it `start` once it is ready, and routes its messages into `tally` and the result.
+/// and wires it to a [`WorkerSession`], which decides what each of its messages, Cancel, its
+/// error event and the watchdog's tick mean; the actions it returns are done here.
 fn spawn_worker(
     start: ToMeasurement,
     tally: Rc<RefCell<LiveTally>>,
+    clock: Clock,
 ) -> Result<(WorkerLink, oneshot::Receiver<RunResult>), RunError> {
     let (worker, code) = new_app_worker("strobe-measurement")?;
-
-    let (sender, receiver) = oneshot::channel::<RunResult>();
-    let sender = Rc::new(RefCell::new(Some(sender)));
-    let finish = {
-        let sender = sender.clone();
-        move |result: RunResult| {
-            if let Some(sender) = sender.borrow_mut().take() {
-                let _ = sender.send(result);
-            }
-        }
-    };
     let start_text = encode_message(&start).map_err(RunError::UnreadableMessage)?;
     drop(start);
-    let ready = Rc::new(Cell::new(false));
-    let cancel_requested = Rc::new(Cell::new(false));
-    let clock = Clock::of_this_thread();
-    let now_ms = move || clock.as_ref().map_or(0.0, Clock::now_ms);
-    let last_heard_ms = Rc::new(Cell::new(now_ms()));
+    let (sender, receiver) = oneshot::channel::<RunResult>();
+    let wiring = Rc::new(SessionWiring {
+        session: RefCell::new(WorkerSession::new(clock.now_ms())),
+        clock,
+        worker: worker.clone(),
+        tally,
+        start_text: RefCell::new(Some(start_text)),
+        sender: RefCell::new(Some(sender)),
+    });
     let on_message = {
-        let worker = worker.clone();
-        let finish = finish.clone();
-        let ready = ready.clone();
-        let cancel_requested = cancel_requested.clone();
-        let last_heard_ms = last_heard_ms.clone();
-        let tally = tally.clone();
-        let now_ms = now_ms.clone();
-        let mut start_text = Some(start_text);
+        let wiring = wiring.clone();
         Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            last_heard_ms.set(now_ms());
             let message = event
                 .data()
                 .as_string()
                 .ok_or_else(|| "a message that is not text".to_owned())
                 .and_then(|text| decode_message::<FromMeasurement>(&text));
-            match message {
-                Ok(FromMeasurement::Ready) => {
-                    ready.set(true);
-                    if cancel_requested.get() {
-                        // A Cancel posted while the worker was loading reached no listener.
-                        finish(Err(RunError::CancelledBeforeStart));
-                        start_text = None;
-                    }
-                    if let Some(text) = start_text.take() {
-                        let _ = worker.post_message(&JsValue::from_str(&text));
-                    }
-                }
-                Ok(FromMeasurement::Progress { progress, finished }) => {
-                    tally.borrow_mut().update(finished, progress);
-                }
-                Ok(FromMeasurement::Finished {
-                    progress,
-                    finished,
-                    artifact_text,
-                }) => {
-                    tally.borrow_mut().update(finished, progress);
-                    finish(
-                        serde_json::from_str::<ArtifactV1>(&artifact_text)
-                            .map_err(|err| RunError::UnreadableArtifact(err.to_string())),
-                    );
-                }
-                Ok(FromMeasurement::Failed {
-                    progress,
-                    finished,
-                    reason,
-                }) => {
-                    tally.borrow_mut().update(finished, progress);
-                    finish(Err(RunError::Measurement(reason)));
-                }
-                Err(reason) => finish(Err(RunError::UnreadableMessage(reason))),
-            }
+            let now_ms = wiring.now_ms();
+            wiring.input(|session| session.on_message(message, now_ms));
         })
     };
     // A script error arrives as an ErrorEvent with a message; a worker whose code could not
     // be loaded gets a plain Event, with nothing to say but that it failed.
     let on_error = {
-        let finish = finish.clone();
+        let wiring = wiring.clone();
         Closure::<dyn FnMut(Event)>::new(move |event: Event| {
             let detail = event
                 .dyn_ref::<ErrorEvent>()
                 .map(ErrorEvent::message)
                 .filter(|message| !message.is_empty())
                 .unwrap_or_else(|| "its code could not be loaded".to_owned());
-            finish(Err(RunError::WorkerFailed(detail)));
+            wiring.input(|session| session.on_worker_error(detail));
         })
     };
-    // The backstops: a worker that never says it is ready, or that falls silent (it reports
-    // four times a second while it runs; a crashed worker sends nothing), stops the run
-    // instead of hanging it.
-    wasm_bindgen_futures::spawn_local(async move {
-        sleep_ms(WORKER_START_TIMEOUT_MS).await;
-        if !ready.get() {
-            finish(Err(RunError::WorkerStartTimedOut(
-                WORKER_START_TIMEOUT_MS / 1000.0,
-            )));
-            return;
-        }
-        while sender.borrow().is_some() {
-            if now_ms() - last_heard_ms.get() > WORKER_SILENCE_LIMIT_MS {
-                finish(Err(RunError::WorkerSilent {
-                    silence_s: WORKER_SILENCE_LIMIT_MS / 1000.0,
-                    reported: tally.borrow().finished_count(),
-                }));
-                return;
+    // The backstops' clock: a worker that never says it is ready, or that falls silent,
+    // stops the run instead of hanging it (the session judges; this only ticks).
+    {
+        let wiring = wiring.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            while !wiring.session.borrow().is_ended() {
+                sleep_ms(WORKER_TICK_MS).await;
+                let now_ms = wiring.now_ms();
+                wiring.input(|session| session.on_tick(now_ms));
             }
-            sleep_ms(1_000.0).await;
-        }
-    });
+        });
+    }
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     code.hand_over(&worker)?;
     Ok((
         WorkerLink {
             worker,
-            cancel_requested,
+            wiring,
             _on_message: on_message,
             _on_error: on_error,
         },
         receiver,
     ))
+}
+
+/// What a [`WorkerSession`]'s actions act on: the worker, the page's tally, the run's `Start`
+/// text (held here, not in the session: it carries the API key) and the run's result.
+struct SessionWiring {
+    session: RefCell<WorkerSession>,
+    clock: Clock,
+    worker: Worker,
+    tally: Rc<RefCell<LiveTally>>,
+    start_text: RefCell<Option<String>>,
+    sender: RefCell<Option<oneshot::Sender<RunResult>>>,
+}
+
+impl SessionWiring {
+    /// The page's clock now, ms.
+    fn now_ms(&self) -> f64 {
+        self.clock.now_ms()
+    }
+
+    /// Gives the session one input and does what it answers.
+    fn input(&self, step: impl FnOnce(&mut WorkerSession) -> Vec<WorkerAction>) {
+        let actions = step(&mut self.session.borrow_mut());
+        for action in actions {
+            self.perform(action);
+        }
+    }
+
+    fn perform(&self, action: WorkerAction) {
+        match action {
+            WorkerAction::PostStart => {
+                if let Some(text) = self.start_text.borrow_mut().take() {
+                    self.post(&text, "the run");
+                }
+            }
+            WorkerAction::PostCancel => match encode_message(&ToMeasurement::Cancel) {
+                Ok(text) => self.post(&text, "Cancel"),
+                Err(reason) => self.input(|session| session.on_worker_error(reason)),
+            },
+            WorkerAction::UpdateTally { finished, progress } => {
+                self.tally.borrow_mut().update(finished, progress);
+            }
+            WorkerAction::Finish(end) => {
+                // The key goes with the run: a session that ended never posts its start.
+                self.start_text.borrow_mut().take();
+                if let Some(sender) = self.sender.borrow_mut().take() {
+                    // A dropped receiver means nobody waits for the result any more.
+                    sender.send(run_result(end)).unwrap_or_default();
+                }
+            }
+            WorkerAction::Terminate => self.worker.terminate(),
+        }
+    }
+
+    /// Posts `text` to the worker; a post the browser refuses ends the session as the worker's
+    /// failure, since the worker would never hear `what`.
+    fn post(&self, text: &str, what: &str) {
+        if let Err(error) = self.worker.post_message(&JsValue::from_str(text)) {
+            let detail = format!("the page could not send it {what} ({})", js_text(&error));
+            self.input(|session| session.on_worker_error(detail));
+        }
+    }
+}
+
+/// The page's words for how a worker's run ended.
+fn run_result(end: WorkerEnd) -> RunResult {
+    match end {
+        WorkerEnd::Finished(artifact) => Ok(*artifact),
+        WorkerEnd::Failed(reason) => Err(RunError::Measurement(reason)),
+        WorkerEnd::UnreadableArtifact(reason) => Err(RunError::UnreadableArtifact(reason)),
+        WorkerEnd::UnreadableMessage(reason) => Err(RunError::UnreadableMessage(reason)),
+        WorkerEnd::WorkerFailed(detail) => Err(RunError::WorkerFailed(detail)),
+        WorkerEnd::StartTimedOut { limit_s } => Err(RunError::WorkerStartTimedOut(limit_s)),
+        WorkerEnd::Silent {
+            silence_s,
+            reported,
+        } => Err(RunError::WorkerSilent {
+            silence_s,
+            reported,
+        }),
+        WorkerEnd::CancelledBeforeStart => Err(RunError::CancelledBeforeStart),
+    }
 }
 
 /// Where this app's code is, to hand over to a worker of its own.

@@ -39,8 +39,9 @@ async fn run(state: AppState, library: Library) {
     }
     match start(state, library).await {
         Ok(()) => {}
-        // Cancel during the prefix-cache reset: nothing was sent, nothing failed.
-        Err(error @ RunError::CancelledDuringReset(_)) => {
+        // Cancel during the prefix-cache reset or while the worker started: nothing of the
+        // run was sent, nothing failed.
+        Err(error) if error.cancelled_before_measuring() => {
             state.cancelled_before_measuring(error.to_string())
         }
         Err(error) => state.fail(error),
@@ -118,8 +119,9 @@ async fn run_repeats(
         }
         let mut artifact = match context.measure(config.clone()).await {
             Ok(artifact) => artifact,
-            // Cancel during a later repeat's reset: the repeats measured before it are kept.
-            Err(RunError::CancelledDuringReset(_)) if index > 0 => break,
+            // Cancel before a later repeat sent anything (during its reset, or while its worker
+            // started): the repeats measured before it are kept.
+            Err(error) if error.cancelled_before_measuring() && index > 0 => break,
             Err(error) => return Err(error),
         };
         if count > 1 {

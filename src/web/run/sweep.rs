@@ -48,7 +48,7 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
         repeats,
         done: Vec::new(),
         first_run_id: None,
-        cancelled_during_reset: None,
+        cancelled_before_measuring: None,
     };
     let mut next = plan.next(&sweep.done);
     let end = loop {
@@ -73,7 +73,7 @@ pub async fn run_sweep(context: &RunContext, mut spec: SweepSpec, base: RunConfi
         SweepEnd::Complete => None,
     };
     let measured_any = state.end_sweep(end);
-    match (failed_reason, sweep.cancelled_during_reset.take()) {
+    match (failed_reason, sweep.cancelled_before_measuring.take()) {
         (Some(_), Some(note)) if !measured_any => state.cancelled_before_measuring(note),
         (Some(reason), _) if !measured_any => state.fail(RunError::Sweep(reason)),
         _ => state.finish_run(),
@@ -92,9 +92,9 @@ struct SweepRun<'a> {
     /// The run id of the sweep's first run: the sweep's id and its steps' repeat groups
     /// are named after it.
     first_run_id: Option<String>,
-    /// Cancel came during a run's prefix-cache reset (that run sent nothing): what the page
-    /// says when nothing of the sweep was measured.
-    cancelled_during_reset: Option<String>,
+    /// Cancel came before a run sent anything (during its prefix-cache reset, or while its
+    /// worker started): what the page says when nothing of the sweep was measured.
+    cancelled_before_measuring: Option<String>,
 }
 
 impl SweepRun<'_> {
@@ -143,8 +143,8 @@ impl SweepRun<'_> {
             let mut artifact = match context.measure(step.config.clone()).await {
                 Ok(artifact) => artifact,
                 Err(error) if state.cancel_requested().get_untracked() => {
-                    if let RunError::CancelledDuringReset(_) = error {
-                        self.cancelled_during_reset = Some(error.to_string());
+                    if error.cancelled_before_measuring() {
+                        self.cancelled_before_measuring = Some(error.to_string());
                     }
                     mark_last_step(context, StopReason::Cancelled);
                     return Err(cancelled());

@@ -84,7 +84,8 @@ pub enum RunError {
     /// The artifact text the worker sent could not be read.
     #[error("the measurement worker's artifact could not be read: {0}")]
     UnreadableArtifact(String),
-    /// Cancel was pressed while the worker was still starting.
+    /// Cancel was pressed while the measurement worker was still starting: it was never told
+    /// to start, so no request of the run was sent.
     #[error("the run was cancelled before its first request")]
     CancelledBeforeStart,
     /// Cancel was pressed while the server's prefix cache was being emptied before the run.
@@ -93,4 +94,16 @@ pub enum RunError {
          the run was sent and nothing was measured; the server may still have done the reset"
     )]
     CancelledDuringReset(String),
+}
+
+impl RunError {
+    /// Whether Cancel ended the run before any request of it was sent (during the prefix-cache
+    /// reset, or while the measurement worker was starting): nothing was measured and nothing
+    /// failed, so the page shows the run as cancelled, not as an error.
+    pub fn cancelled_before_measuring(&self) -> bool {
+        matches!(
+            self,
+            Self::CancelledDuringReset(_) | Self::CancelledBeforeStart
+        )
+    }
 }

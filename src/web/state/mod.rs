@@ -53,7 +53,8 @@ pub enum RunPhase {
     /// The run could not start, or ended without an artifact; the error says why.
     Failed(RunError),
     /// Cancel ended the run before it measured anything (while the server's prefix cache was
-    /// being emptied); the text says what was and was not sent.
+    /// being emptied, or while the measurement worker was starting); the text says what was
+    /// and was not sent.
     Cancelled(String),
 }
 
