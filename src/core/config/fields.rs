@@ -2,15 +2,18 @@
 //! each field's key (the artifact's field name, or strobe's own for [`ClientOptions`](crate::core::config::settings::ClientOptions)), group,
 //! kind, bounds and help, in display order; and the cross-field rules' inputs.
 
-use crate::core::config::load::{
-    AUTO_STEPS, MAX_BURSTINESS, MAX_COOLDOWN_S, MAX_DURATION_S, MAX_RAMP_S, MAX_RATE, MIN_RATE,
-    REPEATS as REPEATS_RANGE,
+use std::fmt;
+
+use crate::core::config::bounds::{
+    DecimalBounds, WholeBounds, BURSTINESS_BOUNDS, BURST_BOUNDS, CONCURRENCY_BOUNDS,
+    CONTEXT_TOKENS_BOUNDS, DURATION_S_BOUNDS, FIXED_CONTEXT_TOKENS_BOUNDS, MARGIN_BOUNDS,
+    MAX_MODEL_LEN_BOUNDS, MAX_TOKENS_BOUNDS, MIN_MAX_TOKENS_WITH_CANARIES, RAMP_S_BOUNDS,
+    RATE_BOUNDS, REPEATS_BOUNDS, REQUESTS_BOUNDS, RESPONSE_WORDS_BOUNDS,
+    SERVER_METRICS_INTERVAL_MS_BOUNDS, SHARED_PREFIX_TOKENS_BOUNDS, SLO_TARGET_BOUNDS,
+    SWEEP_COOLDOWN_S_BOUNDS, SWEEP_MAX_ERROR_BOUNDS, SWEEP_MIN_ATTAINMENT_BOUNDS,
+    SWEEP_STEPS_BOUNDS, TEMPERATURE_BOUNDS, THINK_TIME_MS_BOUNDS, TIMEOUT_S_BOUNDS, TOP_P_BOUNDS,
+    TRACE_SPEED_BOUNDS,
 };
-use crate::core::config::settings::{
-    MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS,
-    MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S,
-};
-use crate::core::config::workload::{MAX_THINK_TIME_MS, MAX_TRACE_SPEED, MIN_TRACE_SPEED};
 
 /// Which fieldset a setting is shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,39 +60,27 @@ impl FieldGroup {
     }
 }
 
-/// What kind of input a setting takes; bounds are for the input element and for messages,
-/// the rules themselves are [`RunConfig::validate`](crate::core::config::settings::RunConfig::validate)'s.
+/// What kind of input a setting takes. A number's bounds are constants of
+/// [`bounds`](crate::core::config::bounds), the same ones
+/// [`RunConfig::validate`](crate::core::config::settings::RunConfig::validate) and the form's
+/// rules check against, so the help text ([`FieldSpec::help`]) and the rule cannot differ.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FieldKind {
     /// Free text.
     Text,
     /// An `http://` or `https://` URL.
     Url,
-    /// A whole number from `min` to `max` (inclusive).
-    Integer {
-        /// Smallest accepted value.
-        min: i64,
-        /// Largest accepted value.
-        max: i64,
-    },
-    /// A finite decimal number from `min` (exclusive when `min_exclusive`) to `max` (inclusive).
+    /// A whole number within the bounds.
+    Integer(WholeBounds),
+    /// A finite decimal number within the bounds.
     Decimal {
-        /// Lower bound.
-        min: f64,
-        /// Upper bound (inclusive).
-        max: f64,
-        /// Whether `min` itself is rejected (`timeout_s` and `top_p` must be above 0).
-        min_exclusive: bool,
+        /// The accepted values.
+        bounds: DecimalBounds,
         /// Whether the field may be left empty (then the setting is not sent / recorded null).
         optional: bool,
     },
-    /// Empty, or a whole number from `min` to `max` (inclusive).
-    OptionalInteger {
-        /// Smallest accepted value.
-        min: i64,
-        /// Largest accepted value.
-        max: i64,
-    },
+    /// Empty, or a whole number within the bounds.
+    OptionalInteger(WholeBounds),
     /// On or off; the form text is `"true"` or `"false"`.
     Toggle,
     /// One of the listed spellings.
@@ -108,10 +99,31 @@ pub struct FieldSpec {
     pub label: &'static str,
     /// What the input accepts.
     pub kind: FieldKind,
-    /// One or two user-facing sentences: what the setting does and what is allowed.
-    pub help: &'static str,
+    /// One or two user-facing sentences: what the setting does and what is allowed, its
+    /// numbers written as placeholders that [`FieldSpec::help`] fills in.
+    help: &'static str,
     /// The fieldset it belongs to.
     pub group: FieldGroup,
+}
+
+impl FieldSpec {
+    /// The help text, its numbers taken from the bounds the table holds: `{range}` is the
+    /// kind's bounds (`1–10000`, `above 0 and at most 1`), `{fixed_context}` those of a fixed
+    /// `context_tokens`, `{canary_max_tokens}` the least `max_tokens` with request canaries.
+    pub fn help(&self) -> String {
+        let range = match self.kind {
+            FieldKind::Integer(bounds) | FieldKind::OptionalInteger(bounds) => bounds.to_string(),
+            FieldKind::Decimal { bounds, .. } => bounds.to_string(),
+            _ => String::new(),
+        };
+        self.help
+            .replace("{range}", &range)
+            .replace("{fixed_context}", &FIXED_CONTEXT_TOKENS_BOUNDS.to_string())
+            .replace(
+                "{canary_max_tokens}",
+                &MIN_MAX_TOKENS_WITH_CANARIES.to_string(),
+            )
+    }
 }
 
 /// The spellings of [`PromptCacheMode`], in its `ALL` order.
@@ -143,16 +155,6 @@ pub(crate) const LOAD_MODES: &[&str] = &["concurrency", "rate"];
 /// The spellings of [`Arrivals`](super::choices::Arrivals), in its `ALL` order.
 pub(crate) const ARRIVAL_KINDS: &[&str] = &["poisson", "constant", "gamma"];
 
-/// `u64` bounds as `i64` for [`FieldKind::Integer`]; every bound in plan.rs is far below
-/// `i64::MAX`, and a larger one saturates instead of wrapping.
-const fn bound(value: u64) -> i64 {
-    if value > i64::MAX as u64 {
-        i64::MAX
-    } else {
-        value as i64
-    }
-}
-
 pub(crate) const BASE_URL: FieldSpec = FieldSpec {
     key: "base_url",
     label: "Base URL",
@@ -174,11 +176,8 @@ pub(crate) const SERVER_METRICS: FieldSpec = FieldSpec {
 pub(crate) const SERVER_METRICS_INTERVAL_MS: FieldSpec = FieldSpec {
     key: "server_metrics_interval_ms",
     label: "Metrics interval (ms)",
-    kind: FieldKind::Integer {
-        min: 100,
-        max: 60_000,
-    },
-    help: "How often the server's metrics are scraped during a run, 100–60000 ms.",
+    kind: FieldKind::Integer(SERVER_METRICS_INTERVAL_MS_BOUNDS),
+    help: "How often the server's metrics are scraped during a run, {range} ms.",
     group: FieldGroup::Endpoint,
 };
 pub(crate) const RESET_PREFIX_CACHE: FieldSpec = FieldSpec {
@@ -245,21 +244,15 @@ pub(crate) const ENDPOINT: FieldSpec = FieldSpec {
 pub(crate) const REQUESTS: FieldSpec = FieldSpec {
     key: "requests",
     label: "Requests",
-    kind: FieldKind::Integer {
-        min: 1,
-        max: bound(MAX_REQUESTS),
-    },
-    help: "Total number of requests to send, 1–10000.",
+    kind: FieldKind::Integer(REQUESTS_BOUNDS),
+    help: "Total number of requests to send, {range}.",
     group: FieldGroup::Load,
 };
 pub(crate) const CONCURRENCY: FieldSpec = FieldSpec {
     key: "concurrency",
     label: "Concurrency",
-    kind: FieldKind::Integer {
-        min: 1,
-        max: bound(MAX_CONCURRENCY),
-    },
-    help: "Requests in flight at once, 1–256. With load concurrency a new request starts as \
+    kind: FieldKind::Integer(CONCURRENCY_BOUNDS),
+    help: "Requests in flight at once, {range}. With load concurrency a new request starts as \
            soon as one finishes; with load rate it is the most in flight, and a request due \
            while that many are running waits for a slot (the run then says it was throttled).",
     group: FieldGroup::Load,
@@ -277,12 +270,10 @@ pub(crate) const RATE: FieldSpec = FieldSpec {
     key: "rate",
     label: "Rate (req/s)",
     kind: FieldKind::Decimal {
-        min: MIN_RATE,
-        max: MAX_RATE,
-        min_exclusive: false,
+        bounds: RATE_BOUNDS,
         optional: false,
     },
-    help: "With load rate: requests per second, 0.01–10000 (after any ramp).",
+    help: "With load rate: requests per second, {range} (after any ramp).",
     group: FieldGroup::Load,
 };
 pub(crate) const ARRIVALS: FieldSpec = FieldSpec {
@@ -297,22 +288,17 @@ pub(crate) const BURSTINESS: FieldSpec = FieldSpec {
     key: "burstiness",
     label: "Burstiness",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: MAX_BURSTINESS,
-        min_exclusive: true,
+        bounds: BURSTINESS_BOUNDS,
         optional: false,
     },
-    help: "With gamma arrivals: the gamma shape, above 0 and at most 100. 1 is Poisson, below 1 \
+    help: "With gamma arrivals: the gamma shape, {range}. 1 is Poisson, below 1 \
            burstier, above 1 smoother (vLLM's meaning).",
     group: FieldGroup::Load,
 };
 pub(crate) const ARRIVAL_SEED: FieldSpec = FieldSpec {
     key: "arrival_seed",
     label: "Arrival seed",
-    kind: FieldKind::OptionalInteger {
-        min: i64::MIN,
-        max: i64::MAX,
-    },
+    kind: FieldKind::OptionalInteger(WholeBounds::ANY),
     help: "With load rate: the seed of the gaps, any whole number. Empty uses the context seed. \
            The same seed gives the same schedule (and Python's random.Random the same gaps).",
     group: FieldGroup::Load,
@@ -321,38 +307,33 @@ pub(crate) const RAMP_S: FieldSpec = FieldSpec {
     key: "ramp_s",
     label: "Ramp (s)",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: MAX_RAMP_S,
-        min_exclusive: false,
+        bounds: RAMP_S_BOUNDS,
         optional: false,
     },
     help: "With load rate: seconds over which the rate goes linearly from the ramp's start rate \
-           to rate, 0–3600; 0 is no ramp.",
+           to rate, {range}; 0 is no ramp.",
     group: FieldGroup::Load,
 };
 pub(crate) const RAMP_START_RATE: FieldSpec = FieldSpec {
     key: "ramp_start_rate",
     label: "Ramp start (req/s)",
     kind: FieldKind::Decimal {
-        min: MIN_RATE,
-        max: MAX_RATE,
-        min_exclusive: false,
+        bounds: RATE_BOUNDS,
         optional: true,
     },
-    help: "With a ramp: the rate it starts from, 0.01–10000. Needed when ramp is above 0.",
+    help: "With a ramp: the rate it starts from, {range}. Needed when ramp is above 0.",
     group: FieldGroup::Load,
 };
 pub(crate) const DURATION_S: FieldSpec = FieldSpec {
     key: "duration_s",
     label: "Duration (s)",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: MAX_DURATION_S,
-        min_exclusive: true,
+        bounds: DURATION_S_BOUNDS,
         optional: true,
     },
-    help: "With load rate: schedule requests for this many seconds only (at most requests of \
-           them); the run then has those due before it ends. Empty sends every request.",
+    help: "With load rate: schedule requests for this many seconds only ({range}), at most \
+           requests of them; the run then has those due before it ends. Empty sends every \
+           request.",
     group: FieldGroup::Load,
 };
 pub(crate) const SWEEP: FieldSpec = FieldSpec {
@@ -368,37 +349,30 @@ pub(crate) const SWEEP: FieldSpec = FieldSpec {
 pub(crate) const SWEEP_STEPS: FieldSpec = FieldSpec {
     key: "sweep_steps",
     label: "Sweep steps",
-    kind: FieldKind::Integer {
-        min: *AUTO_STEPS.start() as i64,
-        max: *AUTO_STEPS.end() as i64,
-    },
-    help: "With sweep auto: how many steps, 3–20, the two measuring steps included.",
+    kind: FieldKind::Integer(SWEEP_STEPS_BOUNDS),
+    help: "With sweep auto: how many steps, {range}, the two measuring steps included.",
     group: FieldGroup::Load,
 };
 pub(crate) const SWEEP_MAX_ERROR: FieldSpec = FieldSpec {
     key: "sweep_max_error",
     label: "Stop at failures",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: 1.0,
-        min_exclusive: false,
+        bounds: SWEEP_MAX_ERROR_BOUNDS,
         optional: true,
     },
-    help: "With a sweep: stop after a step whose failed share of requests is above this, 0–1 \
-           (0.05 is 5 %). Empty never stops for failures.",
+    help: "With a sweep: stop after a step whose failed share of requests is above this, \
+           {range} (0.05 is 5 %). Empty never stops for failures.",
     group: FieldGroup::Load,
 };
 pub(crate) const SWEEP_MIN_ATTAINMENT: FieldSpec = FieldSpec {
     key: "sweep_min_attainment",
     label: "Stop below SLO (%)",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: 100.0,
-        min_exclusive: false,
+        bounds: SWEEP_MIN_ATTAINMENT_BOUNDS,
         optional: true,
     },
-    help: "With a sweep and an SLO: stop after a step in which fewer than this percentage of \
-           the requests met the SLO. Empty never stops for the SLO.",
+    help: "With a sweep and an SLO: stop after a step in which fewer than this percentage \
+           ({range}) of the requests met the SLO. Empty never stops for the SLO.",
     group: FieldGroup::Load,
 };
 pub(crate) const SWEEP_STOP_SATURATED: FieldSpec = FieldSpec {
@@ -413,23 +387,18 @@ pub(crate) const SWEEP_COOLDOWN_S: FieldSpec = FieldSpec {
     key: "sweep_cooldown_s",
     label: "Cool-down (s)",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: MAX_COOLDOWN_S,
-        min_exclusive: false,
+        bounds: SWEEP_COOLDOWN_S_BOUNDS,
         optional: false,
     },
-    help: "With a sweep or repeats: seconds to wait between two runs, 0–600, so the server \
+    help: "With a sweep or repeats: seconds to wait between two runs, {range}, so the server \
            settles.",
     group: FieldGroup::Load,
 };
 pub(crate) const REPEATS: FieldSpec = FieldSpec {
     key: "repeats",
     label: "Repeats",
-    kind: FieldKind::Integer {
-        min: *REPEATS_RANGE.start() as i64,
-        max: *REPEATS_RANGE.end() as i64,
-    },
-    help: "Run the same plan this many times, 1–20 (the same requests each time), to see \
+    kind: FieldKind::Integer(REPEATS_BOUNDS),
+    help: "Run the same plan this many times, {range} (the same requests each time), to see \
            whether a difference between runs is more than noise; with a sweep, each step. \
            1 runs once.",
     group: FieldGroup::Load,
@@ -448,13 +417,11 @@ pub(crate) const SLO_TARGET: FieldSpec = FieldSpec {
     key: "slo_target",
     label: "SLO target (%)",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: 100.0,
-        min_exclusive: true,
+        bounds: SLO_TARGET_BOUNDS,
         optional: false,
     },
-    help: "The share of requests that must meet the SLO for a load to count as carried: the \
-           capacity view finds the highest load of a sweep that keeps it.",
+    help: "The share of requests that must meet the SLO, {range} %, for a load to count as \
+           carried: the capacity view finds the highest load of a sweep that keeps it.",
     group: FieldGroup::Objective,
 };
 pub(crate) const WARMUP: FieldSpec = FieldSpec {
@@ -497,21 +464,16 @@ pub(crate) const LIVE_VIEW: FieldSpec = FieldSpec {
 pub(crate) const CONTEXT_TOKENS: FieldSpec = FieldSpec {
     key: "context_tokens",
     label: "Context tokens",
-    kind: FieldKind::Integer {
-        min: 0,
-        max: bound(MAX_CONTEXT_SETTING_TOKENS),
-    },
-    help: "Prompt length per request, 32–1048576 tokens, shortened to fit the model's context. \
-           0 samples the context per request from the published distribution (16k–262k tokens).",
+    kind: FieldKind::Integer(CONTEXT_TOKENS_BOUNDS),
+    help: "Prompt length per request, {fixed_context} tokens, shortened to fit the model's \
+           context. 0 samples the context per request from the published distribution \
+           (16k–262k tokens).",
     group: FieldGroup::Prompt,
 };
 pub(crate) const CONTEXT_SEED: FieldSpec = FieldSpec {
     key: "context_seed",
     label: "Context seed",
-    kind: FieldKind::Integer {
-        min: i64::MIN,
-        max: i64::MAX,
-    },
+    kind: FieldKind::Integer(WholeBounds::ANY),
     help: "Seed of the context sampler and the canary markers; any whole number. The same seed \
            plans the same contexts.",
     group: FieldGroup::Prompt,
@@ -537,32 +499,24 @@ pub(crate) const PROMPT_CACHE_MODE: FieldSpec = FieldSpec {
 pub(crate) const SHARED_PREFIX_TOKENS: FieldSpec = FieldSpec {
     key: "shared_prefix_tokens",
     label: "Shared prefix tokens",
-    kind: FieldKind::Integer {
-        min: 0,
-        max: bound(MAX_SHARED_PREFIX_TOKENS),
-    },
-    help: "Length of the common prefix in shared mode, 0–262144 tokens. Unique mode ignores it \
+    kind: FieldKind::Integer(SHARED_PREFIX_TOKENS_BOUNDS),
+    help: "Length of the common prefix in shared mode, {range} tokens. Unique mode ignores it \
            and records 0.",
     group: FieldGroup::Prompt,
 };
 pub(crate) const MAX_TOKENS: FieldSpec = FieldSpec {
     key: "max_tokens",
     label: "Max tokens",
-    kind: FieldKind::Integer {
-        min: 1,
-        max: bound(MAX_OUTPUT_SETTING),
-    },
-    help: "Most tokens each response may generate, 1–65536 (at least 16 with request canaries).",
+    kind: FieldKind::Integer(MAX_TOKENS_BOUNDS),
+    help: "Most tokens each response may generate, {range} (at least {canary_max_tokens} with \
+           request canaries).",
     group: FieldGroup::Prompt,
 };
 pub(crate) const RESPONSE_WORDS: FieldSpec = FieldSpec {
     key: "response_words",
     label: "Response words",
-    kind: FieldKind::Integer {
-        min: 0,
-        max: bound(MAX_OUTPUT_SETTING),
-    },
-    help: "Ask every response for exactly this many words, 0–65536, and record whether it \
+    kind: FieldKind::Integer(RESPONSE_WORDS_BOUNDS),
+    help: "Ask every response for exactly this many words, {range}, and record whether it \
            complied. 0 asks for a one-line summary instead.",
     group: FieldGroup::Prompt,
 };
@@ -579,7 +533,7 @@ pub(crate) const REQUEST_CANARIES: FieldSpec = FieldSpec {
     label: "Request canaries",
     kind: FieldKind::Toggle,
     help: "Every response must begin with its own marker, which catches responses crossed \
-           between requests. Needs max_tokens of 16 or more.",
+           between requests. Needs max_tokens of {canary_max_tokens} or more.",
     group: FieldGroup::Prompt,
 };
 pub(crate) const WORKLOAD_URL: FieldSpec = FieldSpec {
@@ -609,10 +563,7 @@ pub(crate) const WORKLOAD_ORDER: FieldSpec = FieldSpec {
 pub(crate) const WORKLOAD_SEED: FieldSpec = FieldSpec {
     key: "workload_seed",
     label: "Workload seed",
-    kind: FieldKind::Integer {
-        min: i64::MIN,
-        max: i64::MAX,
-    },
+    kind: FieldKind::Integer(WholeBounds::ANY),
     help: "Seed of the shuffled order; any whole number.",
     group: FieldGroup::Workload,
 };
@@ -636,12 +587,9 @@ pub(crate) const HISTORY: FieldSpec = FieldSpec {
 pub(crate) const THINK_TIME_MS: FieldSpec = FieldSpec {
     key: "think_time_ms",
     label: "Think time (ms)",
-    kind: FieldKind::Integer {
-        min: 0,
-        max: bound(MAX_THINK_TIME_MS),
-    },
+    kind: FieldKind::Integer(THINK_TIME_MS_BOUNDS),
     help: "In sessions, the wait after a reply before the next turn when the record gives no \
-           delay, 0–600000 ms.",
+           delay, {range} ms.",
     group: FieldGroup::Workload,
 };
 pub(crate) const SESSION_HEADER: FieldSpec = FieldSpec {
@@ -656,37 +604,31 @@ pub(crate) const TRACE_SPEED: FieldSpec = FieldSpec {
     key: "trace_speed",
     label: "Trace speed",
     kind: FieldKind::Decimal {
-        min: MIN_TRACE_SPEED,
-        max: MAX_TRACE_SPEED,
-        min_exclusive: false,
+        bounds: TRACE_SPEED_BOUNDS,
         optional: false,
     },
     help: "A trace's requests go out at their timestamps divided by this: 1 real time, 2 twice \
-           as fast, 0.01–1000.",
+           as fast, {range}.",
     group: FieldGroup::Workload,
 };
 pub(crate) const TEMPERATURE: FieldSpec = FieldSpec {
     key: "temperature",
     label: "Temperature",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: MAX_TEMPERATURE,
-        min_exclusive: false,
+        bounds: TEMPERATURE_BOUNDS,
         optional: true,
     },
-    help: "Sampling temperature, 0–2. Empty sends 0.0 and records no requested value.",
+    help: "Sampling temperature, {range}. Empty sends 0.0 and records no requested value.",
     group: FieldGroup::Sampling,
 };
 pub(crate) const TOP_P: FieldSpec = FieldSpec {
     key: "top_p",
     label: "Top p",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: 1.0,
-        min_exclusive: true,
+        bounds: TOP_P_BOUNDS,
         optional: true,
     },
-    help: "Nucleus sampling, above 0 and at most 1. Empty does not send top_p.",
+    help: "Nucleus sampling, {range}. Empty does not send top_p.",
     group: FieldGroup::Sampling,
 };
 pub(crate) const THINKING_MODE: FieldSpec = FieldSpec {
@@ -709,12 +651,10 @@ pub(crate) const TIMEOUT_S: FieldSpec = FieldSpec {
     key: "timeout_s",
     label: "Timeout (s)",
     kind: FieldKind::Decimal {
-        min: 0.0,
-        max: MAX_TIMEOUT_S,
-        min_exclusive: true,
+        bounds: TIMEOUT_S_BOUNDS,
         optional: false,
     },
-    help: "Per-request idle timeout in seconds, above 0 and at most 3600: a request on which no \
+    help: "Per-request idle timeout in seconds, {range}: a request on which no \
            data arrives for that long is recorded as failed (TimeoutError), as the reference \
            tool's read timeout does.",
     group: FieldGroup::Limits,
@@ -722,37 +662,65 @@ pub(crate) const TIMEOUT_S: FieldSpec = FieldSpec {
 pub(crate) const MAX_MODEL_LEN: FieldSpec = FieldSpec {
     key: "max_model_len",
     label: "Max model length",
-    kind: FieldKind::Integer {
-        min: 0,
-        max: bound(MAX_CONTEXT_SETTING_TOKENS),
-    },
-    help: "The model's context length, 0–1048576 tokens; it must exceed max tokens plus margin. \
+    kind: FieldKind::Integer(MAX_MODEL_LEN_BOUNDS),
+    help: "The model's context length, {range} tokens; it must exceed max tokens plus margin. \
            0 discovers it from /models.",
     group: FieldGroup::Limits,
 };
 pub(crate) const MARGIN: FieldSpec = FieldSpec {
     key: "margin",
     label: "Context margin",
-    kind: FieldKind::Integer {
-        min: 0,
-        max: bound(MAX_CONTEXT_SETTING_TOKENS),
-    },
+    kind: FieldKind::Integer(MARGIN_BOUNDS),
     help: "Tokens kept free besides max tokens when prompts are shortened to fit the model's \
-           context, 0–1048576.",
+           context, {range}.",
     group: FieldGroup::Limits,
+};
+
+pub(crate) const BURST: FieldSpec = FieldSpec {
+    key: "burst",
+    label: "Burst",
+    kind: FieldKind::Integer(BURST_BOUNDS),
+    help: "Requests sent all at once (the reference tool's --burst), {range}; 0 sends none, and \
+           a burst needs prompt_cache_mode shared. The form has no field for it.",
+    group: FieldGroup::Load,
+};
+pub(crate) const CLOCK_DOMAIN_ID: FieldSpec = FieldSpec {
+    key: "clock_domain_id",
+    label: "Clock domain",
+    kind: FieldKind::Text,
+    help: "The operator's name for the clock the timestamps share, 1 to 64 letters, digits, \
+           '.', '_' or '-'. The form has no field for it.",
+    group: FieldGroup::Endpoint,
+};
+pub(crate) const CONFIGURATION_FINGERPRINT: FieldSpec = FieldSpec {
+    key: "configuration_fingerprint",
+    label: "Configuration fingerprint",
+    kind: FieldKind::Text,
+    help: "sha256: and 64 lowercase hex digits naming the serving configuration. The form has \
+           no field for it.",
+    group: FieldGroup::Endpoint,
 };
 
 /// Declares [`FieldKey`] and [`FIELDS`] from one list, so the enum and the table always hold the
 /// same fields in the same (display) order.
 macro_rules! run_form_fields {
-    ($($variant:ident => $spec:ident),* $(,)?) => {
-        /// Every field of the run form, by name: code that names a field names it with a
-        /// variant, so a misspelt field is a compile error, not a silently ignored key.
+    (
+        $($variant:ident => $spec:ident),* $(,)?;
+        without a field: $($hidden:ident => $hidden_spec:ident),* $(,)?
+    ) => {
+        /// Every field of the run form, by name, and the settings
+        /// [`RunConfig::validate`](crate::core::config::settings::RunConfig::validate) checks
+        /// that the form has no field for: code that names a field names it with a variant, so
+        /// a misspelt field is a compile error, not a silently ignored key.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum FieldKey {
             $(
                 #[doc = concat!("The `", stringify!($spec), "` field.")]
                 $variant,
+            )*
+            $(
+                #[doc = concat!("The `", stringify!($hidden_spec), "` setting (no form field).")]
+                $hidden,
             )*
         }
 
@@ -760,10 +728,16 @@ macro_rules! run_form_fields {
             /// Every field, in display order (the order of [`FIELDS`]).
             pub const ALL: &'static [FieldKey] = &[$(FieldKey::$variant),*];
 
-            /// The field's description in [`FIELDS`].
+            /// The settings a [`RunConfig`](crate::core::config::settings::RunConfig) has and
+            /// the form does not show: a link cannot set them, an error can name them.
+            pub const WITHOUT_FIELD: &'static [FieldKey] = &[$(FieldKey::$hidden),*];
+
+            /// The field's description: its entry in [`FIELDS`], or the table's entry of a
+            /// setting without a field.
             pub fn spec(self) -> &'static FieldSpec {
                 match self {
-                    $(FieldKey::$variant => &$spec),*
+                    $(FieldKey::$variant => &$spec,)*
+                    $(FieldKey::$hidden => &$hidden_spec,)*
                 }
             }
         }
@@ -831,7 +805,11 @@ run_form_fields! {
     ReasoningEffort => REASONING_EFFORT,
     TimeoutS => TIMEOUT_S,
     MaxModelLen => MAX_MODEL_LEN,
-    Margin => MARGIN,
+    Margin => MARGIN;
+    without a field:
+    Burst => BURST,
+    ClockDomainId => CLOCK_DOMAIN_ID,
+    ConfigurationFingerprint => CONFIGURATION_FINGERPRINT,
 }
 
 impl FieldKey {
@@ -866,35 +844,50 @@ impl FieldKey {
     }
 }
 
+/// The artifact field name (also the query key), as messages name the field.
+impl fmt::Display for FieldKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The form field with this key, if there is one.
 pub fn field_spec(key: &str) -> Option<&'static FieldSpec> {
     FIELDS.iter().find(|spec| spec.key == key)
 }
 
-/// Position of a field in [`FIELDS`], for sorting errors into display order.
-pub(crate) fn display_position(key: &str) -> usize {
-    FIELDS
+/// Position of a field in [`FIELDS`], for sorting errors into display order; a setting
+/// without a field comes after them all.
+pub(crate) fn display_position(key: FieldKey) -> usize {
+    FieldKey::ALL
         .iter()
-        .position(|spec| spec.key == key)
+        .position(|field| *field == key)
         .unwrap_or(FIELDS.len())
 }
 
 /// Cross-field rules of [`RunConfig::validate`]: an error reported on the first field also
 /// reads the listed fields. When one of those could not be parsed, the rule saw a stand-in
 /// value, so its error would mislead and is held back until the input is fixed.
-pub(crate) const RULE_INPUTS: &[(&str, &[&str])] = &[
-    ("max_tokens", &["request_canaries"]),
-    ("controlled_output_policy", &["response_words"]),
-    ("max_model_len", &["max_tokens", "margin"]),
-    ("reasoning_effort", &["thinking_mode"]),
-    ("rate", &["load"]),
-    ("burstiness", &["load", "arrivals"]),
-    ("ramp_s", &["load"]),
-    ("ramp_start_rate", &["load", "ramp_s"]),
-    ("duration_s", &["load"]),
+pub(crate) const RULE_INPUTS: &[(FieldKey, &[FieldKey])] = &[
+    (FieldKey::MaxTokens, &[FieldKey::RequestCanaries]),
+    (FieldKey::ControlledOutputPolicy, &[FieldKey::ResponseWords]),
     (
-        "reset_prefix_cache",
-        &["engine", "base_url", "reset_prefix_cache_url"],
+        FieldKey::MaxModelLen,
+        &[FieldKey::MaxTokens, FieldKey::Margin],
+    ),
+    (FieldKey::ReasoningEffort, &[FieldKey::ThinkingMode]),
+    (FieldKey::Rate, &[FieldKey::Load]),
+    (FieldKey::Burstiness, &[FieldKey::Load, FieldKey::Arrivals]),
+    (FieldKey::RampS, &[FieldKey::Load]),
+    (FieldKey::RampStartRate, &[FieldKey::Load, FieldKey::RampS]),
+    (FieldKey::DurationS, &[FieldKey::Load]),
+    (
+        FieldKey::ResetPrefixCache,
+        &[
+            FieldKey::Engine,
+            FieldKey::BaseUrl,
+            FieldKey::ResetPrefixCacheUrl,
+        ],
     ),
 ];
 

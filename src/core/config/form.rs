@@ -6,6 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use thiserror::Error;
 
+use crate::core::config::bounds::{
+    DecimalBounds, WholeBounds, REPEATS_BOUNDS, SLO_TARGET_BOUNDS, SWEEP_COOLDOWN_S_BOUNDS,
+    SWEEP_MAX_ERROR_BOUNDS, SWEEP_MIN_ATTAINMENT_BOUNDS, SWEEP_STEPS_BOUNDS,
+};
 use crate::core::config::choices::{
     ApiEndpoint, HistoryMode, OutputLengths, WorkloadOrder, WorkloadTurns,
 };
@@ -19,62 +23,19 @@ use crate::core::config::fields::display_position;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::fields::FieldKind;
 use crate::core::config::fields::FieldSpec;
-use crate::core::config::fields::ARRIVALS;
-use crate::core::config::fields::ARRIVAL_SEED;
-use crate::core::config::fields::BASE_URL;
-use crate::core::config::fields::BURSTINESS;
-use crate::core::config::fields::CONCURRENCY;
-use crate::core::config::fields::CONTEXT_CALIBRATION;
-use crate::core::config::fields::CONTEXT_SEED;
-use crate::core::config::fields::CONTEXT_TOKENS;
-use crate::core::config::fields::CONTROLLED_OUTPUT_POLICY;
-use crate::core::config::fields::DURATION_S;
-use crate::core::config::fields::ENGINE;
 use crate::core::config::fields::FIELDS;
-use crate::core::config::fields::GPU;
-use crate::core::config::fields::LIVE_VIEW;
-use crate::core::config::fields::LOAD;
-use crate::core::config::fields::MARGIN;
-use crate::core::config::fields::MAX_MODEL_LEN;
-use crate::core::config::fields::MAX_TOKENS;
-use crate::core::config::fields::MEASUREMENT;
-use crate::core::config::fields::MODEL;
-use crate::core::config::fields::POOL;
-use crate::core::config::fields::PROMPT_CACHE_MODE;
-use crate::core::config::fields::RAMP_S;
-use crate::core::config::fields::RAMP_START_RATE;
-use crate::core::config::fields::RATE;
-use crate::core::config::fields::REASONING_EFFORT;
-use crate::core::config::fields::REPEATS;
-use crate::core::config::fields::REQUESTS;
-use crate::core::config::fields::REQUEST_CANARIES;
-use crate::core::config::fields::RESPONSE_WORDS;
 use crate::core::config::fields::RULE_INPUTS;
-use crate::core::config::fields::SHARED_PREFIX_TOKENS;
-use crate::core::config::fields::SLO;
-use crate::core::config::fields::SLO_TARGET;
-use crate::core::config::fields::SWEEP;
-use crate::core::config::fields::SWEEP_COOLDOWN_S;
-use crate::core::config::fields::SWEEP_MAX_ERROR;
-use crate::core::config::fields::SWEEP_MIN_ATTAINMENT;
-use crate::core::config::fields::SWEEP_STEPS;
-use crate::core::config::fields::SWEEP_STOP_SATURATED;
-use crate::core::config::fields::TEMPERATURE;
-use crate::core::config::fields::THINKING_MODE;
-use crate::core::config::fields::TIMEOUT_S;
-use crate::core::config::fields::TOP_P;
-use crate::core::config::fields::TRACES;
-use crate::core::config::fields::WARMUP;
 use crate::core::config::fields::{
-    ENDPOINT, HISTORY, OUTPUT_LENGTHS, SESSION_HEADER, THINK_TIME_MS, TRACE_SPEED, WORKLOAD_ORDER,
-    WORKLOAD_SEED, WORKLOAD_TURNS, WORKLOAD_URL,
+    ARRIVALS, ARRIVAL_SEED, BASE_URL, BURSTINESS, CONCURRENCY, CONTEXT_CALIBRATION, CONTEXT_SEED,
+    CONTEXT_TOKENS, CONTROLLED_OUTPUT_POLICY, DURATION_S, ENDPOINT, ENGINE, GPU, HISTORY,
+    LIVE_VIEW, LOAD, MARGIN, MAX_MODEL_LEN, MAX_TOKENS, MEASUREMENT, MODEL, OUTPUT_LENGTHS, POOL,
+    PROMPT_CACHE_MODE, RAMP_S, RAMP_START_RATE, RATE, REASONING_EFFORT, REPEATS, REQUESTS,
+    REQUEST_CANARIES, RESET_PREFIX_CACHE, RESET_PREFIX_CACHE_URL, RESPONSE_WORDS, SERVER_METRICS,
+    SERVER_METRICS_INTERVAL_MS, SESSION_HEADER, SHARED_PREFIX_TOKENS, SLO_TARGET, SWEEP_COOLDOWN_S,
+    SWEEP_STEPS, SWEEP_STOP_SATURATED, TEMPERATURE, THINKING_MODE, THINK_TIME_MS, TIMEOUT_S, TOP_P,
+    TRACES, TRACE_SPEED, WARMUP, WORKLOAD_ORDER, WORKLOAD_SEED, WORKLOAD_TURNS, WORKLOAD_URL,
 };
-use crate::core::config::fields::{
-    RESET_PREFIX_CACHE, RESET_PREFIX_CACHE_URL, SERVER_METRICS, SERVER_METRICS_INTERVAL_MS,
-};
-use crate::core::config::load::{
-    LoadOptions, AUTO_STEPS, DEFAULT_AUTO_STEPS, MAX_COOLDOWN_S, REPEATS as REPEATS_RANGE,
-};
+use crate::core::config::load::{LoadOptions, DEFAULT_AUTO_STEPS};
 use crate::core::config::settings::{
     ClientOptions, RunConfig, DEFAULT_SERVER_METRICS_INTERVAL_MS, SERVER_METRICS_OFF,
 };
@@ -355,107 +316,131 @@ impl RunForm {
             errors: Vec::new(),
         };
         let config = RunConfig {
-            base_url: parser.required_text(&BASE_URL),
-            model: parser.required_text(&MODEL),
-            engine: parser.engine(&ENGINE),
-            gpu: parser.optional_text(&GPU),
-            requests: parser.unsigned(&REQUESTS).unwrap_or(defaults.requests),
+            base_url: parser.required_text(FieldKey::BaseUrl),
+            model: parser.required_text(FieldKey::Model),
+            engine: parser.engine(FieldKey::Engine),
+            gpu: parser.optional_text(FieldKey::Gpu),
+            requests: parser
+                .unsigned(FieldKey::Requests)
+                .unwrap_or(defaults.requests),
             concurrency: parser
-                .unsigned(&CONCURRENCY)
+                .unsigned(FieldKey::Concurrency)
                 .unwrap_or(defaults.concurrency),
             context_tokens: parser
-                .unsigned(&CONTEXT_TOKENS)
+                .unsigned(FieldKey::ContextTokens)
                 .unwrap_or(defaults.context_tokens),
             context_seed: parser
-                .signed(&CONTEXT_SEED)
+                .signed(FieldKey::ContextSeed)
                 .unwrap_or(defaults.context_seed),
             prompt_cache_mode: parser
-                .choice(&PROMPT_CACHE_MODE)
+                .choice(FieldKey::PromptCacheMode)
                 .unwrap_or(defaults.prompt_cache_mode),
             shared_prefix_tokens: parser
-                .unsigned(&SHARED_PREFIX_TOKENS)
+                .unsigned(FieldKey::SharedPrefixTokens)
                 .unwrap_or(defaults.shared_prefix_tokens),
-            max_tokens: parser.unsigned(&MAX_TOKENS).unwrap_or(defaults.max_tokens),
+            max_tokens: parser
+                .unsigned(FieldKey::MaxTokens)
+                .unwrap_or(defaults.max_tokens),
             response_words: parser
-                .unsigned(&RESPONSE_WORDS)
+                .unsigned(FieldKey::ResponseWords)
                 .unwrap_or(defaults.response_words),
             controlled_output_policy: parser
-                .choice(&CONTROLLED_OUTPUT_POLICY)
+                .choice(FieldKey::ControlledOutputPolicy)
                 .unwrap_or(defaults.controlled_output_policy),
             request_canaries: parser
-                .toggle(&REQUEST_CANARIES)
+                .toggle(FieldKey::RequestCanaries)
                 .unwrap_or(defaults.request_canaries),
-            temperature: parser.optional_decimal(&TEMPERATURE).unwrap_or(None),
-            top_p: parser.optional_decimal(&TOP_P).unwrap_or(None),
+            temperature: parser
+                .optional_decimal(FieldKey::Temperature)
+                .unwrap_or(None),
+            top_p: parser.optional_decimal(FieldKey::TopP).unwrap_or(None),
             thinking_mode: parser
-                .choice(&THINKING_MODE)
+                .choice(FieldKey::ThinkingMode)
                 .unwrap_or(defaults.thinking_mode),
-            reasoning_effort: parser.optional_choice(&REASONING_EFFORT).unwrap_or(None),
-            timeout_s: parser.decimal(&TIMEOUT_S).unwrap_or(defaults.timeout_s),
+            reasoning_effort: parser
+                .optional_choice(FieldKey::ReasoningEffort)
+                .unwrap_or(None),
+            timeout_s: parser
+                .decimal(FieldKey::TimeoutS)
+                .unwrap_or(defaults.timeout_s),
             max_model_len: parser
-                .unsigned(&MAX_MODEL_LEN)
+                .unsigned(FieldKey::MaxModelLen)
                 .unwrap_or(defaults.max_model_len),
-            margin: parser.unsigned(&MARGIN).unwrap_or(defaults.margin),
+            margin: parser.unsigned(FieldKey::Margin).unwrap_or(defaults.margin),
             load: LoadOptions {
-                mode: parser.choice(&LOAD).unwrap_or(defaults.load.mode),
-                rate: parser.decimal(&RATE).unwrap_or(defaults.load.rate),
-                arrivals: parser.choice(&ARRIVALS).unwrap_or(defaults.load.arrivals),
+                mode: parser.choice(FieldKey::Load).unwrap_or(defaults.load.mode),
+                rate: parser.decimal(FieldKey::Rate).unwrap_or(defaults.load.rate),
+                arrivals: parser
+                    .choice(FieldKey::Arrivals)
+                    .unwrap_or(defaults.load.arrivals),
                 burstiness: parser
-                    .decimal(&BURSTINESS)
+                    .decimal(FieldKey::Burstiness)
                     .unwrap_or(defaults.load.burstiness),
-                arrival_seed: parser.optional_signed(&ARRIVAL_SEED).unwrap_or(None),
-                ramp_s: parser.decimal(&RAMP_S).unwrap_or(defaults.load.ramp_s),
-                ramp_start_rate: parser.optional_decimal(&RAMP_START_RATE).unwrap_or(None),
-                duration_s: parser.optional_decimal(&DURATION_S).unwrap_or(None),
+                arrival_seed: parser
+                    .optional_signed(FieldKey::ArrivalSeed)
+                    .unwrap_or(None),
+                ramp_s: parser
+                    .decimal(FieldKey::RampS)
+                    .unwrap_or(defaults.load.ramp_s),
+                ramp_start_rate: parser
+                    .optional_decimal(FieldKey::RampStartRate)
+                    .unwrap_or(None),
+                duration_s: parser.optional_decimal(FieldKey::DurationS).unwrap_or(None),
             },
             client: ClientOptions {
-                warmup: parser.toggle(&WARMUP).unwrap_or(defaults.client.warmup),
+                warmup: parser
+                    .toggle(FieldKey::Warmup)
+                    .unwrap_or(defaults.client.warmup),
                 chunk_traces: parser
-                    .toggle(&TRACES)
+                    .toggle(FieldKey::Traces)
                     .unwrap_or(defaults.client.chunk_traces),
                 measurement: parser
-                    .choice(&MEASUREMENT)
+                    .choice(FieldKey::Measurement)
                     .unwrap_or(defaults.client.measurement),
                 live_view: parser
-                    .choice(&LIVE_VIEW)
+                    .choice(FieldKey::LiveView)
                     .unwrap_or(defaults.client.live_view),
-                endpoint_pool: parser.url_list(&POOL),
+                endpoint_pool: parser.url_list(FieldKey::Pool),
                 context_calibration: parser
-                    .toggle(&CONTEXT_CALIBRATION)
+                    .toggle(FieldKey::ContextCalibration)
                     .unwrap_or(defaults.client.context_calibration),
                 server_metrics: parser
-                    .optional_text(&SERVER_METRICS)
+                    .optional_text(FieldKey::ServerMetrics)
                     .unwrap_or(defaults.client.server_metrics),
                 server_metrics_interval_ms: parser
-                    .unsigned(&SERVER_METRICS_INTERVAL_MS)
+                    .unsigned(FieldKey::ServerMetricsIntervalMs)
                     .unwrap_or(defaults.client.server_metrics_interval_ms),
                 reset_prefix_cache: parser
-                    .choice(&RESET_PREFIX_CACHE)
+                    .choice(FieldKey::ResetPrefixCache)
                     .unwrap_or(defaults.client.reset_prefix_cache),
-                reset_prefix_cache_url: parser.optional_text(&RESET_PREFIX_CACHE_URL),
+                reset_prefix_cache_url: parser.optional_text(FieldKey::ResetPrefixCacheUrl),
             },
-            endpoint: parser.choice(&ENDPOINT).unwrap_or(defaults.endpoint),
+            endpoint: parser
+                .choice(FieldKey::Endpoint)
+                .unwrap_or(defaults.endpoint),
             workload: WorkloadOptions {
-                url: parser.optional_text(&WORKLOAD_URL),
+                url: parser.optional_text(FieldKey::WorkloadUrl),
                 turns: parser
-                    .choice(&WORKLOAD_TURNS)
+                    .choice(FieldKey::WorkloadTurns)
                     .unwrap_or(defaults.workload.turns),
                 order: parser
-                    .choice(&WORKLOAD_ORDER)
+                    .choice(FieldKey::WorkloadOrder)
                     .unwrap_or(defaults.workload.order),
                 seed: parser
-                    .signed(&WORKLOAD_SEED)
+                    .signed(FieldKey::WorkloadSeed)
                     .unwrap_or(defaults.workload.seed),
                 output_lengths: parser
-                    .choice(&OUTPUT_LENGTHS)
+                    .choice(FieldKey::OutputLengths)
                     .unwrap_or(defaults.workload.output_lengths),
-                history: parser.choice(&HISTORY).unwrap_or(defaults.workload.history),
+                history: parser
+                    .choice(FieldKey::History)
+                    .unwrap_or(defaults.workload.history),
                 think_time_ms: parser
-                    .unsigned(&THINK_TIME_MS)
+                    .unsigned(FieldKey::ThinkTimeMs)
                     .unwrap_or(defaults.workload.think_time_ms),
-                session_header: parser.optional_text(&SESSION_HEADER),
+                session_header: parser.optional_text(FieldKey::SessionHeader),
                 trace_speed: parser
-                    .decimal(&TRACE_SPEED)
+                    .decimal(FieldKey::TraceSpeed)
                     .unwrap_or(defaults.workload.trace_speed),
             },
             ..defaults
@@ -468,9 +453,9 @@ impl RunForm {
         parser.repeats();
         let mut errors = parser.errors;
         if let Err(rule_errors) = config.validate() {
-            let unparsed: BTreeSet<&str> = errors.iter().map(|error| error.field).collect();
-            let reads_unparsed = |field: &str| {
-                unparsed.contains(field)
+            let unparsed: BTreeSet<FieldKey> = errors.iter().map(|error| error.field).collect();
+            let reads_unparsed = |field: FieldKey| {
+                unparsed.contains(&field)
                     || RULE_INPUTS.iter().any(|(rule_field, inputs)| {
                         *rule_field == field && inputs.iter().any(|input| unparsed.contains(input))
                     })
@@ -549,105 +534,98 @@ struct FieldParser<'a> {
 
 impl FieldParser<'_> {
     /// The trimmed text of a field.
-    fn trimmed(&self, spec: &FieldSpec) -> &str {
-        self.form.text(spec).trim()
+    fn trimmed(&self, key: FieldKey) -> &str {
+        self.form.get(key).trim()
     }
 
-    fn reject(&mut self, spec: &FieldSpec, message: String) {
+    fn reject(&mut self, key: FieldKey, message: String) {
         self.errors.push(ConfigError {
-            field: spec.key,
+            field: key,
             message,
         });
     }
 
     /// Trimmed text; emptiness is the validator's call (it names the fix).
-    fn required_text(&self, spec: &FieldSpec) -> String {
-        self.trimmed(spec).to_owned()
+    fn required_text(&self, key: FieldKey) -> String {
+        self.trimmed(key).to_owned()
     }
 
     /// The trimmed engine name. Unlike `gpu` it may not be empty: readers reject an artifact
     /// whose `engine` is null (ARTIFACT.md §9), and no [`RunConfig::validate`] rule checks it
     /// because the CLI may leave it unset.
-    fn engine(&mut self, spec: &FieldSpec) -> Option<String> {
-        let engine = self.optional_text(spec);
+    fn engine(&mut self, key: FieldKey) -> Option<String> {
+        let engine = self.optional_text(key);
         if engine.is_none() {
-            self.reject(spec, ENGINE_REQUIRED_MESSAGE.to_owned());
+            self.reject(key, ENGINE_REQUIRED_MESSAGE.to_owned());
         }
         engine
     }
 
     /// The entries of a list field, split at whitespace and commas; each entry is checked by
     /// the validator, which names the bad one.
-    fn url_list(&self, spec: &FieldSpec) -> Vec<String> {
-        list_entries(self.trimmed(spec))
-            .map(str::to_owned)
-            .collect()
+    fn url_list(&self, key: FieldKey) -> Vec<String> {
+        list_entries(self.trimmed(key)).map(str::to_owned).collect()
     }
 
     /// Trimmed text, `None` when empty.
-    fn optional_text(&self, spec: &FieldSpec) -> Option<String> {
-        Some(self.trimmed(spec).to_owned()).filter(|text| !text.is_empty())
+    fn optional_text(&self, key: FieldKey) -> Option<String> {
+        Some(self.trimmed(key).to_owned()).filter(|text| !text.is_empty())
     }
 
     /// The "must be a whole number from … to …" message of an integer field.
-    fn whole_number_error(&mut self, spec: &FieldSpec, text: &str) {
-        let allowed = match spec.kind {
-            FieldKind::Integer {
-                min: i64::MIN,
-                max: i64::MAX,
-            } => "a whole number, e.g. 0 or -5".to_owned(),
-            FieldKind::Integer { min, max } => format!("a whole number from {min} to {max}"),
-            FieldKind::OptionalInteger {
-                min: i64::MIN,
-                max: i64::MAX,
-            } => "a whole number, e.g. 0 or -5, or empty".to_owned(),
-            FieldKind::OptionalInteger { min, max } => {
+    fn whole_number_error(&mut self, key: FieldKey, text: &str) {
+        let allowed = match key.spec().kind {
+            FieldKind::Integer(bounds) if bounds.is_any() => {
+                "a whole number, e.g. 0 or -5".to_owned()
+            }
+            FieldKind::Integer(WholeBounds { min, max }) => {
+                format!("a whole number from {min} to {max}")
+            }
+            FieldKind::OptionalInteger(bounds) if bounds.is_any() => {
+                "a whole number, e.g. 0 or -5, or empty".to_owned()
+            }
+            FieldKind::OptionalInteger(WholeBounds { min, max }) => {
                 format!("a whole number from {min} to {max}, or empty")
             }
             _ => "a whole number".to_owned(),
         };
-        let message = format!(
-            "{} must be {allowed} (got {})",
-            spec.key,
-            quoted_preview(text)
-        );
-        self.reject(spec, message);
+        let message = format!("{} must be {allowed} (got {})", key, quoted_preview(text));
+        self.reject(key, message);
     }
 
     /// A non-negative whole number. Range checks are the validator's; this only rejects text
     /// that is not a whole number at all (including negative ones, which no `u64` setting takes).
-    fn unsigned(&mut self, spec: &FieldSpec) -> Option<u64> {
-        let text = self.trimmed(spec).to_owned();
+    fn unsigned(&mut self, key: FieldKey) -> Option<u64> {
+        let text = self.trimmed(key).to_owned();
         let parsed = text.parse::<u64>().ok();
         if parsed.is_none() {
-            self.whole_number_error(spec, &text);
+            self.whole_number_error(key, &text);
         }
         parsed
     }
 
     /// A whole number that may be negative.
-    fn signed(&mut self, spec: &FieldSpec) -> Option<i64> {
-        let text = self.trimmed(spec).to_owned();
+    fn signed(&mut self, key: FieldKey) -> Option<i64> {
+        let text = self.trimmed(key).to_owned();
         let parsed = text.parse::<i64>().ok();
         if parsed.is_none() {
-            self.whole_number_error(spec, &text);
+            self.whole_number_error(key, &text);
         }
         parsed
     }
 
     /// `repeats`: `None` when it does not parse or is out of range (its error is recorded).
     fn repeats(&mut self) -> Option<u64> {
-        let repeats = self.unsigned(&REPEATS)?;
-        if REPEATS_RANGE.contains(&repeats) {
+        let repeats = self.unsigned(FieldKey::Repeats)?;
+        if REPEATS_BOUNDS.admits(repeats) {
             return Some(repeats);
         }
         self.reject(
-            &REPEATS,
+            FieldKey::Repeats,
             format!(
                 "repeats must be from {} to {} (got {repeats}); 3 shows whether a difference \
                  between runs is more than noise",
-                REPEATS_RANGE.start(),
-                REPEATS_RANGE.end()
+                REPEATS_BOUNDS.min, REPEATS_BOUNDS.max
             ),
         );
         None
@@ -656,37 +634,40 @@ impl FieldParser<'_> {
     /// The sweep fields: `None` when `sweep` is empty or a field does not parse (its error is
     /// recorded).
     fn sweep(&mut self) -> Option<SweepSpec> {
-        let steps = self.unsigned(&SWEEP_STEPS);
-        let max_error = self.optional_decimal(&SWEEP_MAX_ERROR);
-        let stop_when_saturated = self.toggle(&SWEEP_STOP_SATURATED);
-        let cooldown_s = self.decimal(&SWEEP_COOLDOWN_S);
-        if let Some(steps) = steps.filter(|steps| !AUTO_STEPS.contains(steps)) {
+        let steps = self.unsigned(FieldKey::SweepSteps);
+        let max_error = self.optional_decimal(FieldKey::SweepMaxError);
+        let stop_when_saturated = self.toggle(FieldKey::SweepStopSaturated);
+        let cooldown_s = self.decimal(FieldKey::SweepCooldownS);
+        if let Some(steps) = steps.filter(|steps| !SWEEP_STEPS_BOUNDS.admits(*steps)) {
             self.reject(
-                &SWEEP_STEPS,
+                FieldKey::SweepSteps,
                 format!(
                     "sweep_steps must be from {} to {} (got {steps})",
-                    AUTO_STEPS.start(),
-                    AUTO_STEPS.end()
+                    SWEEP_STEPS_BOUNDS.min, SWEEP_STEPS_BOUNDS.max
                 ),
             );
         }
-        if let Some(Some(max)) =
-            max_error.filter(|max| max.is_some_and(|m| !(0.0..=1.0).contains(&m)))
-        {
+        let share = SWEEP_MAX_ERROR_BOUNDS;
+        if let Some(Some(max)) = max_error.filter(|max| max.is_some_and(|m| !share.admits(m))) {
             self.reject(
-                &SWEEP_MAX_ERROR,
-                format!("sweep_max_error must be a share from 0 to 1 (got {max}); 0.05 is 5 %"),
-            );
-        }
-        if let Some(cooldown) = cooldown_s.filter(|c| !(0.0..=MAX_COOLDOWN_S).contains(c)) {
-            self.reject(
-                &SWEEP_COOLDOWN_S,
+                FieldKey::SweepMaxError,
                 format!(
-                    "sweep_cooldown_s must be from 0 to {MAX_COOLDOWN_S} seconds (got {cooldown})"
+                    "sweep_max_error must be a share from {} to {} (got {max}); 0.05 is 5 %",
+                    share.min, share.max
                 ),
             );
         }
-        let text = self.trimmed(&SWEEP).to_owned();
+        let cooldown = SWEEP_COOLDOWN_S_BOUNDS;
+        if let Some(seconds) = cooldown_s.filter(|c| !cooldown.admits(*c)) {
+            self.reject(
+                FieldKey::SweepCooldownS,
+                format!(
+                    "sweep_cooldown_s must be from {} to {} seconds (got {seconds})",
+                    cooldown.min, cooldown.max
+                ),
+            );
+        }
+        let text = self.trimmed(FieldKey::Sweep).to_owned();
         if text.is_empty() {
             return None;
         }
@@ -696,7 +677,7 @@ impl FieldParser<'_> {
             },
             Ok(kind) => kind,
             Err(error) => {
-                self.reject(&SWEEP, error.0);
+                self.reject(FieldKey::Sweep, error.0);
                 return None;
             }
         };
@@ -712,30 +693,36 @@ impl FieldParser<'_> {
     /// The SLO fields: `None` when `slo` is empty or a field does not parse (its error is
     /// recorded). Percentages become shares.
     fn slo(&mut self) -> Option<SloSpec> {
-        let target = self.decimal(&SLO_TARGET);
-        let floor = self.optional_decimal(&SWEEP_MIN_ATTAINMENT);
-        if let Some(target) = target.filter(|t| !(*t > 0.0 && *t <= 100.0)) {
+        let target = self.decimal(FieldKey::SloTarget);
+        let floor = self.optional_decimal(FieldKey::SweepMinAttainment);
+        let (percent, floor_percent) = (SLO_TARGET_BOUNDS, SWEEP_MIN_ATTAINMENT_BOUNDS);
+        if let Some(target) = target.filter(|t| !percent.admits(*t)) {
             self.reject(
-                &SLO_TARGET,
-                format!("slo_target must be a percentage above 0 and at most 100 (got {target})"),
+                FieldKey::SloTarget,
+                format!(
+                    "slo_target must be a percentage above {} and at most {} (got {target})",
+                    percent.min, percent.max
+                ),
             );
         }
-        if let Some(Some(floor)) = floor.filter(|f| f.is_some_and(|f| !(0.0..=100.0).contains(&f)))
-        {
+        if let Some(Some(floor)) = floor.filter(|f| f.is_some_and(|f| !floor_percent.admits(f))) {
             self.reject(
-                &SWEEP_MIN_ATTAINMENT,
-                format!("sweep_min_attainment must be a percentage from 0 to 100 (got {floor})"),
+                FieldKey::SweepMinAttainment,
+                format!(
+                    "sweep_min_attainment must be a percentage from {} to {} (got {floor})",
+                    floor_percent.min, floor_percent.max
+                ),
             );
         }
-        let slo = match Slo::parse_optional(self.trimmed(&SLO)) {
+        let slo = match Slo::parse_optional(self.trimmed(FieldKey::Slo)) {
             Ok(slo) => slo?,
             Err(error) => {
-                self.reject(&SLO, error.to_string());
+                self.reject(FieldKey::Slo, error.to_string());
                 return None;
             }
         };
-        let target = target.filter(|t| *t > 0.0 && *t <= 100.0)?;
-        let floor = floor?.filter(|f| (0.0..=100.0).contains(f));
+        let target = target.filter(|t| percent.admits(*t))?;
+        let floor = floor?.filter(|f| floor_percent.admits(*f));
         Some(SloSpec {
             slo,
             target: target / 100.0,
@@ -744,102 +731,106 @@ impl FieldParser<'_> {
     }
 
     /// `Some(None)` when empty, `Some(Some(n))` for a whole number, `None` when invalid.
-    fn optional_signed(&mut self, spec: &FieldSpec) -> Option<Option<i64>> {
-        if self.trimmed(spec).is_empty() {
+    fn optional_signed(&mut self, key: FieldKey) -> Option<Option<i64>> {
+        if self.trimmed(key).is_empty() {
             Some(None)
         } else {
-            self.signed(spec).map(Some)
+            self.signed(key).map(Some)
         }
     }
 
     /// The "must be a number …" message of a decimal field.
-    fn decimal_error(&mut self, spec: &FieldSpec, text: &str) {
-        let (range, optional) = match spec.kind {
+    fn decimal_error(&mut self, key: FieldKey, text: &str) {
+        let (range, optional) = match key.spec().kind {
             FieldKind::Decimal {
-                min,
-                max,
-                min_exclusive: true,
+                bounds:
+                    DecimalBounds {
+                        min,
+                        max,
+                        min_exclusive: true,
+                    },
                 optional,
             } => (format!("above {min} and at most {max}"), optional),
             FieldKind::Decimal {
-                min, max, optional, ..
+                bounds: DecimalBounds { min, max, .. },
+                optional,
             } => (format!("from {min} to {max}"), optional),
             _ => (String::new(), false),
         };
         let empty_hint = if optional { ", or empty" } else { "" };
         let message = format!(
             "{} must be a number {range}{empty_hint} (got {})",
-            spec.key,
+            key,
             quoted_preview(text)
         );
-        self.reject(spec, message);
+        self.reject(key, message);
     }
 
     /// A finite decimal number; `inf`, `NaN` and overflowing text like `1e999` are rejected.
-    fn decimal(&mut self, spec: &FieldSpec) -> Option<f64> {
-        let text = self.trimmed(spec).to_owned();
+    fn decimal(&mut self, key: FieldKey) -> Option<f64> {
+        let text = self.trimmed(key).to_owned();
         let parsed = text.parse::<f64>().ok().filter(|value| value.is_finite());
         if parsed.is_none() {
-            self.decimal_error(spec, &text);
+            self.decimal_error(key, &text);
         }
         parsed
     }
 
     /// `Some(None)` when empty, `Some(Some(x))` for a finite number, `None` when invalid.
-    fn optional_decimal(&mut self, spec: &FieldSpec) -> Option<Option<f64>> {
-        if self.trimmed(spec).is_empty() {
+    fn optional_decimal(&mut self, key: FieldKey) -> Option<Option<f64>> {
+        if self.trimmed(key).is_empty() {
             Some(None)
         } else {
-            self.decimal(spec).map(Some)
+            self.decimal(key).map(Some)
         }
     }
 
     /// `true`/`false`, also `on`/`off`, `1`/`0` and `yes`/`no` in any case, as links and
     /// checkboxes spell them.
-    fn toggle(&mut self, spec: &FieldSpec) -> Option<bool> {
-        let text = self.trimmed(spec).to_owned();
+    fn toggle(&mut self, key: FieldKey) -> Option<bool> {
+        let text = self.trimmed(key).to_owned();
         match text.to_ascii_lowercase().as_str() {
             "true" | "on" | "1" | "yes" => Some(true),
             "false" | "off" | "0" | "no" => Some(false),
             _ => {
                 let message = format!(
                     "{} must be true or false (got {})",
-                    spec.key,
+                    key,
                     quoted_preview(&text)
                 );
-                self.reject(spec, message);
+                self.reject(key, message);
                 None
             }
         }
     }
 
     /// One of a choice's spellings, matched ignoring case.
-    fn choice<T: std::str::FromStr>(&mut self, spec: &FieldSpec) -> Option<T> {
-        let text = self.trimmed(spec).to_owned();
+    fn choice<T: std::str::FromStr>(&mut self, key: FieldKey) -> Option<T> {
+        let text = self.trimmed(key).to_owned();
         let parsed = text.to_ascii_lowercase().parse::<T>().ok();
         if parsed.is_none() {
-            let (allowed, empty_hint) = match spec.kind {
+            let (allowed, empty_hint) = match key.spec().kind {
                 FieldKind::Choice(allowed) => (allowed, ""),
                 FieldKind::OptionalChoice(allowed) => (allowed, ", or empty"),
                 _ => (&[][..], ""),
             };
             let message = format!(
                 "{} must be one of {}{empty_hint} (got {})",
-                spec.key,
+                key,
                 allowed.join(", "),
                 quoted_preview(&text)
             );
-            self.reject(spec, message);
+            self.reject(key, message);
         }
         parsed
     }
 
     /// `Some(None)` when empty, `Some(Some(value))` for a valid spelling, `None` when invalid.
-    fn optional_choice<T: std::str::FromStr>(&mut self, spec: &FieldSpec) -> Option<Option<T>> {
-        if self.trimmed(spec).is_empty() {
+    fn optional_choice<T: std::str::FromStr>(&mut self, key: FieldKey) -> Option<Option<T>> {
+        if self.trimmed(key).is_empty() {
             Some(None)
         } else {
-            self.choice(spec).map(Some)
+            self.choice(key).map(Some)
         }
     }
 }

@@ -5,34 +5,24 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::config::bounds::{
+    BURSTINESS_BOUNDS, DURATION_S_BOUNDS, RAMP_S_BOUNDS, RATE_BOUNDS,
+};
 use crate::core::config::choices::{Arrivals, LoadMode};
 use crate::core::config::error::ConfigError;
+use crate::core::config::fields::FieldKey;
 
-/// Lowest and highest `rate` and `ramp_start_rate`, requests per second.
-pub const MIN_RATE: f64 = 0.01;
-/// Highest request rate.
-pub const MAX_RATE: f64 = 10_000.0;
-/// Highest `burstiness` (the gamma shape); above 0.
-pub const MAX_BURSTINESS: f64 = 100.0;
-/// Longest ramp, seconds.
-pub const MAX_RAMP_S: f64 = 3_600.0;
-/// Longest `duration_s`, seconds (a day).
-pub const MAX_DURATION_S: f64 = 86_400.0;
+// Written with every other bound, in `bounds`; these paths stay for the code that reads them here.
+pub use crate::core::config::bounds::{
+    AUTO_STEPS, MAX_BURSTINESS, MAX_COOLDOWN_S, MAX_DURATION_S, MAX_RAMP_S, MAX_RATE, MIN_RATE,
+    REPEATS,
+};
 
 /// Most steps a sweep may have.
 pub const MAX_SWEEP_STEPS: usize = 32;
 
-/// Fewest and most steps of an `auto` sweep (the synchronous and throughput steps included).
-pub const AUTO_STEPS: std::ops::RangeInclusive<u64> = 3..=20;
-
 /// An `auto` sweep's steps when `sweep_steps` is not given.
 pub const DEFAULT_AUTO_STEPS: u64 = 8;
-
-/// The longest cool-down between steps, seconds.
-pub const MAX_COOLDOWN_S: f64 = 600.0;
-
-/// How many times `repeats` may run the same plan (issue #36: one run is one sample).
-pub const REPEATS: std::ops::RangeInclusive<u64> = 1..=20;
 
 /// How requests are sent. In `concurrency` mode every other field is ignored; in `rate` mode
 /// the run's `concurrency` is the cap on requests in flight.
@@ -92,45 +82,41 @@ impl LoadOptions {
         if !self.is_open_loop() {
             return;
         }
-        let rate_range = |field: &'static str, value: f64, errors: &mut Vec<ConfigError>| {
-            if !value.is_finite() || !(MIN_RATE..=MAX_RATE).contains(&value) {
+        let rate_range = |field: FieldKey, value: f64, errors: &mut Vec<ConfigError>| {
+            if !RATE_BOUNDS.admits(value) {
                 errors.push(ConfigError::new(
                     field,
                     format!(
-                        "{field} must be from {MIN_RATE} to {MAX_RATE} requests per second \
-                         (got {value})"
+                        "{field} must be from {} to {} requests per second (got {value})",
+                        RATE_BOUNDS.min, RATE_BOUNDS.max
                     ),
                 ));
             }
         };
-        rate_range("rate", self.rate, errors);
-        if self.arrivals == Arrivals::Gamma
-            && (!self.burstiness.is_finite()
-                || self.burstiness <= 0.0
-                || self.burstiness > MAX_BURSTINESS)
-        {
+        rate_range(FieldKey::Rate, self.rate, errors);
+        if self.arrivals == Arrivals::Gamma && !BURSTINESS_BOUNDS.admits(self.burstiness) {
             errors.push(ConfigError::new(
-                "burstiness",
+                FieldKey::Burstiness,
                 format!(
-                    "burstiness must be above 0 and at most {MAX_BURSTINESS} (got {}); 1 is \
-                     Poisson, below 1 burstier, above 1 smoother",
-                    self.burstiness
+                    "burstiness must be above {} and at most {} (got {}); 1 is Poisson, below 1 \
+                     burstier, above 1 smoother",
+                    BURSTINESS_BOUNDS.min, BURSTINESS_BOUNDS.max, self.burstiness
                 ),
             ));
         }
-        if !self.ramp_s.is_finite() || !(0.0..=MAX_RAMP_S).contains(&self.ramp_s) {
+        if !RAMP_S_BOUNDS.admits(self.ramp_s) {
             errors.push(ConfigError::new(
-                "ramp_s",
+                FieldKey::RampS,
                 format!(
-                    "ramp_s must be from 0 to {MAX_RAMP_S} seconds (got {}); 0 is no ramp",
-                    self.ramp_s
+                    "ramp_s must be from {} to {} seconds (got {}); 0 is no ramp",
+                    RAMP_S_BOUNDS.min, RAMP_S_BOUNDS.max, self.ramp_s
                 ),
             ));
         } else if self.ramp_s > 0.0 {
             match self.ramp_start_rate {
-                Some(start) => rate_range("ramp_start_rate", start, errors),
+                Some(start) => rate_range(FieldKey::RampStartRate, start, errors),
                 None => errors.push(ConfigError::new(
-                    "ramp_start_rate",
+                    FieldKey::RampStartRate,
                     format!(
                         "ramp_start_rate must be set when ramp_s is above 0 (got ramp_s {}); \
                          give the rate the ramp starts from, or set ramp_s to 0",
@@ -140,19 +126,20 @@ impl LoadOptions {
             }
         }
         if let Some(duration) = self.duration_s {
-            if !duration.is_finite() || duration <= 0.0 || duration > MAX_DURATION_S {
+            if !DURATION_S_BOUNDS.admits(duration) {
                 errors.push(ConfigError::new(
-                    "duration_s",
+                    FieldKey::DurationS,
                     format!(
-                        "duration_s must be above 0 and at most {MAX_DURATION_S} seconds (got \
-                         {duration}); leave it empty to send every request"
+                        "duration_s must be above {} and at most {} seconds (got {duration}); \
+                         leave it empty to send every request",
+                        DURATION_S_BOUNDS.min, DURATION_S_BOUNDS.max
                     ),
                 ));
             }
         }
         if burst > 0 {
             errors.push(ConfigError::new(
-                "load",
+                FieldKey::Load,
                 format!(
                     "load rate sends requests on a schedule and cannot be combined with burst \
                      (got burst {burst}); set burst to 0 or load to concurrency"
@@ -177,7 +164,7 @@ mod tests {
     fn fields(load: &LoadOptions, burst: u64) -> Vec<&'static str> {
         let mut errors = Vec::new();
         load.check(burst, &mut errors);
-        errors.iter().map(|error| error.field).collect()
+        errors.iter().map(|error| error.field.as_str()).collect()
     }
 
     #[test]

@@ -3,10 +3,8 @@
 //! into an artifact ([`credential_in_url`]), and the scrape interval's bounds
 //! ([`INTERVAL_MS`]). The scraping itself is [`crate::core::telemetry`]'s.
 
-use std::ops::RangeInclusive;
-
-/// The scrape interval's bounds, ms.
-pub const INTERVAL_MS: RangeInclusive<u64> = 100..=60_000;
+/// Written with every other bound, in `bounds`.
+pub use crate::core::config::bounds::INTERVAL_MS;
 
 /// Query keys that carry a secret (`?api_key=`, `?token=`, …), compared in lowercase.
 const SECRET_QUERY_WORDS: [&str; 5] = ["key", "token", "secret", "password", "auth"];

@@ -2,6 +2,7 @@
 //! of each choice, the form's field table, the form itself, the page's link (query string), and
 //! what a server's `/models` answer tells about them.
 //!
+//! - [`bounds`]: the bounds of every numeric setting, written once for the table and the rules;
 //! - [`choices`]: the settings with fixed spellings (one table each);
 //! - [`error`]: a setting out of bounds, with the field to fix and what is allowed;
 //! - [`settings`]: [`RunConfig`](settings::RunConfig), its bounds and validation;
@@ -17,6 +18,7 @@
 //! - [`slo`]: a service-level objective as written (`ttft:500,tpot:50`) and its target;
 //! - [`workload`]: how a workload file's records are sent (turns, order, history, speed).
 
+pub mod bounds;
 pub mod cache_reset;
 pub mod choices;
 pub mod error;

@@ -2,6 +2,12 @@
 //! (ARTIFACT.md §1.1) and their validation, which reports every violation with what to change;
 //! strobe's own [`ClientOptions`]; and the origin rule browsers count connections by.
 
+use crate::core::config::bounds::{
+    WholeBounds, BURST_BOUNDS, CONCURRENCY_BOUNDS, CONTEXT_TOKENS_BOUNDS,
+    FIXED_CONTEXT_TOKENS_BOUNDS, MARGIN_BOUNDS, MAX_MODEL_LEN_BOUNDS, MAX_TOKENS_BOUNDS,
+    REQUESTS_BOUNDS, RESPONSE_WORDS_BOUNDS, SERVER_METRICS_INTERVAL_MS_BOUNDS,
+    SHARED_PREFIX_TOKENS_BOUNDS, TEMPERATURE_BOUNDS, TIMEOUT_S_BOUNDS, TOP_P_BOUNDS,
+};
 use crate::core::config::cache_reset::{reset_route, NoResetRoute, ResetRoute};
 use crate::core::config::choices::ApiEndpoint;
 use crate::core::config::choices::ControlledOutputPolicy;
@@ -12,24 +18,21 @@ use crate::core::config::choices::PromptCacheMode;
 use crate::core::config::choices::ReasoningEffort;
 use crate::core::config::choices::ThinkingMode;
 use crate::core::config::error::ConfigError;
+use crate::core::config::fields::FieldKey;
 use crate::core::config::load::LoadOptions;
-use crate::core::config::metrics::{credential_in_url, default_metrics_url, INTERVAL_MS};
+use crate::core::config::metrics::{credential_in_url, default_metrics_url};
 use crate::core::config::workload::WorkloadOptions;
 use crate::core::format::quoted_preview;
 use serde::{Deserialize, Serialize};
 
-/// Largest `requests` value (`--requests` is 1..=10000).
-pub const MAX_REQUESTS: u64 = 10_000;
-/// Largest `concurrency` and `burst` value.
-pub const MAX_CONCURRENCY: u64 = 256;
-/// Largest `shared_prefix_tokens` value.
-pub const MAX_SHARED_PREFIX_TOKENS: u64 = 262_144;
-/// Largest value of the token-count settings `context_tokens`, `max_model_len` and `margin`.
-pub const MAX_CONTEXT_SETTING_TOKENS: u64 = 1_048_576;
-/// Smallest nonzero `context_tokens` value.
-pub const MIN_FIXED_CONTEXT_TOKENS: u64 = 32;
-/// Largest `max_tokens` and `response_words` value.
-pub const MAX_OUTPUT_SETTING: u64 = 65_536;
+// The bounds of the reference tool's settings are written with every other bound, in
+// `bounds`; these paths stay for the code that reads them here.
+pub use crate::core::config::bounds::{
+    MAX_CONCURRENCY, MAX_CONTEXT_SETTING_TOKENS, MAX_OUTPUT_SETTING, MAX_REQUESTS,
+    MAX_SHARED_PREFIX_TOKENS, MAX_TEMPERATURE, MAX_TIMEOUT_S, MIN_FIXED_CONTEXT_TOKENS,
+    MIN_MAX_TOKENS_WITH_CANARIES,
+};
+
 /// The connections a browser opens to one HTTP/1.1 origin at most: more requests than this
 /// wait inside the browser, and that wait lands inside their TTFO.
 pub const BROWSER_HTTP1_CONNECTIONS_PER_HOST: u64 = 6;
@@ -44,12 +47,6 @@ pub const BROWSER_HTTP1_CONNECTIONS_PER_HOST: u64 = 6;
 pub const WARMUP_CHECK_ROUNDS: u64 = 3;
 /// Most base URLs a run may spread its requests over (`base_url` plus the endpoint pool).
 pub const MAX_ENDPOINTS: usize = 16;
-/// Smallest `max_tokens` when request canaries are on (the marker itself needs room).
-pub const MIN_MAX_TOKENS_WITH_CANARIES: u64 = 16;
-/// Largest `timeout_s` value, in seconds.
-pub const MAX_TIMEOUT_S: f64 = 3_600.0;
-/// Largest `temperature` value.
-pub const MAX_TEMPERATURE: f64 = 2.0;
 /// The context a sampled plan assumes per request when no cap is known, and the largest
 /// sampled context (the aggregate guard's "planned" value in sampled mode).
 pub const SAMPLED_CONTEXT_CEILING_TOKENS: u64 = 262_144;
@@ -272,9 +269,10 @@ impl Default for RunConfig {
     }
 }
 
-/// Pushes an error unless `min <= value <= max`.
-fn check_range(errors: &mut Vec<ConfigError>, field: &'static str, value: u64, min: u64, max: u64) {
-    if value < min || value > max {
+/// Pushes an error unless `value` is within `field`'s bounds (the ones its table entry holds).
+fn check_range(errors: &mut Vec<ConfigError>, field: FieldKey, bounds: WholeBounds, value: u64) {
+    if !bounds.admits(value) {
+        let WholeBounds { min, max } = bounds;
         errors.push(ConfigError::new(
             field,
             format!("{field} must be between {min} and {max} (got {value})"),
@@ -320,7 +318,7 @@ impl RunConfig {
 
         if !is_valid_base_url(&self.base_url) {
             errors.push(ConfigError::new(
-                "base_url",
+                FieldKey::BaseUrl,
                 format!(
                     "base_url must start with http:// or https:// followed by a host, \
                      e.g. http://127.0.0.1:8000/v1 (got {})",
@@ -330,23 +328,27 @@ impl RunConfig {
         }
         if self.model.trim().is_empty() {
             errors.push(ConfigError::new(
-                "model",
+                FieldKey::Model,
                 "model must not be empty; enter the model id the server serves (see its /models list)",
             ));
         }
 
-        check_range(&mut errors, "requests", self.requests, 1, MAX_REQUESTS);
         check_range(
             &mut errors,
-            "concurrency",
-            self.concurrency,
-            1,
-            MAX_CONCURRENCY,
+            FieldKey::Requests,
+            REQUESTS_BOUNDS,
+            self.requests,
         );
-        check_range(&mut errors, "burst", self.burst, 0, MAX_CONCURRENCY);
+        check_range(
+            &mut errors,
+            FieldKey::Concurrency,
+            CONCURRENCY_BOUNDS,
+            self.concurrency,
+        );
+        check_range(&mut errors, FieldKey::Burst, BURST_BOUNDS, self.burst);
         if self.burst > 0 && self.prompt_cache_mode != PromptCacheMode::Shared {
             errors.push(ConfigError::new(
-                "burst",
+                FieldKey::Burst,
                 format!(
                     "burst needs prompt_cache_mode shared (got burst {} with {}); \
                      set burst to 0 or switch to shared",
@@ -356,19 +358,21 @@ impl RunConfig {
         }
         check_range(
             &mut errors,
-            "shared_prefix_tokens",
+            FieldKey::SharedPrefixTokens,
+            SHARED_PREFIX_TOKENS_BOUNDS,
             self.shared_prefix_tokens,
-            0,
-            MAX_SHARED_PREFIX_TOKENS,
         );
-        if self.context_tokens > MAX_CONTEXT_SETTING_TOKENS
-            || (self.context_tokens != 0 && self.context_tokens < MIN_FIXED_CONTEXT_TOKENS)
+        if !CONTEXT_TOKENS_BOUNDS.admits(self.context_tokens)
+            || (self.context_tokens != 0
+                && !FIXED_CONTEXT_TOKENS_BOUNDS.admits(self.context_tokens))
         {
             errors.push(ConfigError::new(
-                "context_tokens",
+                FieldKey::ContextTokens,
                 format!(
-                    "context_tokens must be 0 (sample the distribution) or between \
-                     {MIN_FIXED_CONTEXT_TOKENS} and {MAX_CONTEXT_SETTING_TOKENS} (got {})",
+                    "context_tokens must be 0 (sample the distribution) or between {} and {} \
+                     (got {})",
+                    FIXED_CONTEXT_TOKENS_BOUNDS.min,
+                    FIXED_CONTEXT_TOKENS_BOUNDS.max,
                     self.context_tokens
                 ),
             ));
@@ -376,14 +380,13 @@ impl RunConfig {
 
         check_range(
             &mut errors,
-            "max_tokens",
+            FieldKey::MaxTokens,
+            MAX_TOKENS_BOUNDS,
             self.max_tokens,
-            1,
-            MAX_OUTPUT_SETTING,
         );
         if self.request_canaries && self.max_tokens < MIN_MAX_TOKENS_WITH_CANARIES {
             errors.push(ConfigError::new(
-                "max_tokens",
+                FieldKey::MaxTokens,
                 format!(
                     "max_tokens must be at least {MIN_MAX_TOKENS_WITH_CANARIES} when \
                      request_canaries is on (got {}); raise max_tokens or turn canaries off",
@@ -393,16 +396,15 @@ impl RunConfig {
         }
         check_range(
             &mut errors,
-            "response_words",
+            FieldKey::ResponseWords,
+            RESPONSE_WORDS_BOUNDS,
             self.response_words,
-            0,
-            MAX_OUTPUT_SETTING,
         );
         if self.controlled_output_policy == ControlledOutputPolicy::Strict
             && self.response_words == 0
         {
             errors.push(ConfigError::new(
-                "controlled_output_policy",
+                FieldKey::ControlledOutputPolicy,
                 "controlled_output_policy strict needs response_words above 0 (got 0); \
                  set response_words or choose observe",
             ));
@@ -411,7 +413,7 @@ impl RunConfig {
         if let Some(id) = &self.clock_domain_id {
             if !is_valid_clock_domain_id(id) {
                 errors.push(ConfigError::new(
-                    "clock_domain_id",
+                    FieldKey::ClockDomainId,
                     format!(
                         "clock_domain_id must be 1 to 64 characters of letters, digits, '.', '_' \
                          or '-' (got {}); leave it empty to record none",
@@ -423,7 +425,7 @@ impl RunConfig {
         if let Some(fingerprint) = &self.configuration_fingerprint {
             if !is_valid_configuration_fingerprint(fingerprint) {
                 errors.push(ConfigError::new(
-                    "configuration_fingerprint",
+                    FieldKey::ConfigurationFingerprint,
                     format!(
                         "configuration_fingerprint must be \"sha256:\" followed by 64 lowercase \
                          hex digits (got {}); leave it empty to record none",
@@ -435,22 +437,15 @@ impl RunConfig {
 
         check_range(
             &mut errors,
-            "max_model_len",
+            FieldKey::MaxModelLen,
+            MAX_MODEL_LEN_BOUNDS,
             self.max_model_len,
-            0,
-            MAX_CONTEXT_SETTING_TOKENS,
         );
-        check_range(
-            &mut errors,
-            "margin",
-            self.margin,
-            0,
-            MAX_CONTEXT_SETTING_TOKENS,
-        );
+        check_range(&mut errors, FieldKey::Margin, MARGIN_BOUNDS, self.margin);
         let reserved = self.max_tokens.saturating_add(self.margin);
         if self.max_model_len != 0 && self.max_model_len <= reserved {
             errors.push(ConfigError::new(
-                "max_model_len",
+                FieldKey::MaxModelLen,
                 format!(
                     "max_model_len must exceed max_tokens plus the context margin ({} + {} = \
                      {reserved}, got {}); raise max_model_len, lower max_tokens or margin, \
@@ -461,23 +456,25 @@ impl RunConfig {
         }
 
         if let Some(temperature) = self.temperature {
-            if !temperature.is_finite() || !(0.0..=MAX_TEMPERATURE).contains(&temperature) {
+            if !TEMPERATURE_BOUNDS.admits(temperature) {
                 errors.push(ConfigError::new(
-                    "temperature",
+                    FieldKey::Temperature,
                     format!(
-                        "temperature must be a number from 0 to 2 (got {temperature}); \
-                         leave it empty to send 0.0"
+                        "temperature must be a number from {} to {} (got {temperature}); \
+                         leave it empty to send 0.0",
+                        TEMPERATURE_BOUNDS.min, TEMPERATURE_BOUNDS.max
                     ),
                 ));
             }
         }
         if let Some(top_p) = self.top_p {
-            if !top_p.is_finite() || top_p <= 0.0 || top_p > 1.0 {
+            if !TOP_P_BOUNDS.admits(top_p) {
                 errors.push(ConfigError::new(
-                    "top_p",
+                    FieldKey::TopP,
                     format!(
-                        "top_p must be above 0 and at most 1 (got {top_p}); \
-                         leave it empty to not send it"
+                        "top_p must be above {} and at most {} (got {top_p}); \
+                         leave it empty to not send it",
+                        TOP_P_BOUNDS.min, TOP_P_BOUNDS.max
                     ),
                 ));
             }
@@ -485,7 +482,7 @@ impl RunConfig {
         if let Some(effort) = self.reasoning_effort {
             if self.thinking_mode != ThinkingMode::Default {
                 errors.push(ConfigError::new(
-                    "reasoning_effort",
+                    FieldKey::ReasoningEffort,
                     format!(
                         "reasoning_effort cannot be combined with thinking_mode {} (got \
                          reasoning_effort {effort}); set thinking_mode to default or clear \
@@ -500,12 +497,12 @@ impl RunConfig {
         self.check_prefix_cache_reset(&mut errors);
         self.load.check(self.burst, &mut errors);
         self.workload.check(&mut errors);
-        if !self.timeout_s.is_finite() || self.timeout_s <= 0.0 || self.timeout_s > MAX_TIMEOUT_S {
+        if !TIMEOUT_S_BOUNDS.admits(self.timeout_s) {
             errors.push(ConfigError::new(
-                "timeout_s",
+                FieldKey::TimeoutS,
                 format!(
-                    "timeout_s must be above 0 and at most 3600 seconds (got {})",
-                    self.timeout_s
+                    "timeout_s must be above {} and at most {} seconds (got {})",
+                    TIMEOUT_S_BOUNDS.min, TIMEOUT_S_BOUNDS.max, self.timeout_s
                 ),
             ));
         }
@@ -554,7 +551,7 @@ impl RunConfig {
         if ![SERVER_METRICS_AUTO, SERVER_METRICS_OFF].contains(&setting) {
             if url_origin(setting).is_none() {
                 errors.push(ConfigError::new(
-                    "server_metrics",
+                    FieldKey::ServerMetrics,
                     format!(
                         "server_metrics must be auto, off, or the metrics URL like \
                          http://gpu-box:8000/metrics (got {})",
@@ -563,7 +560,7 @@ impl RunConfig {
                 ));
             } else if let Some(what) = credential_in_url(setting) {
                 errors.push(ConfigError::new(
-                    "server_metrics",
+                    FieldKey::ServerMetrics,
                     format!(
                         "the metrics URL carries {what}, which would be written into the \
                          artifact: give it without"
@@ -572,13 +569,13 @@ impl RunConfig {
             }
         }
         let interval = self.client.server_metrics_interval_ms;
-        if !INTERVAL_MS.contains(&interval) {
+        let bounds = SERVER_METRICS_INTERVAL_MS_BOUNDS;
+        if !bounds.admits(interval) {
             errors.push(ConfigError::new(
-                "server_metrics_interval_ms",
+                FieldKey::ServerMetricsIntervalMs,
                 format!(
                     "server_metrics_interval_ms must be from {} to {} ms (got {interval})",
-                    INTERVAL_MS.start(),
-                    INTERVAL_MS.end()
+                    bounds.min, bounds.max
                 ),
             ));
         }
@@ -605,7 +602,7 @@ impl RunConfig {
         if let Some(url) = &self.client.reset_prefix_cache_url {
             if url_origin(url).is_none() {
                 errors.push(ConfigError::new(
-                    "reset_prefix_cache_url",
+                    FieldKey::ResetPrefixCacheUrl,
                     format!(
                         "reset_prefix_cache_url must be the reset's URL like \
                          http://gpu-box:8000/reset_prefix_cache, or empty for the engine's own \
@@ -615,7 +612,7 @@ impl RunConfig {
                 ));
             } else if let Some(what) = credential_in_url(url) {
                 errors.push(ConfigError::new(
-                    "reset_prefix_cache_url",
+                    FieldKey::ResetPrefixCacheUrl,
                     format!(
                         "the reset URL carries {what}, which would be written into the \
                          artifact: give it without (the API key is sent in its header)"
@@ -628,9 +625,10 @@ impl RunConfig {
         }
         match self.prefix_cache_reset_route() {
             Some(Err(NoResetRoute::NoOrigin)) | Some(Ok(_)) | None => {}
-            Some(Err(reason)) => {
-                errors.push(ConfigError::new("reset_prefix_cache", reason.to_string()))
-            }
+            Some(Err(reason)) => errors.push(ConfigError::new(
+                FieldKey::ResetPrefixCache,
+                reason.to_string(),
+            )),
         }
     }
 
@@ -644,7 +642,7 @@ impl RunConfig {
         }
         if pool.len() + 1 > MAX_ENDPOINTS {
             errors.push(ConfigError::new(
-                "pool",
+                FieldKey::Pool,
                 format!(
                     "the endpoint pool may hold at most {} base URLs besides base_url (got {}); \
                      {} origins already carry {} HTTP/1.1 connections",
@@ -660,7 +658,7 @@ impl RunConfig {
         for url in pool {
             if !is_valid_base_url(url) {
                 errors.push(ConfigError::new(
-                    "pool",
+                    FieldKey::Pool,
                     format!(
                         "every pool entry must be a base URL like http://127.0.0.1:8001/v1 \
                          (got {}); separate entries with spaces or commas",
@@ -671,7 +669,7 @@ impl RunConfig {
             }
             match url_origin(url) {
                 Some(origin) if origins.contains(&origin) => errors.push(ConfigError::new(
-                    "pool",
+                    FieldKey::Pool,
                     format!(
                         "{} is on origin {origin}, which base_url or another pool entry already \
                          uses; each endpoint needs its own port or host name, or it shares that \

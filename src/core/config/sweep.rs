@@ -7,8 +7,8 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use crate::core::config::load::{DEFAULT_AUTO_STEPS, MAX_RATE, MAX_SWEEP_STEPS, MIN_RATE};
-use crate::core::config::settings::MAX_CONCURRENCY;
+use crate::core::config::bounds::{CONCURRENCY_BOUNDS, RATE_BOUNDS};
+use crate::core::config::load::{DEFAULT_AUTO_STEPS, MAX_SWEEP_STEPS};
 
 /// What a sweep varies, and over which values.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,11 +62,12 @@ impl FromStr for SweepKind {
                     value
                         .parse::<u64>()
                         .ok()
-                        .filter(|c| (1..=MAX_CONCURRENCY).contains(c))
+                        .filter(|c| CONCURRENCY_BOUNDS.admits(*c))
                         .ok_or_else(|| {
                             SweepParseError(format!(
-                                "sweep concurrency values must be whole numbers from 1 to \
-                                 {MAX_CONCURRENCY} (got {value:?})"
+                                "sweep concurrency values must be whole numbers from {} to {} \
+                                 (got {value:?})",
+                                CONCURRENCY_BOUNDS.min, CONCURRENCY_BOUNDS.max
                             ))
                         })
                 })
@@ -78,11 +79,12 @@ impl FromStr for SweepKind {
                     value
                         .parse::<f64>()
                         .ok()
-                        .filter(|rate| rate.is_finite() && (MIN_RATE..=MAX_RATE).contains(rate))
+                        .filter(|rate| RATE_BOUNDS.admits(*rate))
                         .ok_or_else(|| {
                             SweepParseError(format!(
-                                "sweep rate values must be numbers from {MIN_RATE} to \
-                                 {MAX_RATE} requests per second (got {value:?})"
+                                "sweep rate values must be numbers from {} to {} requests per \
+                                 second (got {value:?})",
+                                RATE_BOUNDS.min, RATE_BOUNDS.max
                             ))
                         })
                 })

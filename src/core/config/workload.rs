@@ -6,16 +6,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::config::bounds::{THINK_TIME_MS_BOUNDS, TRACE_SPEED_BOUNDS};
 use crate::core::config::choices::{HistoryMode, OutputLengths, WorkloadOrder, WorkloadTurns};
 use crate::core::config::error::ConfigError;
+use crate::core::config::fields::FieldKey;
+
+// Written with every other bound, in `bounds`; these paths stay for the code that reads them here.
+pub use crate::core::config::bounds::{MAX_THINK_TIME_MS, MAX_TRACE_SPEED, MIN_TRACE_SPEED};
 use crate::core::format::quoted_preview;
 
-/// The longest wait before a session's next turn, in ms (10 minutes).
-pub const MAX_THINK_TIME_MS: u64 = 600_000;
-/// Slowest and fastest trace replay: a trace plays at its timestamps divided by the speed.
-pub const MIN_TRACE_SPEED: f64 = 0.01;
-/// See [`MIN_TRACE_SPEED`].
-pub const MAX_TRACE_SPEED: f64 = 1000.0;
 /// The longest per-session header name.
 pub const MAX_HEADER_NAME: usize = 64;
 
@@ -96,7 +95,7 @@ impl WorkloadOptions {
                 .or_else(|| lower.strip_prefix("http://"));
             if rest.is_none_or(|rest| rest.is_empty() || rest.starts_with('/')) {
                 errors.push(ConfigError::new(
-                    "workload_url",
+                    FieldKey::WorkloadUrl,
                     format!(
                         "workload_url must be an http:// or https:// address of the file, \
                          served with CORS (got {})",
@@ -105,31 +104,30 @@ impl WorkloadOptions {
                 ));
             }
         }
-        if self.think_time_ms > MAX_THINK_TIME_MS {
+        if !THINK_TIME_MS_BOUNDS.admits(self.think_time_ms) {
+            let most = THINK_TIME_MS_BOUNDS.max;
             errors.push(ConfigError::new(
-                "think_time_ms",
+                FieldKey::ThinkTimeMs,
                 format!(
-                    "think_time_ms must be at most {MAX_THINK_TIME_MS} (10 minutes; got {})",
+                    "think_time_ms must be at most {most} ({} minutes; got {})",
+                    most / 60_000,
                     self.think_time_ms
                 ),
             ));
         }
-        if !(self.trace_speed.is_finite()
-            && (MIN_TRACE_SPEED..=MAX_TRACE_SPEED).contains(&self.trace_speed))
-        {
+        if !TRACE_SPEED_BOUNDS.admits(self.trace_speed) {
             errors.push(ConfigError::new(
-                "trace_speed",
+                FieldKey::TraceSpeed,
                 format!(
-                    "trace_speed must be from {MIN_TRACE_SPEED} to {MAX_TRACE_SPEED} \
-                     (1 replays the trace in real time; got {})",
-                    self.trace_speed
+                    "trace_speed must be from {} to {} (1 replays the trace in real time; got {})",
+                    TRACE_SPEED_BOUNDS.min, TRACE_SPEED_BOUNDS.max, self.trace_speed
                 ),
             ));
         }
         if let Some(name) = &self.session_header {
             if let Err(why) = check_header_name(name) {
                 errors.push(ConfigError::new(
-                    "session_header",
+                    FieldKey::SessionHeader,
                     format!(
                         "session_header {why} (got {}); e.g. X-Session-ID",
                         quoted_preview(name)
@@ -169,7 +167,7 @@ mod tests {
     fn errors_of(options: &WorkloadOptions) -> Vec<&'static str> {
         let mut errors = Vec::new();
         options.check(&mut errors);
-        errors.iter().map(|error| error.field).collect()
+        errors.iter().map(|error| error.field.as_str()).collect()
     }
 
     #[test]

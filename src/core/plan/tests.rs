@@ -1,5 +1,6 @@
 use super::*;
 use crate::core::config::choices::ThinkingMode;
+use crate::core::config::fields::FieldKey;
 use crate::core::config::settings::tests::pooled;
 use crate::core::config::settings::ClientOptions;
 use crate::core::prompt::PromptSpec;
@@ -279,7 +280,7 @@ fn invalid_config_is_rejected_by_the_plan() {
     };
     assert!(matches!(
         RunPlan::new(&config, None),
-        Err(PlanError::InvalidConfig(errors)) if errors.len() == 1 && errors[0].field == "requests"
+        Err(PlanError::InvalidConfig(errors)) if errors.len() == 1 && errors[0].field == FieldKey::Requests
     ));
 }
 

@@ -170,7 +170,7 @@ pub fn plan_of_link(
     let config = form.to_config().map_err(|errors| {
         errors
             .iter()
-            .filter(|error| set.contains("base_url") || error.field != "base_url")
+            .filter(|error| set.contains("base_url") || error.field != FieldKey::BaseUrl)
             .map(|error| link_problem(error, &set))
             .collect::<Vec<_>>()
     });
@@ -232,9 +232,9 @@ fn chosen_as_on_the_page(
 /// An invalid setting of a link, with the key to add when the link leaves it out.
 fn link_problem(error: &ConfigError, set: &BTreeSet<&'static str>) -> String {
     let field = error.field;
-    if set.contains(field) {
+    if set.contains(field.as_str()) {
         format!("{field}: {}", error.message)
-    } else if field == "engine" {
+    } else if field == FieldKey::Engine {
         // The form's own message points to the page's Check endpoint button, which a link has not.
         "engine: the link sets no engine; add `engine=` naming the serving engine, e.g. \
          `engine=vllm` (or sglang, llama.cpp, tgi, ollama): artifacts without one cannot be \

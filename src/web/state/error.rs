@@ -4,6 +4,8 @@
 
 use thiserror::Error;
 
+use crate::core::config::fields::FieldKey;
+
 /// What the page suggests when the measurement worker cannot do its job.
 pub const USE_MAIN_THREAD: &str =
     "Choose \"Measure in: main\" to measure on the page's own thread.";
@@ -15,8 +17,8 @@ pub enum RunError {
     #[error("the endpoint check failed; see the message above")]
     EndpointCheck,
     /// Fields of the form do not parse or break a rule; each is marked in the form.
-    #[error("fix these fields first: {}", .0.join(", "))]
-    InvalidFields(Vec<&'static str>),
+    #[error("fix these fields first: {}", field_list(.0))]
+    InvalidFields(Vec<FieldKey>),
     /// The settings make no plan (the plan's own words say what to change).
     #[error("{0}")]
     Plan(String),
@@ -106,4 +108,13 @@ impl RunError {
             Self::CancelledDuringReset(_) | Self::CancelledBeforeStart
         )
     }
+}
+
+/// The fields' keys as the status line names them: `requests, max_tokens`.
+fn field_list(fields: &[FieldKey]) -> String {
+    fields
+        .iter()
+        .map(|field| field.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -42,9 +42,9 @@ pub fn RunView() -> impl IntoView {
             Ok(_) => BTreeMap::new(),
             Err(errors) => errors
                 .into_iter()
-                .map(|error| (error.field.to_string(), error.message))
+                .map(|error| (error.field, error.message))
                 .fold(
-                    BTreeMap::<String, String>::new(),
+                    BTreeMap::<FieldKey, String>::new(),
                     |mut map, (field, message)| {
                         map.entry(field)
                             .and_modify(|existing| {
@@ -159,11 +159,7 @@ pub fn RunView() -> impl IntoView {
                             busy()
                                 || errors
                                     .with(|errors| {
-                                        errors.keys().any(|key| {
-                                            !FILLED_BY_PREFLIGHT
-                                                .iter()
-                                                .any(|filled| filled.as_str() == key.as_str())
-                                        })
+                                        errors.keys().any(|key| !FILLED_BY_PREFLIGHT.contains(key))
                                     })
                         }
                     >
@@ -251,7 +247,7 @@ fn QueryNotices() -> impl IntoView {
 #[component]
 fn Essentials(
     /// The current validation errors, by field key.
-    errors: Memo<BTreeMap<String, String>>,
+    errors: Memo<BTreeMap<FieldKey, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
     let busy = move || state.phase().with(RunPhase::is_busy);
@@ -275,7 +271,7 @@ fn FieldSet(
     /// Which fields to show.
     group: FieldGroup,
     /// The current validation errors, by field key.
-    errors: Memo<BTreeMap<String, String>>,
+    errors: Memo<BTreeMap<FieldKey, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
     let busy = move || state.phase().with(RunPhase::is_busy);
@@ -299,7 +295,7 @@ fn FieldSet(
         errors.with(|errors| {
             error_keys
                 .iter()
-                .any(|key| errors.contains_key(key.as_str()) && !FILLED_BY_PREFLIGHT.contains(key))
+                .any(|key| errors.contains_key(key) && !FILLED_BY_PREFLIGHT.contains(key))
         })
     };
     let open = RwSignal::new(false);
@@ -339,10 +335,12 @@ fn Field(
     /// Which field.
     key: FieldKey,
     /// The current validation errors, by field key.
-    errors: Memo<BTreeMap<String, String>>,
+    errors: Memo<BTreeMap<FieldKey, String>>,
 ) -> impl IntoView {
     let state = AppState::expect();
     let spec = key.spec();
+    let help = spec.help();
+    let title = help.clone();
     let name = key.as_str();
     let value = move || state.form().with(|form| form.get(key).to_string());
     let set = move |text: String| state.edit_field(key, text);
@@ -352,7 +350,7 @@ fn Field(
             || state.models().with(Option::is_some)
             || matches!(state.phase().get(), RunPhase::Failed(_));
         errors
-            .with(|errors| errors.get(key.as_str()).cloned())
+            .with(|errors| errors.get(&key).cloned())
             .filter(|_| shown)
     };
     let input = match spec.kind {
@@ -417,10 +415,10 @@ fn Field(
     };
     // The help shows while the field has focus (style/main.css), and on hover as its title.
     view! {
-        <label class="field" class:invalid=move || error().is_some() title=spec.help>
+        <label class="field" class:invalid=move || error().is_some() title=title>
             <span class="field-label">{spec.label}</span>
             {input}
-            <span class="field-help">{spec.help}</span>
+            <span class="field-help">{help}</span>
             {move || {
                 error()
                     .map(|message| {

@@ -21,7 +21,7 @@ pub(crate) fn errors_of(form: &RunForm) -> Vec<(&'static str, String)> {
         Ok(config) => panic!("expected errors, got {config:?}"),
         Err(errors) => errors
             .into_iter()
-            .map(|error| (error.field, error.message))
+            .map(|error| (error.field.as_str(), error.message))
             .collect(),
     }
 }
@@ -528,12 +528,15 @@ fn repeats_default_to_one_travel_in_the_link_and_refuse_out_of_range() {
             .to_repeats()
             .expect_err("out of range");
         assert_eq!(errors.len(), 1, "{text}");
-        assert_eq!(errors[0].field, "repeats");
+        assert_eq!(errors[0].field, FieldKey::Repeats);
         // The run form shows the error with the others.
         let all = form_with(&[("repeats", text)])
             .to_config()
             .expect_err("refused");
-        assert!(all.iter().any(|error| error.field == "repeats"), "{text}");
+        assert!(
+            all.iter().any(|error| error.field == FieldKey::Repeats),
+            "{text}"
+        );
     }
     let error = &form_with(&[("repeats", "21")])
         .to_repeats()

@@ -4,7 +4,7 @@ use super::*;
 use crate::core::config::choices::LiveView;
 use crate::core::config::choices::MeasurementThread;
 use crate::core::config::error::ConfigError;
-use crate::core::config::fields::{FieldGroup, FieldKind, LIVE_VIEWS};
+use crate::core::config::fields::{FieldGroup, FieldKey, FieldKind, LIVE_VIEWS};
 use crate::core::config::form::tests::*;
 use crate::core::config::settings::ClientOptions;
 
@@ -587,7 +587,7 @@ fn the_prefix_cache_reset_travels_in_the_link_and_is_refused_for_an_engine_witho
     assert_eq!(form.set_named("model", "m"), Ok(()));
     let errors = form.to_config().expect_err("refused");
     assert_eq!(errors.len(), 1);
-    assert_eq!(errors[0].field, "reset_prefix_cache");
+    assert_eq!(errors[0].field, FieldKey::ResetPrefixCache);
     assert!(errors[0].message.starts_with("Ollama has no route"));
     let mut off = form.clone();
     assert_eq!(off.set_named("reset_prefix_cache", "off"), Ok(()));
@@ -601,6 +601,6 @@ fn the_prefix_cache_reset_travels_in_the_link_and_is_refused_for_an_engine_witho
     let errors = form.to_config().expect_err("refused");
     assert!(errors
         .iter()
-        .any(|error| error.field == "reset_prefix_cache"
+        .any(|error| error.field == FieldKey::ResetPrefixCache
             && error.message.contains("off, before_run, before_each_step")));
 }

@@ -98,7 +98,7 @@ fn the_page_shows_progress_during_the_run_unless_asked_not_to() {
 fn rejected_fields(config: &RunConfig) -> Vec<&'static str> {
     match config.validate() {
         Ok(()) => Vec::new(),
-        Err(errors) => errors.iter().map(|error| error.field).collect(),
+        Err(errors) => errors.iter().map(|error| error.field.as_str()).collect(),
     }
 }
 
@@ -513,7 +513,7 @@ fn validation_reports_every_violation_with_advice() {
         ..RunConfig::default()
     };
     let errors = config.validate().err().unwrap_or_default();
-    let fields: Vec<&str> = errors.iter().map(|error| error.field).collect();
+    let fields: Vec<&str> = errors.iter().map(|error| error.field.as_str()).collect();
     assert_eq!(
         fields,
         ["base_url", "model", "requests", "max_tokens", "timeout_s"]
