@@ -1,7 +1,12 @@
-//! Leaf text helpers every layer shares: numbers and counts as labels write them, a quoted
-//! preview of hostile text for error messages, and safe file-name stems for downloads.
+//! Leaf text helpers every layer shares: numbers and counts as labels write them, the dash a
+//! missing figure shows, a quoted preview of hostile text for error messages, and safe file-name
+//! stems for downloads.
 //!
 //! Nothing here imports another core module, so any module may use it without closing a circle.
+
+/// What a table cell, card or line shows for a figure there is none of (the file does not say
+/// it, or no request gave it): an en dash, the same everywhere on the page and in the report.
+pub const MISSING: &str = "–";
 
 /// How many characters of a value [`quoted_preview`] shows before cutting it off with `…`.
 pub const QUOTED_PREVIEW_CHARS: usize = 40;
@@ -61,6 +66,50 @@ pub fn format_number(value: f64) -> String {
     } else {
         format!("{value:.3}")
     }
+}
+
+/// A rate or statistic for labels and cards: a whole number with thousands separators from
+/// 1,000 up (12,346), else [`format_number`]'s digits (412, 3.46).
+pub fn format_grouped_number(value: f64) -> String {
+    grouped_whole(value).unwrap_or_else(|| format_number(value))
+}
+
+/// A statistic for a table cell: two decimals (4.31, 412.35), a whole number with thousands
+/// separators from 1,000 up (13,418, not 13417.65), and [`MISSING`] when there is none.
+pub fn format_table_number(value: Option<f64>) -> String {
+    value.map_or_else(
+        || MISSING.to_owned(),
+        |value| grouped_whole(value).unwrap_or_else(|| format!("{value:.2}")),
+    )
+}
+
+/// `value` to one decimal with its unit after a space ("12.3 ms", or "12.3" when `unit` is
+/// empty), and [`MISSING`] when there is none: the live figures and the sweep's columns.
+pub fn format_tenths(value: Option<f64>, unit: &str) -> String {
+    match value {
+        None => MISSING.to_owned(),
+        Some(value) if unit.is_empty() => format!("{value:.1}"),
+        Some(value) => format!("{value:.1} {unit}"),
+    }
+}
+
+/// `text`, or [`MISSING`] when there is none.
+pub fn or_missing(text: Option<String>) -> String {
+    text.unwrap_or_else(|| MISSING.to_owned())
+}
+
+/// A finite `value` of magnitude 1,000 or more rounded to a whole number with thousands
+/// separators (-1,500, 13,418); `None` below that, where decimals still say something.
+fn grouped_whole(value: f64) -> Option<String> {
+    if !value.is_finite() || value.abs() < 1_000.0 {
+        return None;
+    }
+    let whole = format_count(value.abs().round() as usize);
+    Some(if value < 0.0 {
+        format!("-{whole}")
+    } else {
+        whole
+    })
 }
 
 /// `count` and the noun, plural when it is not 1, the count with thousands separators:
@@ -184,6 +233,38 @@ mod tests {
         assert_eq!(format_count(1_000), "1,000");
         assert_eq!(format_count(10_000), "10,000");
         assert_eq!(format_count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn grouped_numbers_group_from_a_thousand_up() {
+        assert_eq!(format_grouped_number(12_345.6), "12,346");
+        assert_eq!(format_grouped_number(1_000.0), "1,000");
+        assert_eq!(format_grouped_number(999.6), "1000");
+        assert_eq!(format_grouped_number(3.456), "3.46");
+        assert_eq!(format_grouped_number(-2_500.4), "-2,500");
+        assert_eq!(format_grouped_number(f64::INFINITY), "n/a");
+    }
+
+    #[test]
+    fn table_numbers_keep_two_decimals_below_a_thousand() {
+        assert_eq!(format_table_number(Some(13_417.65)), "13,418");
+        assert_eq!(format_table_number(Some(1_234_567.0)), "1,234,567");
+        assert_eq!(format_table_number(Some(999.994)), "999.99");
+        assert_eq!(format_table_number(Some(4.3109)), "4.31");
+        assert_eq!(format_table_number(Some(0.004)), "0.00");
+        assert_eq!(format_table_number(Some(-1_500.0)), "-1,500");
+        assert_eq!(format_table_number(Some(f64::NAN)), "NaN");
+        assert_eq!(format_table_number(None), MISSING);
+    }
+
+    #[test]
+    fn tenths_carry_their_unit_or_the_dash() {
+        assert_eq!(format_tenths(Some(12.345), "ms"), "12.3 ms");
+        assert_eq!(format_tenths(Some(1_234.56), "tok/s"), "1234.6 tok/s");
+        assert_eq!(format_tenths(Some(0.04), ""), "0.0");
+        assert_eq!(format_tenths(None, "ms"), "–");
+        assert_eq!(or_missing(Some("412 ms".to_owned())), "412 ms");
+        assert_eq!(or_missing(None), "–");
     }
 
     #[test]

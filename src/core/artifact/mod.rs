@@ -13,7 +13,8 @@
 //! In order: [`schema`] (every serde type of the file: the artifact, its rows and failures, the
 //! `client` block, the `load` block), [`metrics`] (the §7 metrics from the rows), [`load`] (the
 //! `load` block of an open-loop run), [`workload`] (the `workload` block and each row's place
-//! in a workload file), [`build`] (a plan and its outcomes to an artifact), [`recompute`] (a file's row-derived fields recomputed and compared
+//! in a workload file), [`build`] (a plan and its outcomes to an artifact), [`file`](mod@file) (an
+//! artifact as the file a download saves, redacted or not), [`recompute`] (a file's row-derived fields recomputed and compared
 //! bit for bit).
 
 use thiserror::Error;
@@ -22,6 +23,7 @@ use crate::core::python::json::PyJsonError;
 
 pub mod build;
 pub mod client;
+pub mod file;
 pub mod generation;
 pub mod load;
 pub mod metrics;

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::core::artifact::file::ArtifactFile;
 use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::Slo;
 use crate::core::format::file_stem;
@@ -446,8 +447,8 @@ pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> St
 }
 
 /// Artifacts as one `.zip` (a sweep's steps, a group of repeats), each as downloaded one by
-/// one (its own file name; `base_url` replaced by the redaction marker when `redact`), through
-/// [`artifacts_zip`].
+/// one ([`ArtifactFile::of`]: its own file name; `base_url` replaced by the redaction marker
+/// when `redact`), through [`artifacts_zip`].
 pub fn artifact_files_zip<A: std::borrow::Borrow<ArtifactV1>>(
     artifacts: &[A],
     redact: bool,
@@ -455,13 +456,8 @@ pub fn artifact_files_zip<A: std::borrow::Borrow<ArtifactV1>>(
     let files = artifacts
         .iter()
         .map(|artifact| {
-            let mut artifact = artifact.borrow().clone();
-            if redact {
-                artifact.redact_base_url();
-            }
-            artifact
-                .to_json_text()
-                .map(|text| (artifact.file_name(), text))
+            ArtifactFile::of(artifact.borrow(), redact)
+                .map(|file| (file.name, file.text))
                 .map_err(|error| error.to_string())
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -2,7 +2,9 @@
 //! and, with an SLO, goodput — each one number written for people (units always, thousands
 //! separators, a few significant digits), before the full table and the charts.
 
-use crate::core::format::{counted, format_count, format_duration_ms, format_number};
+use crate::core::format::{
+    counted, format_count, format_duration_ms, format_grouped_number, format_number, or_missing,
+};
 use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::slo::SloOutcome;
 
@@ -63,7 +65,7 @@ pub fn headline_cards(inputs: HeadlineInputs<'_>) -> Vec<HeadlineCard> {
             .metrics
             .throughput_tok_s
             .map_or("withheld".to_owned(), |rate| {
-                format!("{} tok/s", grouped_number(rate))
+                format!("{} tok/s", format_grouped_number(rate))
             }),
         detail: Some(match inputs.metrics.throughput_tok_s {
             Some(_) => "over the run's wall time".to_owned(),
@@ -74,9 +76,10 @@ pub fn headline_cards(inputs: HeadlineInputs<'_>) -> Vec<HeadlineCard> {
         cards.push(HeadlineCard {
             id: "goodput",
             label: "Goodput",
-            value: slo.goodput_req_s.map_or("–".to_owned(), |rate| {
-                format!("{} req/s", format_number(rate))
-            }),
+            value: or_missing(
+                slo.goodput_req_s
+                    .map(|rate| format!("{} req/s", format_number(rate))),
+            ),
             detail: slo.attainment.map(|attainment| {
                 format!(
                     "{:.1} % met the SLO ({} of {})",
@@ -95,19 +98,10 @@ fn latency_card(id: &'static str, label: &'static str, summary: &MetricSummary) 
     HeadlineCard {
         id,
         label,
-        value: summary.p50.map_or("–".to_owned(), format_duration_ms),
+        value: or_missing(summary.p50.map(format_duration_ms)),
         detail: summary
             .p95
             .map(|p95| format!("p95 {}", format_duration_ms(p95))),
-    }
-}
-
-/// A rate with thousands separators from 1,000 up, else [`format_number`]'s digits.
-fn grouped_number(value: f64) -> String {
-    if value.is_finite() && value >= 1_000.0 {
-        format_count(value.round() as usize)
-    } else {
-        format_number(value)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use crate::core::format::{format_count, format_duration_ms, format_number};
+use crate::core::format::{format_count, format_duration_ms, format_number, or_missing, MISSING};
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::read::validate::report::Verdict;
 
@@ -77,7 +77,8 @@ impl LibraryColumn {
 /// What one run's row shows, and the keys it sorts by.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LibraryRow {
-    /// The cell texts of [`LibraryColumn::SHOWN`], in order ("–" where the file says nothing).
+    /// The cell texts of [`LibraryColumn::SHOWN`], in order ([`MISSING`] where the file says
+    /// nothing).
     pub cells: Vec<String>,
     verdict_rank: u8,
     load: Option<f64>,
@@ -88,7 +89,7 @@ pub struct LibraryRow {
 impl LibraryRow {
     /// The row of `run`.
     pub fn of(run: &LoadedArtifact) -> Self {
-        let text = |value: Option<String>| value.unwrap_or_else(|| "–".to_owned());
+        let text = or_missing;
         let rate = run
             .load
             .as_ref()
@@ -140,7 +141,7 @@ impl LibraryRow {
         }
         let text = |position: usize| {
             let (a, b) = (&self.cells[position], &other.cells[position]);
-            match (a.as_str() == "–", b.as_str() == "–") {
+            match (a.as_str() == MISSING, b.as_str() == MISSING) {
                 (false, true) => Ordering::Less,
                 (true, false) => Ordering::Greater,
                 _ => a.to_lowercase().cmp(&b.to_lowercase()),
@@ -168,9 +169,9 @@ impl LibraryRow {
     fn has(&self, column: LibraryColumn) -> bool {
         match column {
             LibraryColumn::Loaded | LibraryColumn::Run | LibraryColumn::Verdict => true,
-            LibraryColumn::Model => self.cells[2] != "–",
-            LibraryColumn::Engine => self.cells[3] != "–",
-            LibraryColumn::Gpu => self.cells[4] != "–",
+            LibraryColumn::Model => self.cells[2] != MISSING,
+            LibraryColumn::Engine => self.cells[3] != MISSING,
+            LibraryColumn::Gpu => self.cells[4] != MISSING,
             LibraryColumn::Load => self.load.is_some(),
             LibraryColumn::Requests => self.requests.is_some(),
             LibraryColumn::TtftP50 => self.ttft_p50_ms.is_some(),

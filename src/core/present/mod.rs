@@ -4,7 +4,8 @@
 //! runs' groups ([`repeats`]), the capacity view's curves ([`capacity`]), where a running sweep is
 //! in words ([`sweep_status`]), the exports
 //! ([`export`]), a conversation run's TTFT by turn ([`turns`]), and a finished run's headline
-//! cards ([`headline`]) and the library's table ([`library`]); and the one-file HTML report of
+//! cards ([`headline`]) and its whole summary ([`summary`]) and the library's table
+//! ([`library`]); and the one-file HTML report of
 //! all of it ([`report`]); what a run says of its server ([`server`]) and of the prefix-cache
 //! reset before it ([`cache_reset`]).
 
@@ -18,6 +19,7 @@ pub mod library;
 pub mod repeats;
 pub mod report;
 pub mod server;
+pub mod summary;
 pub mod sweep_status;
 pub mod turns;
 pub mod verdict;

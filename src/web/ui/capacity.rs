@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use serde_json::Value;
 
-use crate::core::format::counted;
+use crate::core::format::{counted, format_tenths, or_missing};
 use crate::core::present::capacity::{
     capacity_rows, capacity_series, capacity_series_with_slo, has_server_figures, CapacityRow,
     CAPACITY_LATENCIES,
@@ -245,7 +245,6 @@ fn PointRow(
     /// Whether the table has the server's columns.
     server_columns: bool,
 ) -> impl IntoView {
-    let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
     let server = server_columns.then(|| {
         let [waiting, kv] = row.server_cells();
         let brief = row.server.map(|server| server.brief()).unwrap_or_default();
@@ -258,10 +257,10 @@ fn PointRow(
         <tr data-testid="capacity-point" data-runs=row.runs.to_string()>
             <td>{row.curve}</td>
             <td>{row.load}</td>
-            <td>{number(row.requests_per_s)}</td>
-            <td>{number(row.output_tok_s)}</td>
+            <td>{format_tenths(row.requests_per_s, "")}</td>
+            <td>{format_tenths(row.output_tok_s, "")}</td>
             <td data-testid="capacity-latency">
-                {row.latency.unwrap_or_else(|| "–".to_owned())}
+                {or_missing(row.latency)}
                 {row
                     .disagreement
                     .map(|flag| {

@@ -3,18 +3,10 @@
 
 use leptos::prelude::*;
 
+use crate::core::artifact::file::ArtifactFile;
 use crate::core::artifact::schema::ArtifactV1;
-use crate::core::format::{counted, format_count};
-use crate::core::present::headline::{headline_cards, HeadlineInputs};
-use crate::core::read::loaded::basis::{
-    has_wire_times, metrics_on_basis, rows_on_basis, TimeBasis,
-};
-use crate::core::read::loaded::load::LoadView;
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
-use crate::core::read::loaded::views::{row_notes, ClientView};
-
-use crate::core::read::loaded::views::RowView;
-use crate::core::slo::judge_rows;
+use crate::core::present::summary::RunSummaryView;
+use crate::core::read::loaded::basis::TimeBasis;
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
 use crate::web::state::AppState;
@@ -95,22 +87,8 @@ fn TimeBasisSwitch() -> impl IntoView {
     }
 }
 
-/// What the summary says about its time basis: the one shown, or why a run asked to be shown
-/// from the wire is shown as measured.
-fn basis_caption(asked: TimeBasis, shown: TimeBasis, why_not: Option<String>) -> String {
-    match (asked, shown) {
-        (TimeBasis::FromWire, TimeBasis::Measured) => format!(
-            "Times as measured: this run has no times from the wire ({}).",
-            why_not.unwrap_or_else(|| "the browser reported no client_queue_ms".to_owned())
-        ),
-        (_, TimeBasis::FromWire) => "Times from the wire: each TTFO, TTFT and E2E minus the \
-            time the request spent in the browser before it left (client_queue_ms)."
-            .to_owned(),
-        _ => "Times as measured, from just before each request was sent.".to_owned(),
-    }
-}
-
-/// One finished run: headline numbers, failures and the download.
+/// One finished run: headline numbers, failures and the download ([`RunSummaryView`] says
+/// what; this only renders it and judges the SLO in force).
 #[component]
 fn RunSummary(
     /// The run's artifact.
@@ -121,120 +99,54 @@ fn RunSummary(
     let state = AppState::expect();
     let redact = RwSignal::new(false);
     let download_error = RwSignal::new(None::<String>);
-    let client_view = artifact.client.as_ref().map(ClientView::of_block);
-    let from_wire = artifact
-        .client
-        .as_ref()
-        .and_then(|client| client.from_wire.as_ref())
-        .and_then(|block| KeyMetrics::of_from_wire(&block.statistics));
-    let measured_rows = RowView::of_timings(&artifact.request_timings);
-    let shown_basis = if has_wire_times(&measured_rows, from_wire.as_ref()) {
-        basis
-    } else {
-        TimeBasis::Measured
-    };
-    let caption = basis_caption(
-        basis,
+    let summary = RunSummaryView::of(&artifact, basis);
+    let failures_heading = summary.failures_heading();
+    let RunSummaryView {
+        run_id,
+        model,
+        completion,
+        protocol,
         shown_basis,
-        client_view
-            .as_ref()
-            .and_then(|client| client.from_wire_unavailable.as_ref())
-            .map(ToString::to_string),
-    );
-    let slo_rows = rows_on_basis(&measured_rows, shown_basis);
-    let notes_from_rows = row_notes(&slo_rows);
-    let (slo_failed, slo_wall_ms) = (
-        artifact.failed.max(artifact.failures.len() as u64),
-        artifact.wall_clock_ms,
-    );
+        basis_caption,
+        metric_rows,
+        throughput,
+        prefix_cache,
+        load_warnings,
+        load_notes,
+        client_notes,
+        failures,
+        headline,
+        slo,
+    } = summary;
     // A memo: the headline cards and the SLO line both read it, and each change judges once.
     let slo_outcome = Memo::new(move |_| {
         let spec = state.current_slo()?;
-        Some(Ok(measured("strobe:slo-judge", || {
-            judge_rows(&spec.slo, &slo_rows, slo_failed, Some(slo_wall_ms))
-        })))
+        Some(Ok(measured("strobe:slo-judge", || slo.judge(&spec.slo))))
     });
-    // The same families, fallbacks and labels as the charts and `strobe-artifact summary`.
-    let key_metrics = metrics_on_basis(
-        &KeyMetrics::from_metrics(&artifact.metrics),
-        from_wire.as_ref(),
-        shown_basis,
-    );
-    let rows: Vec<(MetricKind, MetricSummary)> = MetricKind::ALL
-        .into_iter()
-        .map(|kind| (kind, *key_metrics.get(kind)))
-        .collect();
-    let headline_metrics = key_metrics.clone();
-    let (headline_requests, headline_completed, headline_failed) =
-        (artifact.requests, artifact.completed, slo_failed);
-    let throughput = key_metrics.throughput_tok_s;
-    let cache = key_metrics.prefix_cache_hit_avg;
-    let failures = artifact.failures.clone();
-    let client_note = client_view.as_ref().map(|client| {
-        let mut notes = client.notes();
-        let waited = artifact
-            .request_timings
-            .iter()
-            .filter(|row| row.ttfo_includes_browser_wait() == Some(true))
-            .count();
-        notes.extend(notes_from_rows);
-        if waited > 0 {
-            notes.push(format!(
-                "{} waited inside the browser before leaving it (client_queue_ms \
-                 in their rows): their TTFO includes that wait.",
-                counted(waited as u64, "request", "requests")
-            ));
-        }
-        notes
-    });
-    let load = artifact.load.as_ref().map(LoadView::of_block);
-    let load_warnings = load.as_ref().map(LoadView::warnings).unwrap_or_default();
-    let load_notes = load.as_ref().map(LoadView::notes);
-    // Two decimals, and thousands separators from 1,000 up (13,418 tok/s, not 13417.65).
-    let fmt = |value: Option<f64>| {
-        value.map_or("–".to_string(), |v| {
-            if v.abs() >= 1_000.0 && v.is_finite() {
-                format_count(v.round() as usize)
-            } else {
-                format!("{v:.2}")
-            }
-        })
-    };
-    let artifact_for_download = artifact.clone();
     let on_download = move |_| {
-        let mut artifact = (*artifact_for_download).clone();
-        if redact.get_untracked() {
-            artifact.redact_base_url();
-        }
-        let outcome = artifact
-            .to_json_text()
+        let outcome = ArtifactFile::of(&artifact, redact.get_untracked())
             .map_err(|err| err.to_string())
-            .and_then(|text| download_text(&artifact.file_name(), "application/json", &text));
+            .and_then(|file| download_text(&file.name, "application/json", &file.text));
         download_error.set(outcome.err());
     };
     view! {
         <div class="run-summary" data-testid="run-summary">
             <p class="run-title">
-                <strong>{artifact.run_id.clone()}</strong>
+                <strong>{run_id}</strong>
                 " · "
-                {artifact.model.clone()}
+                {model}
                 " · "
-                {format!("{} of {} completed", artifact.completed, artifact.requests)}
+                {completion}
                 " · "
-                {artifact.measurement_protocol.to_string()}
+                {protocol}
             </p>
             <LoadWarnings warnings=load_warnings />
             <div class="headline-cards" data-testid="headline-cards">
                 {move || {
                     let outcome = slo_outcome.get().and_then(Result::ok);
-                    headline_cards(HeadlineInputs {
-                        requests: headline_requests,
-                        completed: headline_completed,
-                        failed: headline_failed,
-                        metrics: &headline_metrics,
-                        slo: outcome.as_ref(),
-                    })
-                    .into_iter()
+                    headline
+                        .cards(outcome.as_ref())
+                        .into_iter()
                     .map(|card| {
                         view! {
                             <div class="headline-card" data-testid=format!("card-{}", card.id)>
@@ -248,23 +160,23 @@ fn RunSummary(
                 }}
             </div>
             <p class="basis-note" data-testid="summary-basis" data-basis=shown_basis.id()>
-                {caption}
+                {basis_caption}
             </p>
             <table class="metrics-table" data-testid="summary-table">
                 <thead>
                     <tr><th>"metric"</th><th>"p50"</th><th>"p95"</th><th>"mean"</th><th>"unit"</th></tr>
                 </thead>
                 <tbody>
-                    {rows
+                    {metric_rows
                         .into_iter()
-                        .map(|(kind, summary)| {
-                                view! {
+                        .map(|row| {
+                            view! {
                                 <tr>
-                                    <td>{kind.short_label()}</td>
-                                    <td>{fmt(summary.p50)}</td>
-                                    <td>{fmt(summary.p95)}</td>
-                                    <td>{fmt(summary.mean)}</td>
-                                    <td>{kind.unit()}</td>
+                                    <td>{row.label}</td>
+                                    <td>{row.p50}</td>
+                                    <td>{row.p95}</td>
+                                    <td>{row.mean}</td>
+                                    <td>{row.unit}</td>
                                 </tr>
                             }
                         })
@@ -274,9 +186,9 @@ fn RunSummary(
             <SloOutcomeLine outcome=slo_outcome test_id="run-slo" />
             <p>
                 "Throughput: "
-                {throughput.map_or("withheld (a request failed, or the server did not count its tokens)".to_string(), |v| format!("{v:.1} tok/s"))}
+                {throughput}
                 " · prefix cache hit: "
-                {cache.map_or("not reported".to_string(), |v| format!("{:.1} %", v * 100.0))}
+                {prefix_cache}
             </p>
             {load_notes
                 .map(|notes| {
@@ -286,7 +198,7 @@ fn RunSummary(
                         </ul>
                     }
                 })}
-            {client_note
+            {client_notes
                 .map(|notes| {
                     view! {
                         <ul class="client-notes" data-testid="client-notes">
@@ -297,7 +209,7 @@ fn RunSummary(
             {(!failures.is_empty())
                 .then(|| {
                     view! {
-                        <h3>{format!("Failures ({})", failures.len())}</h3>
+                        <h3>{failures_heading}</h3>
                         <table class="failures-table" data-testid="failures-table">
                             <thead>
                                 <tr><th>"request"</th><th>"class"</th><th>"type"</th><th>"reason"</th></tr>
@@ -309,9 +221,9 @@ fn RunSummary(
                                         view! {
                                             <tr>
                                                 <td>{failure.request_index}</td>
-                                                <td>{failure.failure_class.as_str()}</td>
+                                                <td>{failure.class}</td>
                                                 <td>{failure.error_type}</td>
-                                                <td>{failure.error_message}</td>
+                                                <td>{failure.message}</td>
                                             </tr>
                                         }
                                     })

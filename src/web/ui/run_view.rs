@@ -9,7 +9,7 @@ use crate::core::config::fields::{FieldGroup, FieldKey, FieldKind};
 use crate::core::config::form::{list_entries, RunForm};
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
-use crate::core::format::counted;
+use crate::core::format::{counted, format_tenths};
 
 use crate::core::config::models::engine_warning;
 use crate::core::config::pool::loopback_alias_pool;
@@ -638,8 +638,6 @@ fn PreflightStatus() -> impl IntoView {
 fn LivePanel() -> impl IntoView {
     let state = AppState::expect();
     let snapshot = state.snapshot();
-    let ms = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.1} ms"));
-    let rate = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.1} tok/s"));
     view! {
         <div class="live" data-testid="status" data-state=move || state.phase().get().as_str()>
             {move || {
@@ -667,13 +665,13 @@ fn LivePanel() -> impl IntoView {
                     <dt>"elapsed"</dt>
                     <dd>{move || snapshot.with(|s| format!("{:.1} s", s.elapsed_ms / 1000.0))}</dd>
                     <dt>"p50 time to first output"</dt>
-                    <dd>{move || snapshot.with(|s| ms(s.p50_ttfo_ms))}</dd>
+                    <dd>{move || snapshot.with(|s| format_tenths(s.p50_ttfo_ms, "ms"))}</dd>
                     <dt>"p50 TTFT"</dt>
-                    <dd>{move || snapshot.with(|s| ms(s.p50_ttft_ms))}</dd>
+                    <dd>{move || snapshot.with(|s| format_tenths(s.p50_ttft_ms, "ms"))}</dd>
                     <dt>"p50 decode"</dt>
-                    <dd>{move || snapshot.with(|s| rate(s.p50_decode_tok_s))}</dd>
+                    <dd>{move || snapshot.with(|s| format_tenths(s.p50_decode_tok_s, "tok/s"))}</dd>
                     <dt>"throughput"</dt>
-                    <dd>{move || snapshot.with(|s| rate(s.throughput_tok_s))}</dd>
+                    <dd>{move || snapshot.with(|s| format_tenths(s.throughput_tok_s, "tok/s"))}</dd>
                 </dl>
                 {move || {
                     snapshot

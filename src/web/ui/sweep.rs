@@ -7,6 +7,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use crate::core::artifact::schema::ArtifactV1;
+use crate::core::format::{format_tenths, or_missing};
 use crate::core::present::capacity::CapacityPoint;
 use crate::core::present::export::artifact_files_zip;
 
@@ -133,7 +134,6 @@ fn step_row(
     stop: Option<String>,
     server_column: bool,
 ) -> impl IntoView {
-    let number = |value: Option<f64>| value.map_or("–".to_owned(), |v| format!("{v:.1}"));
     let Some(point) = point else {
         let span = if server_column { "7" } else { "6" };
         return view! {
@@ -164,16 +164,16 @@ fn step_row(
         <tr data-testid="sweep-step">
             <td>{label}</td>
             <td>{point.label.clone()}</td>
-            <td>{number(point.requests_per_s)}</td>
-            <td>{number(point.output_tok_s)}</td>
-            <td>{number(point.metrics.ttft.p95)}</td>
-            <td>{number(point.metrics.tpot.p95)}</td>
-            <td>{number(point.metrics.e2e.p95)}</td>
+            <td>{format_tenths(point.requests_per_s, "")}</td>
+            <td>{format_tenths(point.output_tok_s, "")}</td>
+            <td>{format_tenths(point.metrics.ttft.p95, "")}</td>
+            <td>{format_tenths(point.metrics.tpot.p95, "")}</td>
+            <td>{format_tenths(point.metrics.e2e.p95, "")}</td>
             {server_column
                 .then(|| {
                     view! {
                         <td data-testid="sweep-step-server">
-                            {point.server.map_or("–".to_owned(), |server| server.brief())}
+                            {or_missing(point.server.map(|server| server.brief()))}
                         </td>
                     }
                 })}

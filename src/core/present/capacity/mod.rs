@@ -14,7 +14,7 @@ mod repeats;
 use std::collections::BTreeMap;
 
 use crate::core::config::slo::Slo;
-use crate::core::format::format_number;
+use crate::core::format::{format_number, or_missing};
 use crate::core::inference::spread::AcrossRuns;
 use crate::core::load::sweep::SATURATION_SHARE;
 use crate::core::present::compare::setup_key;
@@ -230,12 +230,10 @@ pub struct CapacityRow {
 
 impl CapacityRow {
     /// The server's columns of the table: its queue at peak and its KV cache at peak ("9",
-    /// "98 %"), "–" for a figure the point lacks.
+    /// "98 %"), [`MISSING`](crate::core::format::MISSING) for a figure the point lacks.
     pub fn server_cells(&self) -> [String; 2] {
         let text = |value: Option<f64>, unit: &str| {
-            value.map_or("–".to_owned(), |value| {
-                format!("{}{unit}", format_number(value))
-            })
+            or_missing(value.map(|value| format!("{}{unit}", format_number(value))))
         };
         let server = self.server.unwrap_or_default();
         [

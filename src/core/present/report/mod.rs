@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use crate::core::config::slo::SloSpec;
-use crate::core::format::{counted, file_stem, format_bytes, format_count};
+use crate::core::format::{counted, file_stem, format_bytes, format_count, MISSING};
 use crate::core::present::cache_reset::reset_note_of;
 use crate::core::present::capacity::{capacity_series, capacity_series_with_slo};
 use crate::core::present::charts::{
@@ -352,7 +352,7 @@ fn write_metrics_table(body: &mut String, run: &LoadedArtifact) {
     body.push_str(
         r#"<table data-testid="report-metrics"><thead><tr><th>metric</th><th>p50</th><th>p95</th><th>p99</th><th>mean</th><th>unit</th></tr></thead><tbody>"#,
     );
-    let cell = |value: Option<f64>| value.map_or("–".to_owned(), format_metric);
+    let cell = |value: Option<f64>| value.map_or_else(|| MISSING.to_owned(), format_metric);
     for kind in MetricKind::ALL {
         let summary = run.metrics.get(kind);
         let _ = write!(

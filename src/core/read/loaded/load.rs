@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::core::artifact::schema::load::{LoadBlock, LATE_SEND_MS};
+use crate::core::format::or_missing;
 use crate::core::read::loaded::text::{capped_string, CappedText};
 use crate::core::read::loaded::views::finite_f64;
 
@@ -157,8 +158,7 @@ impl LoadView {
             rate_text(self.achieved_rate),
             self.sent_requests.unwrap_or(0),
             self.scheduled_requests.unwrap_or(0),
-            self.completed_per_s
-                .map_or("–".to_owned(), |rate| format!("{rate:.2}")),
+            show(self.completed_per_s),
             self.max_in_flight
                 .map_or("?".to_owned(), |most| most.to_string()),
         );
@@ -231,7 +231,7 @@ impl SweepView {
 }
 
 fn show(value: Option<f64>) -> String {
-    value.map_or("–".to_owned(), |value| format!("{value:.2}"))
+    or_missing(value.map(|value| format!("{value:.2}")))
 }
 
 fn rate_text(rate: Option<f64>) -> String {
