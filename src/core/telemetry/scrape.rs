@@ -46,7 +46,7 @@ impl ScrapeFailure {
     fn is_lasting(&self) -> bool {
         matches!(
             self,
-            ScrapeFailure::Unreachable | ScrapeFailure::Status(401 | 403 | 404 | 405)
+            ScrapeFailure::Unreachable | ScrapeFailure::Status(401 | 403 | 404 | 405 | 501)
         )
     }
 
@@ -74,6 +74,9 @@ impl ScrapeFailure {
             ScrapeFailure::Status(404) => "HTTP 404: this server has no /metrics here; vLLM \
                  serves it by default, SGLang needs --enable-metrics, llama-server --metrics, \
                  and Ollama has none (or give the metrics URL if they are on another port)"
+                .to_owned(),
+            ScrapeFailure::Status(501) => "HTTP 501: this server serves no metrics as started \
+                 (llama-server answers 501 on /metrics until it is started with --metrics)"
                 .to_owned(),
             ScrapeFailure::Status(status @ (401 | 403)) => format!(
                 "HTTP {status}: the metrics need a key (llama-server with --api-key guards \

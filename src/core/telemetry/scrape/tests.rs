@@ -301,3 +301,32 @@ fn the_endpoint_check_says_what_answers_at_the_metrics_url_and_what_to_do() {
         keyed.text
     );
 }
+
+#[test]
+fn a_server_that_does_not_implement_metrics_is_given_up_on_and_named() {
+    // llama-server started without --metrics answers 501 on /metrics: it will not mend.
+    let mut session = ScrapeSession::new(URL, 100);
+    for sent in 0..GIVE_UP_AFTER {
+        let sent = f64::from(sent) * 100.0;
+        assert!(session.next_send(sent), "scrape at {sent} ms");
+        session.answered(
+            sent,
+            sent + 1.0,
+            501,
+            b"This server does not support metrics endpoint.",
+        );
+    }
+    assert!(session.gave_up(), "three 501s in a row stop scraping");
+    let block = session.finish(None);
+    assert_eq!(
+        block.notes[0],
+        "3 scrapes failed: HTTP 501: this server serves no metrics as started (llama-server \
+         answers 501 on /metrics until it is started with --metrics)"
+    );
+    let check = check_metrics_answer(URL, 1_000, Ok((501, b"x")), true);
+    assert!(
+        check.text.contains("until it is started with --metrics"),
+        "{}",
+        check.text
+    );
+}
