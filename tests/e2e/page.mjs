@@ -121,3 +121,22 @@ export async function downloadArtifact(page, name, { redact = false } = {}) {
   copyFileSync(await download.path(), path);
   return { path, suggested: download.suggestedFilename(), artifact: readArtifact(path) };
 }
+
+/**
+ * Holds every request for the app's JavaScript glue (`strobe-<hash>.js`) on `page` until
+ * `release()`: a measurement worker cannot say it is ready before it has imported the glue (the
+ * page has its own copy already, so only a new worker asks for it), so a Cancel pressed while it
+ * is held lands while the worker is still starting. The network is slow; the app is the one
+ * built. `held` resolves when the first such request arrives.
+ */
+export async function holdWorkerGlue(page) {
+  let heard;
+  const held = new Promise((resolve) => (heard = resolve));
+  const routes = [];
+  const release = () => routes.splice(0).forEach((route) => route.continue().catch(() => {}));
+  await page.route(/strobe-[0-9a-f]+\.js$/, (route) => {
+    routes.push(route);
+    heard();
+  });
+  return { held, release };
+}

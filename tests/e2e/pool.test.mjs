@@ -7,7 +7,7 @@
 // then ends as cancelled, having sent nothing) never leaves the run hanging.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserAndSite, downloadArtifact, waitForRunEnd } from './page.mjs';
+import { browserAndSite, downloadArtifact, holdWorkerGlue, waitForRunEnd } from './page.mjs';
 import { startSim, unusedPort } from './sim.mjs';
 import { serverConcurrency } from './truth.mjs';
 import { validateArtifact, recomputeArtifact } from './artifact-tools.mjs';
@@ -426,20 +426,12 @@ test('cancel pressed while the measurement worker is still starting ends the run
   let release;
   try {
     ({ page } = await env.open({ base_url: sim.baseUrls[0], requests: '8', concurrency: '2', context_tokens: '1024', max_tokens: '32' }));
-    // The worker cannot be ready before it has imported the app's JavaScript glue (the page has
-    // its own copy already, so only the worker asks for it now). Its request is held here until
-    // after Cancel, so Cancel certainly lands while the worker is still starting: the network is
-    // slow, the app is the one built.
-    let heard;
-    const held = new Promise((resolve) => (heard = resolve));
-    const routes = [];
-    release = () => routes.splice(0).forEach((route) => route.continue().catch(() => {}));
-    await page.route(/strobe-[0-9a-f]+\.js$/, (route) => {
-      routes.push(route);
-      heard();
-    });
+    // The worker's import of the app's glue is held until after Cancel, so Cancel certainly
+    // lands while the worker is still starting.
+    const glue = await holdWorkerGlue(page);
+    release = glue.release;
     await page.getByTestId('run').click();
-    await held;
+    await glue.held;
     const status = page.getByTestId('status');
     assert.equal(await status.getAttribute('data-state'), 'running', 'the worker is starting');
     const pressed = Date.now();

@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
-import { browserAndSite, waitForRunEnd } from './page.mjs';
+import { browserAndSite, holdWorkerGlue, waitForRunEnd } from './page.mjs';
 import { startSim } from './sim.mjs';
 import { readZipEntries, validateArtifact } from './artifact-tools.mjs';
 
@@ -60,6 +60,23 @@ async function groupLatency(page) {
   const text = flagged ? full.slice(0, full.length - (await flag.textContent()).length).trim() : full;
   if (flagged) assert.match(await flag.textContent(), /the 3 runs disagree .*more repeats/);
   return { text, flagged };
+}
+
+/**
+ * The runs in the zip the page's `button` downloads, saved as `test-results/<name>.zip` and each
+ * as `test-results/<name>-<n>.json`, every one a valid artifact: `[{ name, artifact }]`.
+ */
+async function runsInZip(page, button, name) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(button).click()]);
+  const zip = `test-results/${name}.zip`;
+  copyFileSync(await download.path(), zip);
+  return readZipEntries(zip).map(({ name: entry, text }, index) => {
+    const file = `test-results/${name}-${index + 1}.json`;
+    writeFileSync(file, text);
+    const { exitCode, report } = validateArtifact(file);
+    assert.equal(exitCode, 0, `${entry}: ${JSON.stringify(report)}`);
+    return { name: entry, artifact: JSON.parse(text) };
+  });
 }
 
 /** The capacity table's TTFT p50 of each point, with whether it is flagged, and the chart's series. */
@@ -267,15 +284,9 @@ test("cancel between a step's repeats keeps the finished run and says why the sw
       await page.getByTestId('sweep-status').textContent(),
       /stopped in step 1 of 2 after 1 run \(2 a step\): the sweep was cancelled/,
     );
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-sweep').click()]);
-    const zip = 'test-results/sweep-repeats-cancelled.zip';
-    copyFileSync(await download.path(), zip);
-    const entries = readZipEntries(zip);
-    assert.equal(entries.length, 1, 'the finished run, kept');
-    const file = 'test-results/sweep-repeats-cancelled-1.json';
-    writeFileSync(file, entries[0].text);
-    assert.equal(validateArtifact(file).exitCode, 0);
-    const artifact = JSON.parse(entries[0].text);
+    const runs = await runsInZip(page, 'download-sweep', 'sweep-repeats-cancelled');
+    assert.equal(runs.length, 1, 'the finished run, kept');
+    const [{ artifact }] = runs;
     assert.equal(artifact.completed, 4);
     assert.equal(artifact.sweep.stop_reason, 'cancelled', 'the run before the cancel says why the sweep ended');
     assert.deepEqual([artifact.repeat.index, artifact.repeat.count], [0, 2]);
@@ -318,15 +329,9 @@ test('cancel during the cool-down between two repeats ends the group and keeps t
     // Nothing after the cancel: the sim served the first repeat's four measured requests only.
     const served = (await sim.truth()).records.filter((record) => record.marker);
     assert.equal(served.length, 4);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-group').click()]);
-    const zip = 'test-results/repeats-cancelled.zip';
-    copyFileSync(await download.path(), zip);
-    const entries = readZipEntries(zip);
-    assert.equal(entries.length, 1, 'the finished run, kept');
-    const file = 'test-results/repeats-cancelled-1.json';
-    writeFileSync(file, entries[0].text);
-    assert.equal(validateArtifact(file).exitCode, 0);
-    const artifact = JSON.parse(entries[0].text);
+    const runs = await runsInZip(page, 'download-group', 'repeats-cancelled');
+    assert.equal(runs.length, 1, 'the finished run, kept');
+    const [{ artifact }] = runs;
     assert.equal(artifact.completed, 4);
     assert.deepEqual([artifact.repeat.index, artifact.repeat.count], [0, 3]);
     assert.deepEqual(errors, []);
@@ -353,18 +358,12 @@ test("cancel while a later repeat's worker starts keeps the runs before it, send
     }));
     await page.getByTestId('run').click();
     await page.getByTestId('library-row').first().waitFor({ timeout: 60_000 });
-    // The first repeat is filed and the cool-down runs. The next worker cannot be ready before
-    // it has imported the app's JavaScript glue: that request is held until after Cancel, so
-    // Cancel certainly lands while the second repeat's worker is still starting.
-    let heard;
-    const held = new Promise((resolve) => (heard = resolve));
-    const routes = [];
-    release = () => routes.splice(0).forEach((route) => route.continue().catch(() => {}));
-    await page.route(/strobe-[0-9a-f]+\.js$/, (route) => {
-      routes.push(route);
-      heard();
-    });
-    await held;
+    // The first repeat is filed and the cool-down runs. The next worker's import of the app's
+    // glue is held until after Cancel, so Cancel certainly lands while the second repeat's
+    // worker is still starting.
+    const glue = await holdWorkerGlue(page);
+    release = glue.release;
+    await glue.held;
     const status = page.getByTestId('status');
     assert.equal(await status.getAttribute('data-state'), 'running', 'the second worker is starting');
     const sentBefore = (await sim.truth()).records.length;
