@@ -211,8 +211,12 @@ test('a server that answers 404 on /metrics leaves the run whole, with each engi
     assert.equal(validateArtifact(path).exitCode, 0);
     const block = artifact.server_metrics;
     assert.deepEqual(block.samples, []);
-    assert.match(block.notes[0], /^3 scrapes failed: HTTP 404: this server has no \/metrics here; vLLM serves it by default, SGLang needs --enable-metrics, llama-server --metrics/);
-    assert.match(block.notes[1], /scraping stopped after 3 failures in a row; the run went on/);
+    // Under load a scrape at a 100 ms interval can also time out (its own note, first in the
+    // block's order); the 404s and the stop are there either way.
+    const notes = JSON.stringify(block.notes);
+    assert.ok(block.notes.some((note) => /^3 scrapes failed: HTTP 404: this server has no \/metrics here; vLLM serves it by default, SGLang needs --enable-metrics, llama-server --metrics/.test(note)), notes);
+    assert.ok(block.notes.some((note) => /scraping stopped after 3 failures in a row; the run went on/.test(note)), notes);
+    assert.ok(block.notes.every((note) => /HTTP 404|scraping stopped|no answer within the timeout/.test(note)), notes);
     assert.equal((await sim.truth()).scrapes.length, 0, 'no scrape reached the metrics route');
     assert.deepEqual(errors.filter((error) => !/404/.test(error)), []);
   } finally {
