@@ -214,7 +214,11 @@ test('a server that answers 404 on /metrics leaves the run whole, with each engi
     // Under load a scrape at a 100 ms interval can also time out (its own note, first in the
     // block's order); the 404s and the stop are there either way.
     const notes = JSON.stringify(block.notes);
-    assert.ok(block.notes.some((note) => /^3 scrapes failed: HTTP 404: this server has no \/metrics here; vLLM serves it by default, SGLang needs --enable-metrics, llama-server --metrics/.test(note)), notes);
+    // A timeout breaks the streak of 404s, so more than three may come before the stop.
+    const notFound = block.notes
+      .map((note) => /^(\d+) scrapes failed: HTTP 404: this server has no \/metrics here; vLLM serves it by default, SGLang needs --enable-metrics, llama-server --metrics/.exec(note))
+      .find(Boolean);
+    assert.ok(notFound && Number(notFound[1]) >= 3, notes);
     assert.ok(block.notes.some((note) => /scraping stopped after 3 failures in a row; the run went on/.test(note)), notes);
     assert.ok(block.notes.every((note) => /HTTP 404|scraping stopped|no answer within the timeout/.test(note)), notes);
     assert.equal((await sim.truth()).scrapes.length, 0, 'no scrape reached the metrics route');

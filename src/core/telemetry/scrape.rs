@@ -26,6 +26,9 @@ use crate::core::telemetry::summary::{summarize, Window};
 pub const GIVE_UP_AFTER: u32 = 3;
 /// Longest a scrape may take before the caller should abort it, ms.
 pub const MAX_TIMEOUT_MS: f64 = 5_000.0;
+/// Shortest scrape timeout, ms: a busy server that answers in 150 ms at a 100 ms interval gave
+/// a sample (late, and the next scrape waits for it), not a failure.
+pub const MIN_TIMEOUT_MS: f64 = 1_000.0;
 /// Distinct reading notes kept for the block.
 const MAX_READING_NOTES: usize = 8;
 
@@ -135,10 +138,10 @@ impl ScrapeSession {
         self.interval_ms
     }
 
-    /// How long one scrape may take before the caller aborts it: the interval, at most
-    /// [`MAX_TIMEOUT_MS`].
+    /// How long one scrape may take before the caller aborts it: the interval, held between
+    /// [`MIN_TIMEOUT_MS`] and [`MAX_TIMEOUT_MS`].
     pub fn timeout_ms(&self) -> f64 {
-        (self.interval_ms as f64).min(MAX_TIMEOUT_MS)
+        (self.interval_ms as f64).clamp(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS)
     }
 
     /// Whether scraping stopped because the server cannot be scraped.

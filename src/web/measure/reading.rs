@@ -23,7 +23,7 @@ use crate::core::workload::read::{ReadOptions, WorkloadReader};
 use crate::core::workload::{too_large, Workload};
 
 use crate::web::platform::clock::Clock;
-use crate::web::platform::js_error::js_text;
+use crate::web::platform::js_error::{js_text, settle_quietly};
 
 /// The name the page gives a reading worker (a measurement worker has another).
 pub const READER_NAME: &str = "strobe-reader";
@@ -120,7 +120,7 @@ async fn read(request: &ToReader, file: Option<File>) -> Result<Workload, String
         buffer.resize(piece.length() as usize, 0);
         piece.copy_to(&mut buffer);
         if let Err(error) = reader.push(&buffer) {
-            let _ = pieces.cancel();
+            settle_quietly(pieces.cancel());
             return Err(format!("{name}: {error}"));
         }
         if now_ms() - told_ms >= PROGRESS_INTERVAL_MS {

@@ -28,7 +28,7 @@ use crate::web::js::{
     pump_response, send_chat, PumpEnd, KEEP_READING, READ_TO_THE_END, STOP_READING,
 };
 use crate::web::platform::clock::Clock;
-use crate::web::platform::js_error::js_text;
+use crate::web::platform::js_error::{js_text, settle_quietly};
 
 /// The most bytes of an error body strobe reads (the excerpt it keeps is shorter still).
 const ERROR_BODY_READ_LIMIT: usize = 64 * 1024;
@@ -433,7 +433,7 @@ pub async fn read_bytes_bounded(
         };
         bytes.extend(chunk.to_vec());
     }
-    let _ = reader.cancel();
+    settle_quietly(reader.cancel());
     bytes.truncate(limit);
     Some((bytes, error))
 }

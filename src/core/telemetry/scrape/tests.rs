@@ -63,7 +63,15 @@ fn scrapes_go_at_once_then_every_interval_one_at_a_time() {
 #[test]
 fn the_interval_is_held_to_its_bounds_and_the_timeout_to_it() {
     let fast = ScrapeSession::new(URL, 5);
-    assert_eq!((fast.interval_ms(), fast.timeout_ms()), (100, 100.0));
+    assert_eq!(
+        (fast.interval_ms(), fast.timeout_ms()),
+        (100, MIN_TIMEOUT_MS)
+    );
+    let middle = ScrapeSession::new(URL, 2_500);
+    assert_eq!(
+        (middle.interval_ms(), middle.timeout_ms()),
+        (2_500, 2_500.0)
+    );
     let slow = ScrapeSession::new(URL, 1_000_000);
     assert_eq!(
         (slow.interval_ms(), slow.timeout_ms()),
