@@ -7,7 +7,8 @@
 //!
 //! One scrape at a time: a scrape still unanswered when the next is due delays it, so a slow
 //! server is never sent a pile of them. A server that has no `/metrics` or refuses the page is
-//! given up on after a few tries, with a note that says how to enable it; the run goes on.
+//! given up on after a few tries, with a note that says how to enable it; the run goes on. When
+//! the endpoint check just before the run found that already, the run does not ask at all.
 
 use std::collections::BTreeMap;
 
@@ -112,6 +113,8 @@ pub struct ScrapeSession {
     reading_notes: Vec<String>,
     /// The server at the metrics URL's origin answered the run's requests.
     api_answered: bool,
+    /// Not scraped at all: the endpoint check found a failure that will not mend, this advice.
+    not_scraped: Option<String>,
 }
 
 impl ScrapeSession {
@@ -130,7 +133,19 @@ impl ScrapeSession {
             gave_up: false,
             reading_notes: Vec::new(),
             api_answered: false,
+            not_scraped: None,
         }
+    }
+
+    /// A session that sends nothing: the endpoint check just before the run found `url`
+    /// failing in a way that will not mend by itself ([`MetricsCheck::lasting`], its advice),
+    /// so the run does not ask again (each failed fetch is also an error line in the browser's
+    /// console). Its block has no samples and one note that says why and what to do.
+    pub fn not_scraped(url: &str, interval_ms: u64, advice: &str) -> Self {
+        let mut session = Self::new(url, interval_ms);
+        session.gave_up = true;
+        session.not_scraped = Some(advice.to_owned());
+        session
     }
 
     /// The interval between scrapes, ms.
@@ -256,7 +271,12 @@ impl ScrapeSession {
                 )
             })
             .collect();
-        if self.gave_up {
+        if let Some(advice) = &self.not_scraped {
+            notes.push(format!(
+                "not scraped: the endpoint check before the run found {advice}; the run went \
+                 on without the server's view"
+            ));
+        } else if self.gave_up {
             notes.push(format!(
                 "scraping stopped after {GIVE_UP_AFTER} failures in a row; the run went on"
             ));
@@ -280,10 +300,17 @@ impl ScrapeSession {
 /// view, in one line for the page.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricsCheck {
+    /// The URL checked.
+    pub url: String,
     /// The URL answered with metrics strobe can read.
     pub found: bool,
     /// The line: what answered and how often runs scrape it, or why not and what to do.
     pub text: String,
+    /// A failure that will not mend by itself (a 404 or 501, a key wanted, CORS, nothing
+    /// listening), as advice: runs of this URL do not scrape it
+    /// ([`ScrapeSession::not_scraped`]). `None` when metrics were found, or the failure may
+    /// pass (a timeout, a 503, an answer that is not Prometheus text).
+    pub lasting: Option<String>,
 }
 
 /// The endpoint check's verdict on one scrape of `url`: `outcome` is its status and body, or
@@ -312,7 +339,9 @@ pub fn check_metrics_answer(
                 };
                 let interval = interval_ms.clamp(*INTERVAL_MS.start(), *INTERVAL_MS.end());
                 return MetricsCheck {
+                    url: url.to_owned(),
                     found: true,
+                    lasting: None,
                     text: format!(
                         "Server metrics: {source} answers with {} metrics in {names}; each \
                          run scrapes it every {} s and puts the server's view beside its own.",
@@ -322,7 +351,9 @@ pub fn check_metrics_answer(
                 };
             }
             return MetricsCheck {
+                url: url.to_owned(),
                 found: false,
+                lasting: None,
                 text: format!(
                     "Server metrics: {source} answers, but with no metric strobe can read \
                      (is it a Prometheus /metrics page?). Runs go on without the server's \
@@ -333,12 +364,12 @@ pub fn check_metrics_answer(
         Ok((status, _)) => ScrapeFailure::Status(status),
         Err(failure) => failure,
     };
+    let advice = failure.advice(api_answered);
     MetricsCheck {
+        url: url.to_owned(),
         found: false,
-        text: format!(
-            "Server metrics: {source}: {}. Runs go on without the server's view.",
-            failure.advice(api_answered)
-        ),
+        text: format!("Server metrics: {source}: {advice}. Runs go on without the server's view."),
+        lasting: failure.is_lasting().then_some(advice),
     }
 }
 

@@ -128,7 +128,8 @@ impl RunContext {
             Some(Ok(_)) | None => None,
         };
         // The server's metrics: a baseline before the warm-up, then beside the run.
-        let scrape = MetricsScrape::start(&setup.config, self.clock.clone());
+        let check = self.state.metrics_check().get_untracked();
+        let scrape = MetricsScrape::start(&setup.config, self.clock.clone(), check.as_ref());
         let (live, result) =
             match Measurement::start(self.clock.clone(), setup, self.discovered_max_model_len) {
                 Ok(started) => started,

@@ -5,7 +5,8 @@
 //! one every interval, and a last one after the last request; the samples are then put on the
 //! run's clock (ms from the measured run's start, like the rows' `started_at_ms`) and become
 //! the artifact's `server_metrics` block. A server without metrics, or one that does not let
-//! the page read them, leaves the run as it is, with a note in the block.
+//! the page read them, leaves the run as it is, with a note in the block; when the endpoint
+//! check just before the run found that, the run sends no scrape at all.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -20,7 +21,7 @@ use web_sys::{
 use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::config::settings::RunConfig;
 use crate::core::telemetry::exposition::MAX_TEXT_BYTES;
-use crate::core::telemetry::scrape::{ScrapeFailure, ScrapeSession};
+use crate::core::telemetry::scrape::{MetricsCheck, ScrapeFailure, ScrapeSession};
 use crate::core::telemetry::summary::Window;
 
 use crate::web::measure::transport::read_bytes_bounded;
@@ -43,17 +44,32 @@ pub struct MetricsScrape {
 }
 
 impl MetricsScrape {
-    /// Starts scraping for a run of `config`, unless its `server_metrics` is `off`.
-    pub fn start(config: &RunConfig, clock: Clock) -> Option<Rc<Self>> {
+    /// Starts scraping for a run of `config`, unless its `server_metrics` is `off`. When the
+    /// endpoint check before the run (`check`) found that URL failing in a way that will not
+    /// mend, nothing is sent and the block says why.
+    pub fn start(
+        config: &RunConfig,
+        clock: Clock,
+        check: Option<&MetricsCheck>,
+    ) -> Option<Rc<Self>> {
         let url = config.client.metrics_url(&config.base_url)?;
-        let session = ScrapeSession::new(&url, config.client.server_metrics_interval_ms);
+        let interval_ms = config.client.server_metrics_interval_ms;
+        let lasting = check
+            .filter(|check| check.url == url)
+            .and_then(|check| check.lasting.as_deref());
+        let session = match lasting {
+            Some(advice) => ScrapeSession::not_scraped(&url, interval_ms, advice),
+            None => ScrapeSession::new(&url, interval_ms),
+        };
         let scrape = Rc::new(Self {
             session: Rc::new(RefCell::new(session)),
             url,
             clock,
             stopped: Rc::new(Cell::new(false)),
         });
-        spawn_local(scrape.clone().schedule());
+        if lasting.is_none() {
+            spawn_local(scrape.clone().schedule());
+        }
         Some(scrape)
     }
 

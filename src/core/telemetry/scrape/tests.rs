@@ -285,6 +285,25 @@ fn the_endpoint_check_says_what_answers_at_the_metrics_url_and_what_to_do() {
         down.text
     );
 
+    // What will not mend is carried to the runs, which then do not scrape; what may pass is not.
+    assert_eq!(found.lasting, None);
+    assert_eq!(missing.url, URL);
+    assert!(missing
+        .lasting
+        .as_deref()
+        .is_some_and(|advice| advice.starts_with("HTTP 404: this server has no /metrics here")));
+    assert!(blocked
+        .lasting
+        .as_deref()
+        .is_some_and(|advice| advice.contains("(CORS)")));
+    let unready = check_metrics_answer(URL, 1_000, Ok((503, b"loading")), true);
+    assert_eq!(
+        unready.lasting, None,
+        "a 503 passes when the model has loaded"
+    );
+    let slow = check_metrics_answer(URL, 1_000, Err(ScrapeFailure::Timeout), true);
+    assert_eq!(slow.lasting, None, "a busy server may answer the run");
+
     // A page that is not Prometheus text: nothing of it is quoted back.
     let html = b"<html><script>alert(1)</script></html>";
     let not_metrics = check_metrics_answer(URL, 1_000, Ok((200, html)), true);
@@ -295,6 +314,7 @@ fn the_endpoint_check_says_what_answers_at_the_metrics_url_and_what_to_do() {
         not_metrics.text
     );
     assert!(not_metrics.text.contains("no metric strobe can read"));
+    assert_eq!(not_metrics.lasting, None);
 
     // A credential in the URL never reaches the line.
     let keyed = check_metrics_answer(
@@ -337,4 +357,31 @@ fn a_server_that_does_not_implement_metrics_is_given_up_on_and_named() {
         "{}",
         check.text
     );
+}
+
+#[test]
+fn a_run_after_a_check_that_found_no_metrics_sends_nothing_and_says_why() {
+    let check = check_metrics_answer(URL, 1_000, Ok((501, b"")), true);
+    let advice = check.lasting.expect("a 501 does not mend by itself");
+    let mut session = ScrapeSession::not_scraped(URL, 1_000, &advice);
+    assert!(session.gave_up());
+    assert!(!session.next_send(0.0), "not even a baseline");
+    session.want_now();
+    assert!(!session.next_send(5_000.0), "nor the last scrape");
+    let block = session.finish(Some(Window {
+        start_ms: 0.0,
+        end_ms: 1_000.0,
+    }));
+    assert!(block.samples.is_empty());
+    assert_eq!(block.summary, None);
+    assert_eq!(block.source, URL);
+    assert_eq!(
+        block.notes,
+        [format!(
+            "not scraped: the endpoint check before the run found {advice}; the run went on \
+             without the server's view"
+        )]
+    );
+    assert!(block.notes[0]
+        .contains("llama-server answers 501 on /metrics until it is started with --metrics"));
 }
