@@ -169,8 +169,8 @@ pub(crate) const SERVER_METRICS: FieldSpec = FieldSpec {
     kind: FieldKind::Text,
     help: "The server's own Prometheus /metrics, scraped from the page beside the run (not from \
            the measuring thread) and kept in the artifact: auto (the base URL's origin + \
-           /metrics), off, or the metrics URL (another port or host). A server without them \
-           leaves the run untouched, with a note.",
+           /metrics; the default), off, or the metrics URL (another port or host). A server \
+           without them leaves the run untouched, with a note.",
     group: FieldGroup::Endpoint,
 };
 pub(crate) const SERVER_METRICS_INTERVAL_MS: FieldSpec = FieldSpec {

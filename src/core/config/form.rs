@@ -37,7 +37,7 @@ use crate::core::config::fields::{
 };
 use crate::core::config::load::{LoadOptions, DEFAULT_AUTO_STEPS};
 use crate::core::config::settings::{
-    ClientOptions, RunConfig, DEFAULT_SERVER_METRICS_INTERVAL_MS, SERVER_METRICS_OFF,
+    ClientOptions, RunConfig, DEFAULT_SERVER_METRICS_INTERVAL_MS, SERVER_METRICS_AUTO,
 };
 use crate::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use crate::core::config::sweep::{SweepKind, SweepSpec};
@@ -115,7 +115,7 @@ impl RunForm {
                 MeasurementThread::Worker.as_str().to_owned(),
             ),
             (LIVE_VIEW.key, LiveView::During.as_str().to_owned()),
-            (SERVER_METRICS.key, SERVER_METRICS_OFF.to_owned()),
+            (SERVER_METRICS.key, SERVER_METRICS_AUTO.to_owned()),
             (
                 SERVER_METRICS_INTERVAL_MS.key,
                 DEFAULT_SERVER_METRICS_INTERVAL_MS.to_string(),

@@ -204,7 +204,7 @@ fn config_round_trips_and_missing_keys_take_defaults() {
             "live_view": "during",
             "endpoint_pool": [],
             "context_calibration": false,
-            "server_metrics": "off",
+            "server_metrics": "auto",
             "server_metrics_interval_ms": 1000,
             "reset_prefix_cache": "off",
             "reset_prefix_cache_url": null
@@ -592,7 +592,11 @@ fn server_metrics_is_auto_off_or_a_url_without_credentials() {
             .as_deref(),
         Some("http://gpu-box:9100/metrics")
     );
-    assert_eq!(ClientOptions::default().server_metrics, "off");
+    assert_eq!(
+        ClientOptions::default().server_metrics,
+        "auto",
+        "scraped unless turned off"
+    );
 }
 
 #[test]
