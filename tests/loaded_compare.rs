@@ -556,9 +556,9 @@ fn files_refused_before_reading_say_why() {
 
 #[test]
 fn live_rows_and_failures_read_like_loaded_ones() {
-    use strobe::core::artifact::schema::rows::RequestTiming;
     use strobe::core::read::loaded::views::{FailureView, RowView};
     use strobe::core::read::loaded::LoadedArtifact;
+    use strobe::core::schema::rows::RequestTiming;
 
     // Every row of the reference artifact, taken as the typed row strobe measures, gives the
     // same view as the tolerant reader of the file.

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use common::repo_path;
 use serde_json::{json, Value};
 use strobe::core::artifact::build::{build_artifact, RunTiming};
-use strobe::core::artifact::schema::ArtifactV1;
 use strobe::core::config::choices::WorkloadTurns;
 use strobe::core::config::settings::RunConfig;
 use strobe::core::observe::accumulate::StreamAccumulator;
@@ -21,6 +20,7 @@ use strobe::core::plan::RunPlan;
 use strobe::core::present::turns::turns_table;
 use strobe::core::read::loaded::LoadedArtifact;
 use strobe::core::read::validate::validate_artifact_text;
+use strobe::core::schema::ArtifactV1;
 use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 use strobe::core::workload::read::{read, ReadOptions};
 

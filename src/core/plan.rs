@@ -25,7 +25,7 @@ use crate::core::python::random::PyRandom;
 pub mod calibration;
 pub mod workload;
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
+use crate::core::schema::calibration::ContextCalibration;
 use workload::{WorkloadPlanError, WorkloadRequests};
 
 /// Characters per estimated token, the rule that turns token budgets into prompt lengths.

@@ -13,12 +13,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::artifact::schema::slo::SloBlock;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::{Slo, SloMetric, SloSpec};
 use crate::core::read::loaded::views::RowView;
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::read::validate::report::Generation;
+use crate::core::schema::slo::SloBlock;
+use crate::core::schema::ArtifactV1;
 
 /// How one bound fared for one request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 
 use std::borrow::Cow;
 
-use crate::core::artifact::schema::ArtifactV1;
-use crate::core::artifact::ArtifactError;
+use crate::core::schema::error::ArtifactError;
+use crate::core::schema::ArtifactV1;
 
 /// One artifact ready to save.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +19,7 @@ pub struct ArtifactFile {
 
 impl ArtifactFile {
     /// The file of `artifact`, its `base_url` replaced by
-    /// [`REDACTED_BASE_URL`](crate::core::artifact::REDACTED_BASE_URL) when `redact`
+    /// [`REDACTED_BASE_URL`](crate::core::schema::REDACTED_BASE_URL) when `redact`
     /// (`artifact` itself is left as it is). Fails when the artifact holds a value JSON cannot
     /// (a non-finite time).
     pub fn of(artifact: &ArtifactV1, redact: bool) -> Result<Self, ArtifactError> {
@@ -40,8 +40,8 @@ impl ArtifactFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::artifact::schema::repeat::RepeatBlock;
-    use crate::core::artifact::REDACTED_BASE_URL;
+    use crate::core::schema::repeat::RepeatBlock;
+    use crate::core::schema::REDACTED_BASE_URL;
 
     fn reference() -> ArtifactV1 {
         serde_json::from_str(include_str!(

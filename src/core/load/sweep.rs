@@ -10,12 +10,12 @@
 //! [`SweepPlan`] decides each step's settings from the base configuration and the steps before
 //! it; the page runs them. Pure: no clock, no network.
 
-use crate::core::artifact::schema::sweep::{StopReason, SweepVariable};
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::LoadMode;
 use crate::core::config::load::{MAX_RATE, MIN_RATE};
 use crate::core::config::settings::RunConfig;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
+use crate::core::schema::sweep::{StopReason, SweepVariable};
+use crate::core::schema::ArtifactV1;
 
 /// A rate step whose achieved rate is below this share of its offered rate is saturated.
 pub const SATURATION_SHARE: f64 = 0.9;

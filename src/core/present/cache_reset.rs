@@ -4,9 +4,9 @@
 //! "prefix cache emptied before the run (vLLM POST /reset_prefix_cache answered 200; cached tokens 0 in the first 4 requests)". The same words serve a run measured in the page
 //! and a dropped file; the block's URL, engine and reason are a file's data, shown as text.
 
-use crate::core::artifact::schema::cache_reset::{PrefixCacheResetBlock, ResetVerdict};
 use crate::core::config::cache_reset::ResetEngine;
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::schema::cache_reset::{PrefixCacheResetBlock, ResetVerdict};
 
 /// What the results say of the cache a run started with.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,8 +142,8 @@ fn shown_url(engine: &str, url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::artifact::schema::cache_reset::{ResetCheck, ResetRecord};
     use crate::core::config::choices::PrefixCacheReset;
+    use crate::core::schema::cache_reset::{ResetCheck, ResetRecord};
 
     fn block(verdict: ResetVerdict, min: Option<u64>, reason: &str) -> PrefixCacheResetBlock {
         PrefixCacheResetBlock {

@@ -10,7 +10,6 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::core::artifact::file::ArtifactFile;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::Slo;
 use crate::core::format::file_stem;
 use crate::core::present::compare::{format_delta, Comparison};
@@ -18,6 +17,7 @@ use crate::core::read::loaded::basis::TimeBasis;
 use crate::core::read::loaded::text::CappedText;
 use crate::core::read::loaded::views::{FailureView, RowView};
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::schema::ArtifactV1;
 use crate::core::slo::{check_bound, judge_loaded, row_meets, BoundCheck};
 
 /// The CSV header, one column per [`RowView`] field plus the failure columns.
@@ -660,9 +660,9 @@ mod tests {
 
     #[test]
     fn a_repeat_group_zips_and_regroups_when_dropped() {
-        use crate::core::artifact::schema::repeat::RepeatBlock;
         use crate::core::present::repeats::group_repeats;
         use crate::core::read::bundle::load_dropped;
+        use crate::core::schema::repeat::RepeatBlock;
         let reference: ArtifactV1 = serde_json::from_str(include_str!(
             "../../../tests/fixtures/reference-artifact.json"
         ))
@@ -698,12 +698,12 @@ mod tests {
 
     #[test]
     fn a_sweep_of_repeated_steps_zips_and_regroups_as_one_curve_of_repeated_points() {
-        use crate::core::artifact::schema::repeat::RepeatBlock;
-        use crate::core::artifact::schema::sweep::{SweepBlock, SweepVariable};
         use crate::core::load::sweep::step_repeat_group_id;
         use crate::core::present::capacity::capacity_series;
         use crate::core::present::repeats::group_repeats;
         use crate::core::read::bundle::load_dropped;
+        use crate::core::schema::repeat::RepeatBlock;
+        use crate::core::schema::sweep::{SweepBlock, SweepVariable};
         let reference: ArtifactV1 = serde_json::from_str(include_str!(
             "../../../tests/fixtures/reference-artifact.json"
         ))

@@ -22,11 +22,11 @@ use flate2::Compression;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::format::{counted, format_count};
 use crate::core::read::carried::CarriedFile;
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::read::validate::report::Verdict;
+use crate::core::schema::ArtifactV1;
 
 /// What the fragment of a link to a run starts with (after the `#`).
 pub const LINK_FRAGMENT_PREFIX: &str = "run=";

@@ -15,11 +15,11 @@ use std::rc::Rc;
 use futures::channel::oneshot;
 use leptos::task::spawn_local;
 
-use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 use crate::core::config::choices::MeasurementThread;
 use crate::core::live::checkpoint::CheckpointError;
 use crate::core::plan::RunPlan;
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 
 use crate::web::platform::clock::Clock;
 use crate::web::platform::kept::{self, KeepError, KeptFile};

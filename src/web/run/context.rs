@@ -9,8 +9,6 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::{LiveView, PrefixCacheReset};
 use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
@@ -19,6 +17,8 @@ use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::loaded::LoadedArtifact;
+use crate::core::schema::calibration::ContextCalibration;
+use crate::core::schema::ArtifactV1;
 use crate::core::slo::{judge_artifact, judge_loaded, judge_rows, slo_block};
 use crate::core::telemetry::beside::attach_beside_client;
 use crate::core::telemetry::reset::{reset_block, RunFacts};

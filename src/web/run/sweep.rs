@@ -8,13 +8,13 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::core::artifact::schema::repeat::RepeatBlock;
-use crate::core::artifact::schema::sweep::{StopReason, SweepBlock};
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::settings::RunConfig;
 use crate::core::config::sweep::SweepSpec;
 use crate::core::load::sweep::{step_repeat_group_id, StepResult, SweepNext, SweepPlan, SweepStep};
 use crate::core::present::sweep_status::SweepPosition;
+use crate::core::schema::repeat::RepeatBlock;
+use crate::core::schema::sweep::{StopReason, SweepBlock};
+use crate::core::schema::ArtifactV1;
 
 use crate::web::run::context::{plan_run, RunContext};
 use crate::web::run::keep;

@@ -6,10 +6,10 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::format::{format_tenths, or_missing};
 use crate::core::present::capacity::CapacityPoint;
 use crate::core::present::export::artifact_files_zip;
+use crate::core::schema::ArtifactV1;
 
 use crate::web::platform::files::download_bytes;
 use crate::web::state::{AppState, SweepEnd};

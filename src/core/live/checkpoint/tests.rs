@@ -1,6 +1,4 @@
 use super::*;
-use crate::core::artifact::schema::client::ClientTransport;
-use crate::core::artifact::schema::rows::{OutputTokenSource, RequestTiming};
 use crate::core::config::settings::RunConfig;
 use crate::core::live::{decode_message, encode_message, FromMeasurement};
 use crate::core::observe::accumulate::ReadStats;
@@ -8,6 +6,8 @@ use crate::core::observe::conclude::CompletedRequest;
 use crate::core::observe::row::RowInputs;
 use crate::core::read::loaded::LoadedArtifact;
 use crate::core::read::validate::report::Verdict;
+use crate::core::schema::client::ClientTransport;
+use crate::core::schema::rows::{OutputTokenSource, RequestTiming};
 
 const STARTED_MS: f64 = 1_700_000_000_000.0;
 

@@ -9,11 +9,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::artifact::metrics::{write_distribution_family, DISTRIBUTION_FAMILIES};
-use crate::core::artifact::schema::MetricPopulation;
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
 use crate::core::python::stats::exact_mean;
 use crate::core::read::loaded::metrics::KeyMetrics;
 use crate::core::read::validate::report::SCHEMA;
+use crate::core::schema::MetricPopulation;
 
 use super::unavailable::{self, unavailable};
 use super::{ForeignRun, Quantity};

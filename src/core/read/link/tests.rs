@@ -183,7 +183,7 @@ fn a_link_whose_file_is_no_run_says_why() {
 
 #[test]
 fn redaction_writes_the_artifact_as_the_download_does() {
-    use crate::core::artifact::REDACTED_BASE_URL;
+    use crate::core::schema::REDACTED_BASE_URL;
     let text = REFERENCE.replace(REDACTED_BASE_URL, "http://10.1.2.3:8000/v1");
     let file = CarriedFile::new("reference-artifact.json", &text);
     let original: ArtifactV1 = serde_json::from_str(&text).expect("an artifact");

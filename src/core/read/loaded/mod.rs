@@ -16,8 +16,6 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::artifact::schema::cache_reset::PrefixCacheResetBlock;
-use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::format::counted;
 use crate::core::read::carried::{CarriedError, CarriedFile};
 use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
@@ -34,6 +32,8 @@ use crate::core::read::loaded::workload::WorkloadBlockView;
 use crate::core::read::locust::{import::import_records, LocustError};
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};
+use crate::core::schema::cache_reset::PrefixCacheResetBlock;
+use crate::core::schema::server_metrics::ServerMetricsBlock;
 
 pub mod basis;
 pub mod distributed;

@@ -1,13 +1,13 @@
 use base64::Engine;
 use serde_json::{json, Value};
 
-use crate::core::artifact::schema::distributed::{MASTER_WALL_CLOCK, ONE_HOST_CLOCK};
 use crate::core::config::form::RunForm;
 use crate::core::plan::RunPlan;
 use crate::core::read::locust::import::import_records;
 use crate::core::read::locust::records::{looks_like_records, read_worker_file};
 use crate::core::read::validate::report::Verdict;
 use crate::core::read::validate::validate_artifact_text;
+use crate::core::schema::distributed::{MASTER_WALL_CLOCK, ONE_HOST_CLOCK};
 use crate::core::stream::sse::sample_stream_events;
 
 const BASE: &str = "http://127.0.0.1:9/v1";
@@ -266,7 +266,7 @@ fn a_wrong_answer_fails_its_canary() {
     assert_eq!(artifact.failed, 1);
     assert_eq!(
         artifact.failures[0].failure_class,
-        crate::core::artifact::schema::rows::FailureClass::RequestCanaryFailed
+        crate::core::schema::rows::FailureClass::RequestCanaryFailed
     );
 }
 
