@@ -19,7 +19,7 @@ use crate::core::observe::accumulate::ReadStats;
 use crate::core::observe::conclude::{CompletedRequest, RequestOutcome};
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::python::stats::nearest_rank;
-use crate::core::read::loaded::views::{FailureView, RowView};
+use crate::core::read::opened::views::{FailureView, RowView};
 use crate::core::schema::calibration::ContextCalibration;
 use crate::core::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use crate::core::workload::read::Keep;

@@ -132,7 +132,7 @@ fn file_names_keep_only_safe_characters() {
 
 #[test]
 fn a_repeat_names_its_file_after_its_number_stays_valid_and_reads_back() {
-    use crate::core::read::loaded::LoadedArtifact;
+    use crate::core::read::opened::OpenedArtifact;
     use crate::core::schema::repeat::RepeatBlock;
     let config = RunConfig {
         engine: Some("strobe-sim".to_owned()),
@@ -155,7 +155,7 @@ fn a_repeat_names_its_file_after_its_number_stays_valid_and_reads_back() {
     assert!(report.is_acceptable(), "{report}");
     let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
     assert_eq!(parsed.repeat, artifact.repeat);
-    let loaded = LoadedArtifact::from_text("r.json", &text)
+    let loaded = OpenedArtifact::from_text("r.json", &text)
         .repeat
         .expect("a repeat");
     assert_eq!(

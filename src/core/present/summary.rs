@@ -11,12 +11,12 @@
 use crate::core::config::slo::Slo;
 use crate::core::format::{counted, format_table_number};
 use crate::core::present::headline::{headline_cards, HeadlineCard, HeadlineInputs};
-use crate::core::read::loaded::basis::{
+use crate::core::read::opened::basis::{
     has_wire_times, metrics_on_basis, rows_on_basis, TimeBasis,
 };
-use crate::core::read::loaded::load::LoadView;
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
-use crate::core::read::loaded::views::{row_notes, ClientView, RowView};
+use crate::core::read::opened::load::LoadView;
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind};
+use crate::core::read::opened::views::{row_notes, ClientView, RowView};
 use crate::core::schema::ArtifactV1;
 use crate::core::slo::{judge_rows, SloOutcome};
 

@@ -26,7 +26,7 @@ use crate::core::live::{
 };
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
-use crate::core::read::loaded::views::{FailureView, RowView};
+use crate::core::read::opened::views::{FailureView, RowView};
 use crate::core::schema::client::ClientBlock;
 use crate::core::schema::ArtifactV1;
 

@@ -50,7 +50,7 @@ fn a_run_goes_round_trip_byte_for_byte() {
     assert_eq!(read, file);
     let runs = link_runs(&read).expect("a run");
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0], LoadedArtifact::from_text(&file.name, REFERENCE));
+    assert_eq!(runs[0], OpenedArtifact::from_text(&file.name, REFERENCE));
     // The same with or without the `#`, and with the space a paste may leave after it.
     let bare = fragment_of(&link).trim_start_matches('#');
     assert_eq!(read_link(bare), Some(Ok(file.clone())));

@@ -383,7 +383,7 @@ fn a_broken_line_names_its_file_line_and_field() {
 
 #[test]
 fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
-    use crate::core::read::bundle::load_dropped_batch;
+    use crate::core::read::bundle::open_dropped_batch;
     let link = link("");
     let dropped: Vec<(String, Vec<u8>)> = files(&link, &one_host_run(&link))
         .into_iter()
@@ -393,7 +393,7 @@ fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
             include_bytes!("../../../../tests/fixtures/reference-artifact.json").to_vec(),
         )])
         .collect();
-    let loaded = load_dropped_batch(&dropped);
+    let loaded = open_dropped_batch(&dropped);
     assert_eq!(
         loaded.len(),
         2,
@@ -422,7 +422,7 @@ fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
          clocks differ by up to 40 µs (known to ±150 µs)."
     );
 
-    let alone = load_dropped_batch(&dropped[..1]);
+    let alone = open_dropped_batch(&dropped[..1]);
     assert_eq!(alone.len(), 1);
     let status = alone[0].status_line();
     assert!(

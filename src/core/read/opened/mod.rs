@@ -1,6 +1,6 @@
 //! A dropped artifact file as the results pages see it: validated, then read as far as it can be.
 //!
-//! This module owns [`LoadedArtifact`]: the validator's [`Report`] for the file plus everything
+//! This module owns [`OpenedArtifact`]: the validator's [`Report`] for the file plus everything
 //! the charts, the comparison and the exports need, extracted tolerantly from every generation
 //! (G1 without rows and with p50/p95 only, G2, G3 rows with 15 keys, modern). Building one never
 //! fails: a file that is too large, not UTF-8, not JSON or hostile still yields a value that says
@@ -20,16 +20,16 @@ use crate::core::format::counted;
 use crate::core::read::carried::{CarriedError, CarriedFile};
 use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
 use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
-use crate::core::read::loaded::distributed::DistributedView;
-use crate::core::read::loaded::load::{LoadView, SweepView};
-use crate::core::read::loaded::metrics::{KeyMetrics, TimeBasis};
-use crate::core::read::loaded::repeat::RepeatView;
-use crate::core::read::loaded::text::{capped_string, markup_notices, CappedText, LoadNotice};
-use crate::core::read::loaded::views::{
+use crate::core::read::locust::{import::import_records, LocustError};
+use crate::core::read::opened::distributed::DistributedView;
+use crate::core::read::opened::load::{LoadView, SweepView};
+use crate::core::read::opened::metrics::{KeyMetrics, TimeBasis};
+use crate::core::read::opened::repeat::RepeatView;
+use crate::core::read::opened::text::{capped_string, markup_notices, CappedText, LoadNotice};
+use crate::core::read::opened::views::{
     finite_f64, ClientView, FailureView, RowView, RunIdentity, SamplingView, SloView, WorkloadView,
 };
-use crate::core::read::loaded::workload::WorkloadBlockView;
-use crate::core::read::locust::{import::import_records, LocustError};
+use crate::core::read::opened::workload::WorkloadBlockView;
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};
 use crate::core::schema::cache_reset::PrefixCacheResetBlock;
@@ -50,7 +50,7 @@ pub const MAX_ARTIFACT_TEXT_BYTES: usize = 64 * 1024 * 1024;
 
 /// Why a file was not read at all (before any JSON rule could apply).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum LoadRefusal {
+pub enum OpenRefusal {
     /// The text is larger than [`MAX_ARTIFACT_TEXT_BYTES`].
     #[error(
         "the file is {bytes} bytes, more than the {limit}-byte limit strobe reads; an artifact \
@@ -92,13 +92,13 @@ pub enum LoadRefusal {
 
 /// A dropped artifact: the validator's verdict plus everything that could be read from it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedArtifact {
+pub struct OpenedArtifact {
     /// The file name the user dropped, as data.
     pub file_name: CappedText,
     /// Size of the text in bytes.
     pub text_bytes: usize,
     /// Set when the file was not read at all (too large, not UTF-8).
-    pub refusal: Option<LoadRefusal>,
+    pub refusal: Option<OpenRefusal>,
     /// The validator's verdict, generation and every violation.
     pub report: Report,
     /// Things worth a warning that do not make the file invalid.
@@ -150,7 +150,7 @@ pub struct LoadedArtifact {
     pub source: Option<CarriedFile>,
 }
 
-impl LoadedArtifact {
+impl OpenedArtifact {
     /// Reads raw file bytes: refuses oversized or non-UTF-8 input, then
     /// [`Self::all_from_text`]: one run per artifact, several for another tool's report of
     /// several benchmarks.
@@ -169,7 +169,7 @@ impl LoadedArtifact {
             return Self::refused(
                 file_name,
                 bytes.len(),
-                LoadRefusal::TooLarge {
+                OpenRefusal::TooLarge {
                     bytes: bytes.len(),
                     limit: MAX_ARTIFACT_TEXT_BYTES,
                 },
@@ -180,7 +180,7 @@ impl LoadedArtifact {
             Err(error) => Self::refused(
                 file_name,
                 bytes.len(),
-                LoadRefusal::NotUtf8 {
+                OpenRefusal::NotUtf8 {
                     offset: error.valid_up_to(),
                 },
             ),
@@ -193,7 +193,7 @@ impl LoadedArtifact {
         Self::refused(
             file_name,
             bytes,
-            LoadRefusal::TooLarge {
+            OpenRefusal::TooLarge {
                 bytes,
                 limit: MAX_ARTIFACT_TEXT_BYTES,
             },
@@ -203,7 +203,7 @@ impl LoadedArtifact {
     /// An HTML file whose artifacts could not be taken out (it is no strobe report, or a
     /// damaged one), with why.
     pub fn not_a_report(file_name: &str, bytes: usize, error: CarriedError) -> Self {
-        Self::refused(file_name, bytes, LoadRefusal::Report(error))
+        Self::refused(file_name, bytes, OpenRefusal::Report(error))
     }
 
     /// A file whose bytes could not be obtained, with the reason.
@@ -211,7 +211,7 @@ impl LoadedArtifact {
         Self::refused(
             file_name,
             0,
-            LoadRefusal::Unreadable {
+            OpenRefusal::Unreadable {
                 reason: CappedText::new(reason).to_string(),
             },
         )
@@ -246,7 +246,7 @@ impl LoadedArtifact {
             return vec![Self::refused(
                 file_name,
                 text.len(),
-                LoadRefusal::TooLarge {
+                OpenRefusal::TooLarge {
                     bytes: text.len(),
                     limit: MAX_ARTIFACT_TEXT_BYTES,
                 },
@@ -276,7 +276,7 @@ impl LoadedArtifact {
             Err(error) => vec![Self::refused(
                 file_name,
                 text.len(),
-                LoadRefusal::BrokenForeign(error),
+                OpenRefusal::BrokenForeign(error),
             )],
         }
     }
@@ -307,7 +307,7 @@ impl LoadedArtifact {
                 loaded.text_bytes = bytes;
                 loaded
             }
-            Err(error) => Self::refused(&names, bytes, LoadRefusal::BrokenLocust(error)),
+            Err(error) => Self::refused(&names, bytes, OpenRefusal::BrokenLocust(error)),
         }
     }
 
@@ -494,7 +494,7 @@ impl LoadedArtifact {
         problems
     }
 
-    fn refused(file_name: &str, text_bytes: usize, refusal: LoadRefusal) -> Self {
+    fn refused(file_name: &str, text_bytes: usize, refusal: OpenRefusal) -> Self {
         let mut loaded = Self::empty(
             file_name,
             text_bytes,
@@ -509,7 +509,7 @@ impl LoadedArtifact {
     }
 
     fn empty(file_name: &str, text_bytes: usize, report: Report) -> Self {
-        LoadedArtifact {
+        OpenedArtifact {
             file_name: CappedText::new(file_name),
             text_bytes,
             refusal: None,

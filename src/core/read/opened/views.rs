@@ -9,8 +9,8 @@ use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::slo::Slo;
 use crate::core::format::{counted, format_duration_ms, quoted_preview};
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
-use crate::core::read::loaded::text::{capped_string, CappedText};
-use crate::core::read::loaded::workload::OriginView;
+use crate::core::read::opened::text::{capped_string, CappedText};
+use crate::core::read::opened::workload::OriginView;
 use crate::core::schema::client::ClientBlock;
 use crate::core::schema::rows::{FailureRecord, RequestTiming};
 
