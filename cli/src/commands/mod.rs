@@ -20,7 +20,7 @@ use clap::{ArgAction, Subcommand};
 use serde_json::Value;
 use strobe::core::read::bundle::open_report;
 use strobe::core::read::carried::looks_like_html;
-use strobe::core::read::foreign::read_aiperf_pair;
+use strobe::core::read::opened::foreign::read_aiperf_pair;
 use strobe::core::read::opened::OpenedArtifact;
 
 use crate::input::{read_one, Results};

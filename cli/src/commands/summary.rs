@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value};
 use strobe::core::present::turns::{turns_table, TurnsTable};
-use strobe::core::read::foreign::read_aiperf_pair;
-use strobe::core::read::foreign::unavailable::{Headline, Unavailable};
+use strobe::core::read::opened::foreign::read_aiperf_pair;
+use strobe::core::read::opened::foreign::unavailable::{Headline, Unavailable};
 use strobe::core::read::opened::metrics::{KeyMetrics, MetricKind, MetricStat};
 use strobe::core::read::opened::{OpenRefusal, OpenedArtifact};
 use strobe::core::read::validate::report::{Report, Verdict};

@@ -9,7 +9,7 @@
 use crate::core::config::slo::Slo;
 use crate::core::format::format_number;
 use crate::core::present::server::ServerFigure;
-use crate::core::read::foreign::{Definition, Quantity};
+use crate::core::read::opened::foreign::{Definition, Quantity};
 use crate::core::read::opened::metrics::{MetricKind, MetricStat};
 use crate::core::read::opened::text::CappedText;
 use crate::core::read::opened::views::SamplingView;

@@ -9,8 +9,8 @@ use std::io::{Cursor, Read};
 use thiserror::Error;
 
 use crate::core::read::carried::{carried_files, looks_like_html, CarriedError};
-use crate::core::read::foreign::{aiperf, read_aiperf_pair, ForeignRun};
-use crate::core::read::locust::records::looks_like_records;
+use crate::core::read::opened::foreign::{aiperf, read_aiperf_pair, ForeignRun};
+use crate::core::read::opened::locust::records::looks_like_records;
 use crate::core::read::opened::{OpenedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 
 /// Most entries read from one archive.

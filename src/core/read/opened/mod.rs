@@ -1,4 +1,6 @@
-//! A dropped artifact file as the results pages see it: validated, then read as far as it can be.
+//! A dropped file as the results pages see it: an artifact validated, then read as far as it can
+//! be, or another tool's results ([`foreign`]: vLLM, GuideLLM, AIPerf), or the records of a plan
+//! run on Locust's workers ([`locust`]), each read into the same [`OpenedArtifact`].
 //!
 //! This module owns [`OpenedArtifact`]: the validator's [`Report`] for the file plus everything
 //! the charts, the comparison and the exports need, extracted tolerantly from every generation
@@ -11,18 +13,19 @@
 //! basis a run is shown on;
 //! [`views`] the rows, failures and the rest read from a file; [`workload`] the traffic a run
 //! sent (its `workload` block, each row's origin); [`repeat`] repeated runs and their groups;
-//! [`text`] the capped text.
+//! [`text`] the capped text. [`foreign`] and [`locust`] read their files into these parts; this
+//! file picks the reader by a file's content and stands above them.
 
 use serde_json::Value;
 use thiserror::Error;
 
 use crate::core::format::counted;
 use crate::core::read::carried::{CarriedError, CarriedFile};
-use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
-use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
-use crate::core::read::locust::{import::import_records, LocustError};
 use crate::core::read::opened::distributed::DistributedView;
+use crate::core::read::opened::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
+use crate::core::read::opened::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
 use crate::core::read::opened::load::{LoadView, SweepView};
+use crate::core::read::opened::locust::{import::import_records, LocustError};
 use crate::core::read::opened::metrics::{KeyMetrics, TimeBasis};
 use crate::core::read::opened::repeat::RepeatView;
 use crate::core::read::opened::text::{capped_string, markup_notices, CappedText, LoadNotice};
@@ -37,7 +40,9 @@ use crate::core::schema::server_metrics::ServerMetricsBlock;
 
 pub mod basis;
 pub mod distributed;
+pub mod foreign;
 pub mod load;
+pub mod locust;
 pub mod metrics;
 pub mod repeat;
 pub mod text;
@@ -228,7 +233,7 @@ impl OpenedArtifact {
     }
 
     /// Reads `text` as an artifact or, by its content, as another tool's results file
-    /// (`core::read::foreign`): every run it holds, or one invalid entry saying why none.
+    /// (`core::read::opened::foreign`): every run it holds, or one invalid entry saying why none.
     pub fn all_from_text(file_name: &str, text: &str) -> Vec<Self> {
         let mut all = Self::read_text(file_name, text);
         if all.iter().any(|run| run.refusal.is_none()) {

@@ -309,7 +309,7 @@ pub enum Verdict {
     /// At least one violation.
     Invalid,
     /// Not an artifact but another tool's results file that strobe read
-    /// (`core::read::foreign`); the artifact rules do not apply to it.
+    /// (`core::read::opened::foreign`); the artifact rules do not apply to it.
     Foreign,
 }
 

@@ -3,8 +3,8 @@ use serde_json::{json, Value};
 
 use crate::core::config::form::RunForm;
 use crate::core::plan::RunPlan;
-use crate::core::read::locust::import::import_records;
-use crate::core::read::locust::records::{looks_like_records, read_worker_file};
+use crate::core::read::opened::locust::import::import_records;
+use crate::core::read::opened::locust::records::{looks_like_records, read_worker_file};
 use crate::core::read::validate::report::Verdict;
 use crate::core::read::validate::validate_artifact_text;
 use crate::core::schema::distributed::{MASTER_WALL_CLOCK, ONE_HOST_CLOCK};
@@ -390,7 +390,7 @@ fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
         .map(|(name, text)| (name, text.into_bytes()))
         .chain([(
             "reference.json".to_owned(),
-            include_bytes!("../../../../tests/fixtures/reference-artifact.json").to_vec(),
+            include_bytes!("../../../../../tests/fixtures/reference-artifact.json").to_vec(),
         )])
         .collect();
     let loaded = open_dropped_batch(&dropped);

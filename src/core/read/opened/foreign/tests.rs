@@ -511,7 +511,7 @@ fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_fil
 
 #[test]
 fn a_conversion_says_which_numbers_it_cannot_give_and_carries_the_tools_own() {
-    use crate::core::read::foreign::unavailable::Headline;
+    use crate::core::read::opened::foreign::unavailable::Headline;
     use crate::core::read::opened::metrics::{MetricKind, MetricStat};
     use crate::core::read::opened::OpenedArtifact;
     let lost = [
@@ -605,7 +605,7 @@ fn a_conversion_says_which_numbers_it_cannot_give_and_carries_the_tools_own() {
 
 #[test]
 fn a_hostile_unavailable_list_is_read_as_data() {
-    use crate::core::read::foreign::unavailable::{from_json, Headline};
+    use crate::core::read::opened::foreign::unavailable::{from_json, Headline};
     let list = json!([
         {"metric": "tpot", "reason": "x".repeat(100_000), "tool_figures": {
             "p50": {"name": "a", "value": 1.5},

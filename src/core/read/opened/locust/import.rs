@@ -21,8 +21,10 @@ use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::prompt::export::settings_plan;
 use crate::core::python::json::python_float_repr;
-use crate::core::read::locust::records::{read_worker_file, RequestEnd, RequestRecord, WorkerFile};
-use crate::core::read::locust::LocustError;
+use crate::core::read::opened::locust::records::{
+    read_worker_file, RequestEnd, RequestRecord, WorkerFile,
+};
+use crate::core::read::opened::locust::LocustError;
 use crate::core::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 use crate::core::schema::distributed::{
     DistributedBlock, WorkerProcess, LOCUST_ENGINE, MASTER_WALL_CLOCK, ONE_HOST_CLOCK,
