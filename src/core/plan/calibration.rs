@@ -11,7 +11,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::plan::CHARS_PER_TOKEN;
+use crate::core::plan::tokens::CHARS_PER_TOKEN;
 use crate::core::schema::calibration::{CalibrationProbe, ContextCalibration};
 
 /// The first probe's budget in estimated tokens (192 characters): small enough to fit any
