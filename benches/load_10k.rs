@@ -1,7 +1,7 @@
 //! Loading, validating and charting an artifact with 10,000 request rows must take well under a
 //! second. This benchmark builds such an artifact through the real pipeline (stream
 //! accumulator → `conclude_request` → `build_artifact`), serializes it, then times each stage
-//! of what the results page does with a dropped file: `LoadedArtifact::from_text`, every chart
+//! of what the results page does with a dropped file: `OpenedArtifact::from_text`, every chart
 //! function, the comparison, both exports, and an SLO applied afterwards. It prints the best
 //! and the median of 5 runs.
 //!
@@ -23,7 +23,7 @@ use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
 use strobe::core::present::charts::{ChartTheme, DISTRIBUTION_CHART_METRICS};
 use strobe::core::present::compare::compare;
 use strobe::core::present::export::{rows_csv, rows_csv_with_slo, summary_markdown};
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::OpenedArtifact;
 use strobe::core::read::validate::report::Verdict;
 use strobe::core::read::validate::validate_artifact;
 use strobe::core::slo::judge_loaded;
@@ -40,7 +40,7 @@ fn main() {
     );
 
     let mut stages: Vec<(String, f64, f64)> = Vec::new();
-    let (best, median, loaded) = time(|| LoadedArtifact::from_text("bench-10k.json", &text));
+    let (best, median, loaded) = time(|| OpenedArtifact::from_text("bench-10k.json", &text));
     assert_eq!(loaded.verdict(), Verdict::Valid, "{}", loaded.report);
     assert!(loaded.rows.len() > 9_800, "{} rows", loaded.rows.len());
     stages.push(("load + validate (from_text)".to_owned(), best, median));
@@ -97,7 +97,7 @@ fn main() {
     let (best, median, _) = time(|| summary_markdown(&[&loaded, &loaded], &comparison));
     stages.push(("summary Markdown".to_owned(), best, median));
     let (best, median, _) = time(|| {
-        let loaded = LoadedArtifact::from_text("bench-10k.json", &text);
+        let loaded = OpenedArtifact::from_text("bench-10k.json", &text);
         let charts = artifact_charts(&loaded, theme);
         let comparison = compare(&[&loaded, &loaded]);
         (loaded, charts, comparison)

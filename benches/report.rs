@@ -15,7 +15,7 @@ mod timing;
 
 use strobe::core::config::slo::SloSpec;
 use strobe::core::present::report::{report_html, ReportInput};
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::OpenedArtifact;
 use synthetic::synthetic_artifact_text;
 use timing::time;
 
@@ -28,7 +28,7 @@ fn main() {
     println!("|---:|---:|---:|---:|---:|");
     for requests in [1_000_u64, 10_000] {
         let text = synthetic_artifact_text(requests);
-        let run = LoadedArtifact::from_text(&format!("bench-{requests}.json"), &text);
+        let run = OpenedArtifact::from_text(&format!("bench-{requests}.json"), &text);
         let runs = [&run];
         let (best, median, report) = time(|| {
             report_html(&ReportInput {

@@ -1,6 +1,7 @@
 //! The house rules of the source tree, checked on every `cargo test`: no import circle between
-//! the modules of `src/` or `sim/src/`, the core's pipeline read top to bottom (nothing that
-//! reads files imports what presents them), and the pure core free of clocks and the browser.
+//! the modules of `src/` or `sim/src/`, the core's and the browser layer's folders in one order
+//! each with every import pointing down (nothing that reads files imports what presents them),
+//! and the pure core free of clocks and the browser.
 //! See docs/design/architecture.md.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -280,132 +281,162 @@ fn no_import_circle_in_the_simulator() {
     assert!(found.is_empty(), "import circles in sim/src/: {found:#?}");
 }
 
+/// The core's folders from the bottom up, in pipeline order: each may import only the folders
+/// before it. `schema` (the artifact file's plain serde types) sits low, so that every stage
+/// that fills a part of the file (`observe`, `load`, `telemetry`) stands below `artifact`,
+/// which builds the whole file from them. A new folder is placed here before it is used.
+const CORE_FOLDERS: [&str; 17] = [
+    "format",
+    "python",
+    "inference",
+    "config",
+    "schema",
+    "workload",
+    "load",
+    "plan",
+    "stream",
+    "observe",
+    "telemetry",
+    "prompt",
+    "artifact",
+    "read",
+    "slo",
+    "live",
+    "present",
+];
+
+/// The browser layer's folders from the bottom up (src/web/mod.rs): the JS bindings, the
+/// platform, the page's state, the measuring thread, the page's side of a run, the components.
+const WEB_FOLDERS: [&str; 6] = ["js", "platform", "state", "measure", "run", "ui"];
+
+/// `core::read`'s modules from the bottom up: the rules and the report's carried files, then a
+/// dropped file opened (an artifact, another tool's results, Locust's records), then what opens
+/// the files it finds (a `.zip`, a link).
+const READ_FOLDERS: [&str; 5] = ["validate", "carried", "opened", "bundle", "link"];
+
+/// Every import under `layer` (e.g. `["core"]`) that runs from one of its folders to a folder
+/// above it in `order`, or that names a folder `order` does not place. The layer's root module
+/// (`core/mod.rs`, `web/mod.rs`) only declares the folders, and is not a folder of its own.
+fn arrows_up(
+    graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    layer: &[&str],
+    order: &[&str],
+) -> Vec<String> {
+    let folder_of = |module: &Vec<String>| -> Option<String> {
+        (module.len() > layer.len() && module.iter().zip(layer).all(|(a, b)| a == b))
+            .then(|| module[layer.len()].clone())
+    };
+    let layer = layer.join("::");
+    let floor = |folder: &str| order.iter().position(|placed| *placed == folder);
+    let mut found = Vec::new();
+    for (module, targets) in graph {
+        let Some(from) = folder_of(module) else {
+            continue;
+        };
+        let Some(from_floor) = floor(&from) else {
+            found.push(format!("{layer}::{from} is not placed in the folder order"));
+            continue;
+        };
+        for target in targets {
+            let Some(to) = folder_of(target) else {
+                continue;
+            };
+            match floor(&to) {
+                Some(to_floor) if to_floor <= from_floor => {}
+                Some(_) => found.push(format!(
+                    "{} imports {}, a folder above it",
+                    module.join("::"),
+                    target.join("::")
+                )),
+                None => found.push(format!(
+                    "{} imports {}, which the folder order does not place",
+                    module.join("::"),
+                    target.join("::")
+                )),
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Drawn as folders and the imports between them, every arrow of the core points down.
 #[test]
 fn the_core_reads_top_to_bottom() {
     let graph = import_graph(&root().join("src"));
     let is_under = |module: &Vec<String>, prefix: &[&str]| {
         module.len() >= prefix.len() && module.iter().zip(prefix).all(|(a, b)| a == b)
     };
-    // Stages and the stages they must never import (later ones, or the browser layer).
-    let rules: [(&[&str], &[&[&str]]); 11] = [
-        (&["core"], &[&["web"]]),
-        // The statistics stand alone: checked against scipy, they know no artifact.
-        (
-            &["core", "inference"],
-            &[
-                &["core", "config"],
-                &["core", "workload"],
-                &["core", "load"],
-                &["core", "plan"],
-                &["core", "prompt"],
-                &["core", "stream"],
-                &["core", "observe"],
-                &["core", "artifact"],
-                &["core", "read"],
-                &["core", "slo"],
-                &["core", "live"],
-                &["core", "present"],
-            ],
-        ),
-        (
-            &["core", "read"],
-            &[&["core", "slo"], &["core", "present"], &["core", "live"]],
-        ),
-        (&["core", "slo"], &[&["core", "present"], &["core", "live"]]),
-        // The artifact's types sit at the bottom, plain serde types: what builds them from a
-        // run's observations lives beside its inputs or in `artifact` outside `schema`.
-        (
-            &["core", "artifact", "schema"],
-            &[
-                &["core", "workload"],
-                &["core", "load"],
-                &["core", "plan"],
-                &["core", "prompt"],
-                &["core", "stream"],
-                &["core", "observe"],
-                &["core", "telemetry"],
-                &["core", "read"],
-                &["core", "slo"],
-                &["core", "live"],
-                &["core", "present"],
-            ],
-        ),
-        (
-            &["core", "artifact"],
-            &[
-                &["core", "read"],
-                &["core", "slo"],
-                &["core", "present"],
-                &["core", "live"],
-            ],
-        ),
-        (
-            &["core", "observe"],
-            &[&["core", "read"], &["core", "present"], &["core", "live"]],
-        ),
-        (
-            &["core", "load"],
-            &[
-                &["core", "observe"],
-                &["core", "read"],
-                &["core", "present"],
-                &["core", "live"],
-            ],
-        ),
-        // The plan is made before any prompt is written: what writes every request's body
-        // (the plan's export among them) sits above it.
-        (
-            &["core", "plan"],
-            &[&["core", "prompt"], &["core", "observe"]],
-        ),
-        (
-            &["core", "workload"],
-            &[
-                &["core", "load"],
-                &["core", "plan"],
-                &["core", "prompt"],
-                &["core", "stream"],
-                &["core", "observe"],
-                &["core", "artifact"],
-                &["core", "read"],
-                &["core", "slo"],
-                &["core", "live"],
-                &["core", "present"],
-            ],
-        ),
-        (
-            &["core", "config"],
-            &[
-                &["core", "load"],
-                &["core", "plan"],
-                &["core", "observe"],
-                &["core", "artifact"],
-                &["core", "read"],
-                &["core", "slo"],
-                &["core", "present"],
-            ],
-        ),
-    ];
-    let mut broken = Vec::new();
+    for folder in CORE_FOLDERS {
+        assert!(
+            graph
+                .keys()
+                .any(|module| is_under(module, &["core", folder])),
+            "the walk found core::{folder}"
+        );
+    }
+    let mut broken = arrows_up(&graph, &["core"], &CORE_FOLDERS);
     for (module, targets) in &graph {
-        for (stage, forbidden) in rules {
-            if !is_under(module, stage) {
-                continue;
-            }
-            for target in targets {
-                if forbidden.iter().any(|prefix| is_under(target, prefix)) {
-                    broken.push(format!(
-                        "{} imports {}",
-                        module.join("::"),
-                        target.join("::")
-                    ));
-                }
-            }
+        if is_under(module, &["core"]) && targets.iter().any(|target| is_under(target, &["web"])) {
+            broken.push(format!("{} imports the browser layer", module.join("::")));
         }
     }
     assert!(
         broken.is_empty(),
         "imports against the pipeline: {broken:#?}"
+    );
+}
+
+/// Inside `read` too: opening a file stands above the rules, and below what finds the files.
+#[test]
+fn the_read_folders_point_down() {
+    let graph = import_graph(&root().join("src"));
+    let broken = arrows_up(&graph, &["core", "read"], &READ_FOLDERS);
+    assert!(
+        broken.is_empty(),
+        "imports against read's order: {broken:#?}"
+    );
+}
+
+/// And in the browser layer, folder by folder.
+#[test]
+fn the_web_folders_point_down() {
+    let graph = import_graph(&root().join("src"));
+    let broken = arrows_up(&graph, &["web"], &WEB_FOLDERS);
+    assert!(
+        broken.is_empty(),
+        "imports against the web layers: {broken:#?}"
+    );
+}
+
+/// The order checker itself: a planted upward import and an unplaced folder are reported,
+/// a downward one is not.
+#[test]
+fn the_order_checker_finds_upward_arrows() {
+    let module = |path: &[&str]| {
+        path.iter()
+            .map(|part| (*part).to_owned())
+            .collect::<Vec<_>>()
+    };
+    let mut graph = BTreeMap::new();
+    graph.insert(
+        module(&["core", "observe", "row"]),
+        BTreeSet::from([module(&["core", "schema", "rows"])]),
+    );
+    graph.insert(module(&["core", "schema", "rows"]), BTreeSet::new());
+    assert!(arrows_up(&graph, &["core"], &CORE_FOLDERS).is_empty());
+    graph.insert(
+        module(&["core", "schema", "rows"]),
+        BTreeSet::from([module(&["core", "observe", "row"])]),
+    );
+    graph.insert(module(&["core", "elsewhere"]), BTreeSet::new());
+    assert_eq!(
+        arrows_up(&graph, &["core"], &CORE_FOLDERS),
+        [
+            "core::elsewhere is not placed in the folder order",
+            "core::schema::rows imports core::observe::row, a folder above it",
+        ]
     );
 }
 

@@ -14,14 +14,6 @@ use noise::Noise;
 use serde_json::{json, Value};
 use strobe::core::artifact::build::{build_artifact, RunTiming};
 use strobe::core::artifact::recompute::recompute_from_rows;
-use strobe::core::artifact::schema::client::{
-    ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup, WarmupConnections,
-};
-use strobe::core::artifact::schema::rows::{
-    FailureClass, FailureRecord, OutputTokenSource, RequestCanary, RequestTiming,
-};
-use strobe::core::artifact::schema::{ArtifactV1, MeasurementProtocol};
-use strobe::core::artifact::{ArtifactError, REDACTED_BASE_URL};
 use strobe::core::config::choices::ControlledOutputPolicy;
 use strobe::core::config::choices::{LiveView, MeasurementThread, PromptCacheMode};
 use strobe::core::config::settings::RunConfig;
@@ -35,6 +27,15 @@ use strobe::core::observe::transport::{ResourceTimingEntry, TransportFacts};
 use strobe::core::plan::RunPlan;
 use strobe::core::read::validate::report::Generation;
 use strobe::core::read::validate::{validate_artifact, validate_artifact_text};
+use strobe::core::schema::client::{
+    ClientBlock, ClientSseCounts, ClientTransport, ClientWarmup, WarmupConnections,
+};
+use strobe::core::schema::error::ArtifactError;
+use strobe::core::schema::rows::{
+    FailureClass, FailureRecord, OutputTokenSource, RequestCanary, RequestTiming,
+};
+use strobe::core::schema::REDACTED_BASE_URL;
+use strobe::core::schema::{ArtifactV1, MeasurementProtocol};
 use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 
 // ---------------------------------------------------------------------------------------------

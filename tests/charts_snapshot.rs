@@ -23,22 +23,22 @@ use strobe::core::present::charts::{attainment_curve, goodput_curve, overlay_slo
 use strobe::core::present::charts::{capacity_curve, offered_vs_achieved, pareto, CapacityAxis};
 use strobe::core::present::charts::{distribution_cdf, distribution_histogram};
 use strobe::core::present::charts::{fit_subtitle, ChartTheme, NamedChart, SUBTITLE_LINE_CHARS};
-use strobe::core::read::loaded::metrics::{MetricKind, MetricStat};
-use strobe::core::read::loaded::views::FailureView;
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::metrics::{MetricKind, MetricStat};
+use strobe::core::read::opened::views::FailureView;
+use strobe::core::read::opened::OpenedArtifact;
 
 const REFERENCE: &str = "tests/fixtures/reference-artifact.json";
 const LEGACY_G1: &str =
     "tests/fixtures/real/2026-07-16-gemma4-vllm0251-wsl2__control-fast-c128-ctx1024.json";
 
-fn load(relative: &str) -> LoadedArtifact {
+fn load(relative: &str) -> OpenedArtifact {
     let path = repo_path(relative);
     let bytes = fs::read(&path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()));
     let file_name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
-    LoadedArtifact::from_bytes(&file_name, &bytes)
+    OpenedArtifact::from_bytes(&file_name, &bytes)
 }
 
 fn charts_object(charts: &[NamedChart]) -> Value {
@@ -190,7 +190,7 @@ fn hostile_text_reaches_charts_only_as_canvas_data() {
     let hostile = "<img src=x onerror=alert(1)>";
     let failure = FailureView {
         request_index: Some(0),
-        failure_class: Some(strobe::core::read::loaded::text::CappedText::new(hostile)),
+        failure_class: Some(strobe::core::read::opened::text::CappedText::new(hostile)),
         elapsed_ms: Some(12.5),
         ..FailureView::default()
     };
@@ -212,7 +212,7 @@ fn hostile_text_reaches_charts_only_as_canvas_data() {
 /// Every option of every fixture (and of a comparison of all of them) is safe and complete.
 #[test]
 fn every_fixture_option_is_safe_and_labelled() {
-    let runs: Vec<LoadedArtifact> = fixture_paths()
+    let runs: Vec<OpenedArtifact> = fixture_paths()
         .iter()
         .map(|path| {
             let relative = path
@@ -243,7 +243,7 @@ fn every_fixture_option_is_safe_and_labelled() {
                 );
             }
         }
-        let all: Vec<&LoadedArtifact> = runs.iter().collect();
+        let all: Vec<&OpenedArtifact> = runs.iter().collect();
         let mut charts = comparison_charts(&all, theme);
         overlay_slo(&mut charts, &slo, None, theme);
         for chart in &charts {
@@ -438,9 +438,9 @@ fn walk(value: &Value, visit: &mut dyn FnMut(Option<&str>, &Value)) {
 
 /// Four closed-loop steps of one sweep, the knee at concurrency 4, and two rate steps of another
 /// (the second saturated): the runs the capacity view is snapshot-tested on.
-fn capacity_runs() -> Vec<LoadedArtifact> {
+fn capacity_runs() -> Vec<OpenedArtifact> {
     let closed = |concurrency: u64, ttft_p95: f64, tokens: u64| {
-        LoadedArtifact::from_text(
+        OpenedArtifact::from_text(
             &format!("c{concurrency}.json"),
             &format!(
                 r#"{{"concurrency": {concurrency}, "completed": 32, "wall_clock_ms": 4000,
@@ -456,7 +456,7 @@ fn capacity_runs() -> Vec<LoadedArtifact> {
         )
     };
     let rate = |rate: f64, completed: u64| {
-        LoadedArtifact::from_text(
+        OpenedArtifact::from_text(
             &format!("r{rate}.json"),
             &format!(
                 r#"{{"concurrency": 16, "completed": {completed}, "wall_clock_ms": 1000,
@@ -481,7 +481,7 @@ fn capacity_runs() -> Vec<LoadedArtifact> {
 #[test]
 fn capacity_charts_match_snapshot() {
     let runs = capacity_runs();
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     assert_eq!(series.len(), 2, "one curve per sweep");
     let mut charts = Map::new();

@@ -9,12 +9,12 @@ mod common;
 use common::{fixture_text, reference_text};
 
 use serde_json::Value;
-use strobe::core::artifact::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use strobe::core::config::choices::ControlledOutputPolicy;
 use strobe::core::observe::accumulate::{StreamAccumulator, StreamFlow};
 use strobe::core::observe::conclude::{conclude_request, RequestOutcome, RequestPlanFacts};
 use strobe::core::observe::failure::RequestError;
 use strobe::core::observe::row::{seconds_from_ms, RowInputs};
+use strobe::core::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use strobe::core::stream::sse::{ChunkEvent, SseDecoder};
 
 const VLLM_TRANSCRIPT: &[u8] = include_bytes!("fixtures/sse/vllm-reasoning.sse");

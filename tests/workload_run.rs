@@ -11,7 +11,6 @@ use std::sync::Arc;
 use common::repo_path;
 use serde_json::{json, Value};
 use strobe::core::artifact::build::{build_artifact, RunTiming};
-use strobe::core::artifact::schema::ArtifactV1;
 use strobe::core::config::choices::WorkloadTurns;
 use strobe::core::config::settings::RunConfig;
 use strobe::core::observe::accumulate::StreamAccumulator;
@@ -19,8 +18,9 @@ use strobe::core::observe::conclude::{conclude_request, RequestOutcome, RequestP
 use strobe::core::plan::workload::WorkloadRequests;
 use strobe::core::plan::RunPlan;
 use strobe::core::present::turns::turns_table;
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::OpenedArtifact;
 use strobe::core::read::validate::validate_artifact_text;
+use strobe::core::schema::ArtifactV1;
 use strobe::core::stream::sse::{ChatChunk, ChoiceDelta, ChunkEvent};
 use strobe::core::workload::read::{read, ReadOptions};
 
@@ -147,7 +147,7 @@ fn a_run_of_conversations_validates_and_every_row_says_its_session_and_turn() {
 fn the_turns_table_reads_the_history_growing_turn_by_turn() {
     let (_, artifact) = conversations_run();
     let text = artifact.to_json_text().expect("serializes");
-    let run = LoadedArtifact::from_text("conversations-run.json", &text);
+    let run = OpenedArtifact::from_text("conversations-run.json", &text);
     let table = turns_table(&run).expect("sessions of several turns");
     assert_eq!(table.sessions, 8);
     assert_eq!(table.turns[0].requests, 8);

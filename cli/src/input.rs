@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use strobe::core::format::counted;
 use strobe::core::read::bundle::{looks_like_zip, read_bundle};
-use strobe::core::read::foreign::{read_json_lines, read_parsed};
-use strobe::core::read::locust::records::{looks_like_records, WORKER_KIND};
+use strobe::core::read::opened::foreign::{read_json_lines, read_parsed};
+use strobe::core::read::opened::locust::records::{looks_like_records, WORKER_KIND};
 
 use crate::PROGRAM;
 

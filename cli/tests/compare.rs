@@ -6,8 +6,8 @@ mod support;
 
 use serde_json::Value;
 use strobe::core::inference::two_sample::{mann_whitney_u, welch_t_test};
-use strobe::core::read::loaded::metrics::MetricKind;
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::metrics::MetricKind;
+use strobe::core::read::opened::OpenedArtifact;
 use support::{assert_exit, common, fixture, run, stderr, stdout, temp_file};
 
 const REAL_A: &str = "real/2026-08-01-deepseek-v4-flash-0731-nvfp4__capacity-low-32k-c1.json";
@@ -25,8 +25,8 @@ fn json_of(args: &[&str]) -> Value {
     serde_json::from_str(&stdout(&output)).expect("compare --json prints JSON")
 }
 
-fn loaded(relative: &str) -> LoadedArtifact {
-    LoadedArtifact::from_text(relative, &common::fixture_text(relative))
+fn loaded(relative: &str) -> OpenedArtifact {
+    OpenedArtifact::from_text(relative, &common::fixture_text(relative))
 }
 
 #[test]

@@ -13,15 +13,15 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
-use crate::core::artifact::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use crate::core::config::choices::WorkloadTurns;
 use crate::core::config::settings::RunConfig;
 use crate::core::observe::accumulate::ReadStats;
 use crate::core::observe::conclude::{CompletedRequest, RequestOutcome};
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::python::stats::nearest_rank;
-use crate::core::read::loaded::views::{FailureView, RowView};
+use crate::core::read::opened::views::{FailureView, RowView};
+use crate::core::schema::calibration::ContextCalibration;
+use crate::core::schema::rows::{FailureRecord, OutputTokenSource, RequestTiming};
 use crate::core::workload::read::Keep;
 use crate::core::workload::{Session, Workload, WorkloadSummary};
 
@@ -157,7 +157,7 @@ pub struct OpenLoopProgress {
     pub scheduled: u64,
     /// Requests that went out.
     pub sent: u64,
-    /// Sends more than [`LATE_SEND_MS`](crate::core::artifact::schema::load::LATE_SEND_MS) late.
+    /// Sends more than [`LATE_SEND_MS`](crate::core::schema::load::LATE_SEND_MS) late.
     pub late: u64,
     /// Sends the cap on requests in flight held back.
     pub capped: u64,
@@ -381,7 +381,7 @@ pub enum FromMeasurement {
         progress: LiveProgress,
         /// Requests that ended since the last message.
         finished: Vec<FinishedRequest>,
-        /// [`ArtifactV1::to_json_text`](crate::core::artifact::schema::ArtifactV1::to_json_text).
+        /// [`ArtifactV1::to_json_text`](crate::core::schema::ArtifactV1::to_json_text).
         artifact_text: String,
     },
     /// The run could not start, its warm-up failed, or its artifact could not be built.

@@ -23,14 +23,11 @@ use crate::core::load::schedule::arrival_times_ms;
 use crate::core::python::random::PyRandom;
 
 pub mod calibration;
+pub mod tokens;
 pub mod workload;
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
+use crate::core::schema::calibration::ContextCalibration;
 use workload::{WorkloadPlanError, WorkloadRequests};
-
-/// Characters per estimated token, the rule that turns token budgets into prompt lengths.
-/// Budgets are integers far below 2^51, so `int(tokens × 3.0)` is exactly `tokens × 3`.
-pub const CHARS_PER_TOKEN: u64 = 3;
 
 /// Why a run cannot be planned. Each is a usage error: no request is sent.
 #[derive(Clone, Debug, PartialEq, Error)]

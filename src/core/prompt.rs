@@ -19,7 +19,7 @@ use crate::core::config::choices::{ApiEndpoint, PromptCacheMode, ReasoningEffort
 use crate::core::config::settings::RunConfig;
 use crate::core::plan::{canary_marker, RunPlan};
 
-pub use crate::core::plan::CHARS_PER_TOKEN;
+pub use crate::core::plan::tokens::CHARS_PER_TOKEN;
 
 pub mod export;
 pub mod session;

@@ -13,12 +13,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::artifact::schema::slo::SloBlock;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::{Slo, SloMetric, SloSpec};
-use crate::core::read::loaded::views::RowView;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::views::RowView;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::read::validate::report::Generation;
+use crate::core::schema::slo::SloBlock;
+use crate::core::schema::ArtifactV1;
 
 /// How one bound fared for one request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,7 +275,7 @@ pub enum Unjudgeable {
 
 /// Judges a loaded artifact: its rows, its failed requests (`failed`, or the `failures` listed
 /// when more) and its `wall_clock_ms`.
-pub fn judge_loaded(slo: &Slo, loaded: &LoadedArtifact) -> Result<SloOutcome, Unjudgeable> {
+pub fn judge_loaded(slo: &Slo, loaded: &OpenedArtifact) -> Result<SloOutcome, Unjudgeable> {
     let generation = loaded.generation();
     if matches!(generation, Generation::G1LegacyMinimal | Generation::G2) {
         return Err(Unjudgeable::SummaryOnly { generation });

@@ -12,7 +12,7 @@ use strobe::core::present::verdict::{
     across_runs_text, disagreement, format_p, format_with_separators, verdict_of_groups,
     verdict_of_runs, GroupSide, MetricVerdict, Sides, TestOutcome, Verdict, ALPHA,
 };
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::OpenedArtifact;
 
 use super::{fail, runs_in, HelpFlag, JsonOutput, Outcome};
 use crate::input::{read_each, read_one, Results};
@@ -140,7 +140,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         }
     }
     let verdict = verdict_of_runs(&runs[0], &runs[1]);
-    let describe = |run: &LoadedArtifact| {
+    let describe = |run: &OpenedArtifact| {
         format!(
             "{} ({})",
             run.file_name,
@@ -157,12 +157,12 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
 }
 
 /// The runs one read holds, or why it holds none strobe can compare.
-fn runs_of(read: Results) -> Result<Vec<LoadedArtifact>, String> {
+fn runs_of(read: Results) -> Result<Vec<OpenedArtifact>, String> {
     runs_in(&read, &read.name, false)
 }
 
 /// The one run of side `label`'s file.
-fn one_run(read: Results, label: &str) -> Result<LoadedArtifact, String> {
+fn one_run(read: Results, label: &str) -> Result<OpenedArtifact, String> {
     let name = read.name.clone();
     let mut runs = runs_of(read)?;
     if runs.len() != 1 {
@@ -177,7 +177,7 @@ fn one_run(read: Results, label: &str) -> Result<LoadedArtifact, String> {
 }
 
 /// Every run of group `label`'s paths (folders and zip archives opened up).
-fn read_group(paths: &[PathBuf], label: &str) -> Result<Vec<LoadedArtifact>, (String, Outcome)> {
+fn read_group(paths: &[PathBuf], label: &str) -> Result<Vec<OpenedArtifact>, (String, Outcome)> {
     let mut notes = Vec::new();
     let mut runs = Vec::new();
     for entry in read_each(paths, &mut notes) {
@@ -196,7 +196,7 @@ fn read_group(paths: &[PathBuf], label: &str) -> Result<Vec<LoadedArtifact>, (St
 /// Why group `label` cannot be one group: its runs are steps of a sweep at different loads
 /// (a sweep whose steps were repeated holds one repeat group per step), which are not repeats
 /// of one plan; `None` when they span one load or none.
-fn several_loads(label: &str, runs: &[LoadedArtifact]) -> Option<String> {
+fn several_loads(label: &str, runs: &[OpenedArtifact]) -> Option<String> {
     let loads = sweep_loads(runs);
     if loads.len() < 2 {
         return None;
@@ -217,7 +217,7 @@ fn several_loads(label: &str, runs: &[LoadedArtifact]) -> Option<String> {
 }
 
 /// What a reader of a group should know: repeats missing or given twice, several groups mixed.
-fn group_notes(label: &str, runs: &[LoadedArtifact]) -> Vec<String> {
+fn group_notes(label: &str, runs: &[OpenedArtifact]) -> Vec<String> {
     let groups = group_repeats(runs);
     let mut notes = Vec::new();
     if groups.len() > 1 {
@@ -262,7 +262,7 @@ fn group_notes(label: &str, runs: &[LoadedArtifact]) -> Vec<String> {
     notes
 }
 
-fn describe_group(runs: &[LoadedArtifact]) -> String {
+fn describe_group(runs: &[OpenedArtifact]) -> String {
     let first = runs
         .first()
         .map_or(String::new(), |run| run.file_name.to_string());

@@ -5,8 +5,8 @@
 use std::io::{self, Write};
 
 use strobe::core::python::json::dumps_artifact;
-use strobe::core::read::foreign::convert::to_artifact;
-use strobe::core::read::foreign::{read_aiperf_pair, read_text, ForeignRun};
+use strobe::core::read::opened::foreign::convert::to_artifact;
+use strobe::core::read::opened::foreign::{read_aiperf_pair, read_text, ForeignRun};
 use strobe::core::read::validate::validate_artifact_text;
 
 use super::{fail, Files, HelpFlag, Outcome};

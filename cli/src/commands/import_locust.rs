@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use strobe::core::read::locust::import::import_records;
+use strobe::core::read::opened::locust::import::import_records;
 
 use super::{fail, HelpFlag, Outcome};
 use crate::input::read_records;

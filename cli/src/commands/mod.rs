@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgAction, Subcommand};
 use serde_json::Value;
-use strobe::core::read::bundle::load_report;
+use strobe::core::read::bundle::open_report;
 use strobe::core::read::carried::looks_like_html;
-use strobe::core::read::foreign::read_aiperf_pair;
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::foreign::read_aiperf_pair;
+use strobe::core::read::opened::OpenedArtifact;
 
 use crate::input::{read_one, Results};
 use crate::PROGRAM;
@@ -184,14 +184,14 @@ pub(crate) fn runs_in(
     read: &Results,
     name: &str,
     reports: bool,
-) -> Result<Vec<LoadedArtifact>, String> {
+) -> Result<Vec<OpenedArtifact>, String> {
     let runs = match &read.aiperf_summary {
         Some(summary) => match read_aiperf_pair(&read.text, summary) {
-            Ok(run) => vec![LoadedArtifact::from_foreign(name, read.text.len(), run)],
+            Ok(run) => vec![OpenedArtifact::from_foreign(name, read.text.len(), run)],
             Err(error) => return Err(format!("{}: {error}", read.name)),
         },
-        None if reports && looks_like_html(&read.text) => load_report(name, &read.text),
-        None => LoadedArtifact::all_from_text(name, &read.text),
+        None if reports && looks_like_html(&read.text) => open_report(name, &read.text),
+        None => OpenedArtifact::all_from_text(name, &read.text),
     };
     for run in &runs {
         if let Some(refusal) = &run.refusal {

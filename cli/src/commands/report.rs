@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use strobe::core::config::slo::{Slo, SloSpec, DEFAULT_SLO_TARGET_PERCENT};
 use strobe::core::format::{counted, format_bytes};
 use strobe::core::present::report::{report_html, ReportInput};
-use strobe::core::read::loaded::LoadedArtifact;
+use strobe::core::read::opened::OpenedArtifact;
 
 use super::{fail, runs_in, HelpFlag, Outcome};
 use crate::input::{read_each, Results};
@@ -101,7 +101,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
     for note in notes {
         writeln!(err, "{PROGRAM} report: note: {note}")?;
     }
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let report = report_html(&ReportInput {
         runs: &refs,
         slo: slo.as_ref(),
@@ -139,7 +139,7 @@ fn carried_name(shown: &str) -> &str {
 }
 
 /// The runs one read holds, carried under their file's name, or why it holds none.
-fn runs_of(read: Results) -> Result<Vec<LoadedArtifact>, String> {
+fn runs_of(read: Results) -> Result<Vec<OpenedArtifact>, String> {
     runs_in(&read, carried_name(&read.name), true)
 }
 

@@ -5,10 +5,10 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value};
 use strobe::core::present::turns::{turns_table, TurnsTable};
-use strobe::core::read::foreign::read_aiperf_pair;
-use strobe::core::read::foreign::unavailable::{Headline, Unavailable};
-use strobe::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
-use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact};
+use strobe::core::read::opened::foreign::read_aiperf_pair;
+use strobe::core::read::opened::foreign::unavailable::{Headline, Unavailable};
+use strobe::core::read::opened::metrics::{KeyMetrics, MetricKind, MetricStat};
+use strobe::core::read::opened::{OpenRefusal, OpenedArtifact};
 use strobe::core::read::validate::report::{Report, Verdict};
 use strobe::core::read::validate::validate_artifact_text;
 
@@ -75,7 +75,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
     let shown_name = read.name;
     let loaded = match &read.aiperf_summary {
         Some(summary) => match read_aiperf_pair(&text, summary) {
-            Ok(run) => vec![LoadedArtifact::from_foreign(&shown_name, text.len(), run)],
+            Ok(run) => vec![OpenedArtifact::from_foreign(&shown_name, text.len(), run)],
             Err(error) => {
                 return fail(
                     err,
@@ -85,13 +85,13 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
                 )
             }
         },
-        None => LoadedArtifact::all_from_text(&shown_name, &text),
+        None => OpenedArtifact::all_from_text(&shown_name, &text),
     };
     if loaded.iter().any(|run| run.foreign.is_some()) {
         write!(out, "{}", render_foreign_summary(&loaded))?;
         return Ok(Outcome::Success);
     }
-    if let Some(LoadRefusal::BrokenForeign(error)) =
+    if let Some(OpenRefusal::BrokenForeign(error)) =
         loaded.first().and_then(|run| run.refusal.as_ref())
     {
         return fail(
@@ -296,7 +296,7 @@ fn metrics_table(key_metrics: &KeyMetrics, stand_ins: &[Unavailable]) -> String 
 
 /// The summary of each run read from another tool's file: the tool, what the run was, strobe's
 /// metrics from its rows (or the tool's summary), and where the tool's definitions differ.
-fn render_foreign_summary(runs: &[LoadedArtifact]) -> String {
+fn render_foreign_summary(runs: &[OpenedArtifact]) -> String {
     let mut text = String::new();
     for (index, run) in runs.iter().enumerate() {
         if index > 0 {

@@ -2,29 +2,29 @@
 //! and the caller's [`RunTiming`] to an [`ArtifactV1`]. Like the rest
 //! of the core it never reads a clock: the caller supplies the run's timing.
 
-use crate::core::artifact::generation::SCHEMA;
 use crate::core::artifact::load::load_block;
 use crate::core::artifact::metrics::compute_metrics;
 use crate::core::artifact::metrics::ResultTotals;
-use crate::core::artifact::schema::browser_clock;
-use crate::core::artifact::schema::check_finite;
-use crate::core::artifact::schema::client::ClientBlock;
-use crate::core::artifact::schema::failure_floats;
-use crate::core::artifact::schema::from_wire::FromWireBlock;
-use crate::core::artifact::schema::row_floats;
-use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
-use crate::core::artifact::schema::ArtifactV1;
-use crate::core::artifact::schema::MeasurementProtocol;
-use crate::core::artifact::schema::MetricPopulation;
-use crate::core::artifact::schema::TimingMethodology;
 use crate::core::artifact::workload::{set_origins, workload_block};
-use crate::core::artifact::ArtifactError;
-use crate::core::artifact::REFERENCE_CLOCK;
-use crate::core::artifact::TIMESTAMP_PRECISION;
 use crate::core::config::settings::RunConfig;
 use crate::core::observe::conclude::{CompletedRequest, RequestOutcome};
 use crate::core::plan::RunPlan;
 use crate::core::python::time::UtcSecond;
+use crate::core::schema::browser_clock;
+use crate::core::schema::check_finite;
+use crate::core::schema::client::ClientBlock;
+use crate::core::schema::error::ArtifactError;
+use crate::core::schema::failure_floats;
+use crate::core::schema::from_wire::FromWireBlock;
+use crate::core::schema::generation::SCHEMA;
+use crate::core::schema::row_floats;
+use crate::core::schema::rows::{FailureRecord, RequestTiming};
+use crate::core::schema::ArtifactV1;
+use crate::core::schema::MeasurementProtocol;
+use crate::core::schema::MetricPopulation;
+use crate::core::schema::TimingMethodology;
+use crate::core::schema::REFERENCE_CLOCK;
+use crate::core::schema::TIMESTAMP_PRECISION;
 
 /// When the run happened, as the caller measured it; the core never reads a clock.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,14 +1,14 @@
-//! Building the `client` block (ARTIFACT.md §12, types in [`crate::core::artifact::schema::client`])
+//! Building the `client` block (ARTIFACT.md §12, types in [`crate::core::schema::client`])
 //! from what a run observed: the warm-up's verdict on its check rounds and its failures, and
 //! the stream read statistics summed over the requests.
 
 use thiserror::Error;
 
-use crate::core::artifact::schema::client::{ClientSseCounts, ClientWarmup, WarmupConnections};
 use crate::core::observe::accumulate::ReadStats;
 use crate::core::observe::conclude::RequestOutcome;
 use crate::core::observe::failure::RequestError;
 use crate::core::observe::transport::ResourceTimingEntry;
+use crate::core::schema::client::{ClientSseCounts, ClientWarmup, WarmupConnections};
 
 impl WarmupConnections {
     /// The verdict on one check round. `endpoints` holds, per endpoint, the Resource Timing

@@ -2,11 +2,14 @@
 //! with `base_url` replaced by the redaction marker when the user ticks *Redact base URL*. The
 //! run's *Download artifact*, a sweep's `.zip` and a repeat group's `.zip` all write their files
 //! through it, so one artifact is named, redacted and written the same way wherever it is saved.
+//! The `.zip`s themselves are named here too ([`sweep_zip_name`], [`repeat_group_zip_name`]).
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 
-use crate::core::artifact::schema::ArtifactV1;
-use crate::core::artifact::ArtifactError;
+use crate::core::format::file_stem;
+
+use crate::core::schema::error::ArtifactError;
+use crate::core::schema::ArtifactV1;
 
 /// One artifact ready to save.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +22,7 @@ pub struct ArtifactFile {
 
 impl ArtifactFile {
     /// The file of `artifact`, its `base_url` replaced by
-    /// [`REDACTED_BASE_URL`](crate::core::artifact::REDACTED_BASE_URL) when `redact`
+    /// [`REDACTED_BASE_URL`](crate::core::schema::REDACTED_BASE_URL) when `redact`
     /// (`artifact` itself is left as it is). Fails when the artifact holds a value JSON cannot
     /// (a non-finite time).
     pub fn of(artifact: &ArtifactV1, redact: bool) -> Result<Self, ArtifactError> {
@@ -37,11 +40,32 @@ impl ArtifactFile {
     }
 }
 
+/// The name a sweep's `.zip` is saved under: the sweep's id (its first run's `sweep` block),
+/// made safe, or `sweep.zip` when the runs carry none.
+pub fn sweep_zip_name<A: Borrow<ArtifactV1>>(runs: &[A]) -> String {
+    let id = runs
+        .first()
+        .and_then(|run| run.borrow().sweep.as_ref())
+        .map_or("sweep", |block| block.id.as_str());
+    format!("{}.zip", file_stem(id, "sweep"))
+}
+
+/// The name a repeat group's `.zip` is saved under: the group's id (its first run's `repeat`
+/// block), made safe, or `repeats.zip` when the runs carry none.
+pub fn repeat_group_zip_name<A: Borrow<ArtifactV1>>(runs: &[A]) -> String {
+    let id = runs
+        .first()
+        .and_then(|run| run.borrow().repeat.as_ref())
+        .map_or("repeats", |block| block.group_id.as_str());
+    format!("{}.zip", file_stem(id, "repeats"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::artifact::schema::repeat::RepeatBlock;
-    use crate::core::artifact::REDACTED_BASE_URL;
+    use crate::core::schema::repeat::RepeatBlock;
+    use crate::core::schema::sweep::{SweepBlock, SweepVariable};
+    use crate::core::schema::REDACTED_BASE_URL;
 
     fn reference() -> ArtifactV1 {
         serde_json::from_str(include_str!(
@@ -108,5 +132,31 @@ mod tests {
             ArtifactFile::of(&artifact, true),
             Err(ArtifactError::NonFiniteValue { .. })
         ));
+    }
+
+    #[test]
+    fn a_zip_is_named_after_its_sweep_or_group_made_safe() {
+        let mut first = reference();
+        let runs = [first.clone()];
+        assert_eq!(sweep_zip_name(&runs), "sweep.zip");
+        assert_eq!(repeat_group_zip_name(&runs), "repeats.zip");
+        assert_eq!(sweep_zip_name::<ArtifactV1>(&[]), "sweep.zip");
+        first.sweep = Some(SweepBlock {
+            id: "sweep-run 1/../x".to_owned(),
+            step_index: 0,
+            step_count: 2,
+            variable: SweepVariable::Concurrency,
+            value: 1.0,
+            spec: "concurrency:1,2".to_owned(),
+            stop_reason: None,
+        });
+        first.repeat = Some(RepeatBlock {
+            group_id: "repeat-run1-step01".to_owned(),
+            index: 0,
+            count: 2,
+        });
+        let runs = [std::rc::Rc::new(first), std::rc::Rc::new(reference())];
+        assert_eq!(sweep_zip_name(&runs), "sweep-run_1_.._x.zip");
+        assert_eq!(repeat_group_zip_name(&runs), "repeat-run1-step01.zip");
     }
 }

@@ -1,13 +1,13 @@
 //! The `load` block of an open-loop run from its outcomes' dispatch facts: what was offered,
 //! what went out and when, what the cap held back (docs/guide/load.md).
 
-use crate::core::artifact::schema::load::{LagSummary, LoadBlock, LATE_SEND_MS};
 use crate::core::config::choices::Arrivals;
 use crate::core::config::settings::RunConfig;
 use crate::core::load::schedule::{offered_rate, span_rate};
 use crate::core::observe::conclude::RequestOutcome;
 use crate::core::plan::RunPlan;
 use crate::core::python::stats::nearest_rank;
+use crate::core::schema::load::{LagSummary, LoadBlock, LATE_SEND_MS};
 
 /// The `load` block, or `None` for a closed-loop run. `wall_seconds` is the measured run's.
 pub fn load_block(

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::core::artifact::schema::rows::{OutputTokenSource, RequestTiming};
-use crate::core::artifact::ArtifactError;
 use crate::core::observe::conclude::CompletedRequest;
 use crate::core::python::stats::exact_mean;
 use crate::core::python::stats::{Distribution, DISTRIBUTION_STATS};
+use crate::core::schema::error::ArtifactError;
+use crate::core::schema::rows::{OutputTokenSource, RequestTiming};
 
 /// One distribution family of `metrics`: which row field feeds it and how its keys are spelled.
 ///

@@ -1,232 +1,26 @@
-//! The `anvil-serving.benchmark/v1` artifact as strobe writes it, and its recomputation.
+//! The `anvil-serving.benchmark/v1` artifact built from a run, and a file's recomputation. The
+//! file's types are [`crate::core::schema`]'s, below every stage that fills them; this folder
+//! stands above those stages (`observe`, `load`, `telemetry`, `plan`) and assembles their work.
 //!
-//! This module owns [`ArtifactV1`](crate::core::artifact::schema::ArtifactV1) (the 41 top-level keys of the reference artifact plus
-//! strobe's optional [`ClientBlock`](crate::core::artifact::schema::client::ClientBlock), ARTIFACT.md §8, §12), [`build_artifact`](crate::core::artifact::build::build_artifact) (from a plan, one
-//! outcome per planned request and the caller's run timing to the artifact: §7 metrics, §8.1
-//! fields, §8.2 `metric_population`, §8.3 `timing_methodology`), the byte-exact text of §8.4
-//! ([`ArtifactV1::to_json_text`](crate::core::artifact::schema::ArtifactV1::to_json_text)), and [`recompute_from_rows`](crate::core::artifact::recompute::recompute_from_rows), which recomputes every field of
-//! an artifact file that its rows determine and reports each difference bit for bit.
+//! In order: [`metrics`] (the §7 metrics from the rows), [`client`] (the `client` block from a
+//! run's observations) and [`from_wire`] (`client.from_wire` from the rows), [`load`] (the `load`
+//! block of an open-loop run), [`workload`] (the `workload` block and each row's place in a
+//! workload file), [`build`] (a plan, one outcome per planned request and the caller's
+//! [`RunTiming`](build::RunTiming) to an [`ArtifactV1`](crate::core::schema::ArtifactV1): §7
+//! metrics, §8.1 fields, §8.2 `metric_population`, §8.3 `timing_methodology`), [`file`](mod@file)
+//! (an artifact as the file a download saves, redacted or not), [`recompute`] (every field of an
+//! artifact file that its rows determine, recomputed and compared bit for bit).
 //!
-//! Like the rest of the core it never reads a clock: the caller supplies [`RunTiming`](crate::core::artifact::build::RunTiming).
-
-//!
-//! In order: [`schema`] (every serde type of the file: the artifact, its rows and failures, the
-//! `client` block, the `load` block), [`metrics`] (the §7 metrics from the rows), [`load`] (the
-//! `load` block of an open-loop run), [`workload`] (the `workload` block and each row's place
-//! in a workload file), [`build`] (a plan and its outcomes to an artifact), [`file`](mod@file) (an
-//! artifact as the file a download saves, redacted or not), [`recompute`] (a file's row-derived fields recomputed and compared
-//! bit for bit).
-
-use thiserror::Error;
-
-use crate::core::python::json::PyJsonError;
+//! Like the rest of the core it never reads a clock: the caller supplies the run's timing.
 
 pub mod build;
 pub mod client;
 pub mod file;
-pub mod generation;
+pub mod from_wire;
 pub mod load;
 pub mod metrics;
 pub mod recompute;
-pub mod schema;
 pub mod workload;
-use crate::core::artifact::generation::Generation;
-
-/// `timestamp_precision`: the ns fields are exact, the ISO labels whole seconds.
-pub const TIMESTAMP_PRECISION: &str = "nanosecond-unix-fields; ISO labels are second precision";
-
-/// What [`ArtifactV1::redact_base_url`](crate::core::artifact::schema::ArtifactV1::redact_base_url) writes into `base_url`.
-pub const REDACTED_BASE_URL: &str = "[operator identity redacted]";
-
-/// `client.name`.
-pub const CLIENT_NAME: &str = "strobe";
-
-/// `timing_methodology.clock` of the reference producer, kept when no [`ClientBlock`](crate::core::artifact::schema::client::ClientBlock) says how
-/// the times were taken.
-pub const REFERENCE_CLOCK: &str = "client time.perf_counter";
-
-/// `metric_population.p99_minimum_recommended_samples`.
-pub const P99_MINIMUM_RECOMMENDED_SAMPLES: u64 = 100;
-
-/// `p99_interpretation` with at least [`P99_MINIMUM_RECOMMENDED_SAMPLES`] samples.
-pub const P99_TAIL_ESTIMATE: &str = "tail-estimate";
-
-/// `p99_interpretation` below [`P99_MINIMUM_RECOMMENDED_SAMPLES`] samples.
-pub const P99_DESCRIPTIVE_ONLY: &str = "descriptive-nearest-rank-only";
-
-/// `metric_population.failure_policy`.
-pub const FAILURE_POLICY: &str = "failed or contract-invalid responses retain sanitized timing \
-     and metadata but are excluded from performance distributions";
-
-/// The metrics whose p99 `metric_population` interprets, by family prefix.
-pub const P99_METRICS: [&str; 5] = [
-    "ttft",
-    "e2e",
-    "effective_prefill_tok_s",
-    "decode_tok_s",
-    "tpot",
-];
-
-/// The row fields a reader can recompute from the row's own times and token counts (§5).
-pub const DERIVED_ROW_FIELDS: [&str; 7] = [
-    "generation_ms",
-    "visible_generation_ms",
-    "effective_prefill_tok_s",
-    "decode_tok_s",
-    "mean_inter_token_latency_ms",
-    "mean_time_per_output_token_ms",
-    "tpot_ms",
-];
-
-/// Why an artifact cannot be built, written or recomputed.
-#[derive(Debug, Clone, PartialEq, Error)]
-pub enum ArtifactError {
-    /// A time or statistic is NaN or infinite; JSON cannot hold it and readers reject it.
-    #[error(
-        "{field} is {value}, which JSON cannot hold; the caller's clock produced a non-finite \
-         time, so check the timestamps the browser passed in"
-    )]
-    NonFiniteValue {
-        /// Where the value sits, e.g. `request_timings[3].ttft_ms`.
-        field: String,
-        /// The offending value.
-        value: f64,
-    },
-    /// A statistic overflowed to infinity although its inputs were finite.
-    #[error(
-        "metrics.{key} overflowed (the row values are too large to average); check the rows \
-         for absurd values"
-    )]
-    NonFiniteStatistic {
-        /// The metrics key.
-        key: String,
-    },
-    /// The run's wall time is negative.
-    #[error(
-        "the run's wall time is {wall_seconds} s; it must be ≥ 0, so pass the monotonic time \
-         elapsed between the run's start and its end"
-    )]
-    NegativeWallTime {
-        /// The offending wall time.
-        wall_seconds: f64,
-    },
-    /// `finished_at_unix_ns` lies before `started_at_unix_ns`.
-    #[error(
-        "the run finished ({finished_at_unix_ns} ns) before it started ({started_at_unix_ns} \
-         ns); read the wall clock at the start and again at the end of the run"
-    )]
-    FinishedBeforeStarted {
-        /// Start, epoch ns.
-        started_at_unix_ns: i64,
-        /// End, epoch ns.
-        finished_at_unix_ns: i64,
-    },
-    /// The config passed in is not the one the plan was made from.
-    #[error(
-        "the run settings differ from the settings the plan was made from; pass \
-         `plan.config()` (or the config given to `RunPlan::new`)"
-    )]
-    ConfigDoesNotMatchPlan,
-    /// An outcome names a request the plan does not have.
-    #[error(
-        "an outcome is for request {request_index}, but the plan has only {requests} requests \
-         (indexes 0..{requests}); the scheduler mixed up runs"
-    )]
-    OutcomeOutsidePlan {
-        /// The outcome's index.
-        request_index: u64,
-        /// Planned requests.
-        requests: u64,
-    },
-    /// Two outcomes name the same request.
-    #[error(
-        "request {request_index} has more than one outcome; record exactly one result or \
-         failure per request"
-    )]
-    DuplicateOutcome {
-        /// The repeated index.
-        request_index: u64,
-    },
-    /// Some planned requests have no outcome.
-    #[error(
-        "{missing} planned request(s) have no outcome (first: {first:?}); a cancelled run must \
-         record each request it never started as a failure (e.g. a request_error with \
-         RequestError::cancelled()) before the artifact is built"
-    )]
-    MissingOutcomes {
-        /// How many indexes lack an outcome.
-        missing: usize,
-        /// The first few of them.
-        first: Vec<u64>,
-    },
-    /// A completed request's row carries another request's index.
-    #[error(
-        "the result of request {request_index} carries a timing row for request {row_index}; \
-         build the row from the same request's facts"
-    )]
-    RowIndexMismatch {
-        /// The outcome's index.
-        request_index: u64,
-        /// The row's index.
-        row_index: u64,
-    },
-    /// An outcome records a planned context other than the plan's.
-    #[error(
-        "request {request_index} records planned_context_tokens {recorded}, but the plan says \
-         {planned}; take it from the plan"
-    )]
-    PlannedContextMismatch {
-        /// The request.
-        request_index: u64,
-        /// The plan's value.
-        planned: u64,
-        /// The outcome's value.
-        recorded: u64,
-    },
-    /// A count overflowed 64 bits (only possible with absurd input files).
-    #[error("{field} overflows a 64-bit count; the file's token counts are not plausible")]
-    CountOverflow {
-        /// The sum that overflowed.
-        field: String,
-    },
-    /// The JSON writer refused a value.
-    #[error(transparent)]
-    Serialization(#[from] PyJsonError),
-    /// The artifact could not be turned into a JSON value.
-    #[error("the artifact could not be encoded as JSON: {reason}")]
-    Encoding {
-        /// serde_json's reason.
-        reason: String,
-    },
-    /// The file is of a generation whose metrics cannot be recomputed.
-    #[error("cannot recompute {}: {reason}", recomputed_subject(*.generation))]
-    NotRecomputable {
-        /// The generation read (§10).
-        generation: Generation,
-        /// Why, and what to do instead.
-        reason: String,
-    },
-    /// A field the recomputation needs is missing or of the wrong type.
-    #[error(
-        "cannot recompute: {path} {reason}; run `strobe-artifact validate` on the file to see \
-         every problem"
-    )]
-    MalformedField {
-        /// JSON path, e.g. `$.request_timings[2]`.
-        path: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-}
-
-/// What a recomputation refused: "a G2 (…) artifact", or "this file" when no generation could be
-/// read (it is not a JSON object).
-fn recomputed_subject(generation: Generation) -> String {
-    match generation {
-        Generation::Unknown => "this file".to_owned(),
-        known => format!("a {known} artifact"),
-    }
-}
 
 #[cfg(test)]
 mod tests;

@@ -5,17 +5,17 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::core::artifact::generation::{detect_generation, is_converted, Generation};
 use crate::core::artifact::metrics::compute_metrics;
 use crate::core::artifact::metrics::ResultTotals;
 use crate::core::artifact::metrics::DISTRIBUTION_FAMILIES;
-use crate::core::artifact::schema::rows::RequestTiming;
-use crate::core::artifact::schema::MeasurementProtocol;
-use crate::core::artifact::schema::MetricPopulation;
-use crate::core::artifact::ArtifactError;
-use crate::core::artifact::DERIVED_ROW_FIELDS;
 use crate::core::python::stats::DISTRIBUTION_STATS;
 use crate::core::python::time::UtcSecond;
+use crate::core::schema::error::ArtifactError;
+use crate::core::schema::generation::{detect_generation, is_converted, Generation};
+use crate::core::schema::rows::RequestTiming;
+use crate::core::schema::MeasurementProtocol;
+use crate::core::schema::MetricPopulation;
+use crate::core::schema::DERIVED_ROW_FIELDS;
 
 /// One field whose stored value differs from its recomputation.
 #[derive(Clone, Debug, PartialEq)]

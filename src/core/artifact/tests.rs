@@ -1,6 +1,5 @@
 //! Tests of building, writing and recomputing artifacts.
 
-use super::*;
 use crate::core::artifact::build::build_artifact;
 use crate::core::artifact::build::RunTiming;
 use crate::core::artifact::client::WarmupError;
@@ -12,15 +11,6 @@ use crate::core::artifact::recompute::rate_over_wall;
 use crate::core::artifact::recompute::recompute_from_rows;
 use crate::core::artifact::recompute::values_identical;
 use crate::core::artifact::recompute::wall_seconds_candidates;
-use crate::core::artifact::schema::browser_clock;
-use crate::core::artifact::schema::client::ClientSseCounts;
-use crate::core::artifact::schema::client::ClientWarmup;
-use crate::core::artifact::schema::client::WarmupConnections;
-use crate::core::artifact::schema::p99_interpretation;
-use crate::core::artifact::schema::rows::FailureRecord;
-use crate::core::artifact::schema::rows::OutputTokenSource;
-use crate::core::artifact::schema::rows::RequestTiming;
-use crate::core::artifact::schema::MetricPopulation;
 use crate::core::config::settings::RunConfig;
 use crate::core::observe::accumulate::ReadStats;
 use crate::core::observe::conclude::CompletedRequest;
@@ -30,6 +20,19 @@ use crate::core::observe::row::RowInputs;
 use crate::core::observe::transport::ResourceTimingEntry;
 use crate::core::plan::RunPlan;
 use crate::core::read::validate::report::SCHEMA;
+use crate::core::schema;
+use crate::core::schema::browser_clock;
+use crate::core::schema::client::ClientSseCounts;
+use crate::core::schema::client::ClientWarmup;
+use crate::core::schema::client::WarmupConnections;
+use crate::core::schema::error::ArtifactError;
+use crate::core::schema::generation::Generation;
+use crate::core::schema::p99_interpretation;
+use crate::core::schema::rows::FailureRecord;
+use crate::core::schema::rows::OutputTokenSource;
+use crate::core::schema::rows::RequestTiming;
+use crate::core::schema::MetricPopulation;
+use crate::core::schema::{P99_DESCRIPTIVE_ONLY, P99_TAIL_ESTIMATE, REDACTED_BASE_URL};
 use serde_json::json;
 use serde_json::Map;
 use std::collections::BTreeSet;
@@ -129,8 +132,8 @@ fn file_names_keep_only_safe_characters() {
 
 #[test]
 fn a_repeat_names_its_file_after_its_number_stays_valid_and_reads_back() {
-    use crate::core::artifact::schema::repeat::RepeatBlock;
-    use crate::core::read::loaded::LoadedArtifact;
+    use crate::core::read::opened::OpenedArtifact;
+    use crate::core::schema::repeat::RepeatBlock;
     let config = RunConfig {
         engine: Some("strobe-sim".to_owned()),
         ..small_config(1)
@@ -152,7 +155,7 @@ fn a_repeat_names_its_file_after_its_number_stays_valid_and_reads_back() {
     assert!(report.is_acceptable(), "{report}");
     let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
     assert_eq!(parsed.repeat, artifact.repeat);
-    let loaded = LoadedArtifact::from_text("r.json", &text)
+    let loaded = OpenedArtifact::from_text("r.json", &text)
         .repeat
         .expect("a repeat");
     assert_eq!(
@@ -172,7 +175,7 @@ fn a_repeat_names_its_file_after_its_number_stays_valid_and_reads_back() {
 
 #[test]
 fn a_sweep_step_names_its_file_after_its_step_and_stays_valid() {
-    use crate::core::artifact::schema::sweep::{SweepBlock, SweepVariable};
+    use crate::core::schema::sweep::{SweepBlock, SweepVariable};
     // A valid file names its engine.
     let config = RunConfig {
         engine: Some("strobe-sim".to_owned()),
@@ -720,8 +723,8 @@ fn rate_config() -> RunConfig {
 
 #[test]
 fn an_open_loop_run_records_its_load_and_how_it_was_kept() {
-    use crate::core::artifact::schema::load::LagSummary;
     use crate::core::observe::dispatch::DispatchFacts;
+    use crate::core::schema::load::LagSummary;
     let config = rate_config();
     let plan = RunPlan::new(&config, None).expect("plan");
     assert_eq!(
@@ -812,7 +815,7 @@ fn a_duration_sets_how_many_requests_an_open_loop_has() {
 
 #[test]
 fn a_server_metrics_block_stays_valid_reads_back_and_refuses_nan() {
-    use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
+    use crate::core::schema::server_metrics::ServerMetricsBlock;
     use crate::core::telemetry::beside::{beside_client, ClientFigures};
     use crate::core::telemetry::engines::Family;
     use crate::core::telemetry::sample_from_answer;
@@ -904,8 +907,8 @@ fn a_server_metrics_block_stays_valid_reads_back_and_refuses_nan() {
 
 #[test]
 fn a_prefix_cache_reset_block_stays_valid_reads_back_and_refuses_nan() {
-    use crate::core::artifact::schema::cache_reset::{ResetRecord, ResetVerdict};
     use crate::core::config::choices::PrefixCacheReset;
+    use crate::core::schema::cache_reset::{ResetRecord, ResetVerdict};
     use crate::core::telemetry::reset::{reset_block, RunFacts};
     let config = RunConfig {
         engine: Some("vllm".to_owned()),

@@ -1,10 +1,10 @@
 //! The artifact's record of a workload run: the `workload` block from the plan, and each row's
 //! and failure's place in the file (record, session, turn), never its text.
 
-use crate::core::artifact::schema::rows::{FailureRecord, RequestOrigin, RequestTiming};
-use crate::core::artifact::schema::workload::{WorkloadBlock, WorkloadSending};
 use crate::core::config::choices::ApiEndpoint;
 use crate::core::plan::RunPlan;
+use crate::core::schema::rows::{FailureRecord, RequestOrigin, RequestTiming};
+use crate::core::schema::workload::{WorkloadBlock, WorkloadSending};
 
 /// The `workload` block of a run of `plan`: `None` for synthetic prompts on the chat API.
 pub fn workload_block(plan: &RunPlan) -> Option<WorkloadBlock> {

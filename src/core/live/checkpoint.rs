@@ -14,13 +14,13 @@ use std::collections::BTreeSet;
 use thiserror::Error;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
-use crate::core::artifact::schema::client::{CheckpointBlock, ClientBlock, ClientSseCounts};
-use crate::core::artifact::schema::rows::FailureRecord;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::live::{FinishedRequest, LiveProgress};
 use crate::core::observe::conclude::RequestOutcome;
 use crate::core::observe::failure::RequestError;
 use crate::core::plan::RunPlan;
+use crate::core::schema::client::{CheckpointBlock, ClientBlock, ClientSseCounts};
+use crate::core::schema::rows::FailureRecord;
+use crate::core::schema::ArtifactV1;
 
 /// The `error_message` of every request a checkpoint saw unfinished.
 pub const UNFINISHED_MESSAGE: &str = "not finished when the page saved this checkpoint of the \

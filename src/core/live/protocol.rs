@@ -13,8 +13,8 @@
 //!
 //! Pure: times are the page's clock in milliseconds, from the caller.
 
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::live::{FinishedRequest, FromMeasurement, LiveProgress};
+use crate::core::schema::ArtifactV1;
 
 /// How long a new measurement worker may take to load and say it is ready, ms.
 pub const WORKER_START_TIMEOUT_MS: f64 = 30_000.0;

@@ -10,12 +10,13 @@
 //! [`SweepPlan`] decides each step's settings from the base configuration and the steps before
 //! it; the page runs them. Pure: no clock, no network.
 
-use crate::core::artifact::schema::sweep::{StopReason, SweepVariable};
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::LoadMode;
 use crate::core::config::load::{MAX_RATE, MIN_RATE};
 use crate::core::config::settings::RunConfig;
 use crate::core::config::sweep::{SweepKind, SweepSpec};
+use crate::core::schema::repeat::RepeatBlock;
+use crate::core::schema::sweep::{StopReason, SweepBlock, SweepVariable};
+use crate::core::schema::ArtifactV1;
 
 /// A rate step whose achieved rate is below this share of its offered rate is saturated.
 pub const SATURATION_SHARE: f64 = 0.9;
@@ -119,6 +120,12 @@ pub fn step_repeat_group_id(first_run_id: &str, step_index: usize) -> String {
     format!("repeat-{first_run_id}-step{:02}", step_index + 1)
 }
 
+/// The `sweep` block's id of a sweep whose first run has id `first_run_id`: every run of the
+/// sweep carries it, so its files regroup as one sweep.
+pub fn sweep_id(first_run_id: &str) -> String {
+    format!("sweep-{first_run_id}")
+}
+
 /// One step to run: its position and settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepStep {
@@ -130,6 +137,58 @@ pub struct SweepStep {
     pub value: f64,
     /// The base configuration with the value applied.
     pub config: RunConfig,
+}
+
+impl SweepStep {
+    /// How the page's messages name the step's run `repeat` (from 0) of `repeats`: `step 3`, or
+    /// `step 3 (repeat 2 of 4)` when the step runs more than once.
+    pub fn run_name(&self, repeat: u64, repeats: u64) -> String {
+        if repeats > 1 {
+            format!(
+                "step {} (repeat {} of {repeats})",
+                self.index + 1,
+                repeat + 1
+            )
+        } else {
+            format!("step {}", self.index + 1)
+        }
+    }
+
+    /// The `sweep` block a run of this step carries: the sweep's id (after its first run, see
+    /// [`sweep_id`]), the step's place, variable and value, the sweep's `spec` and, on the run
+    /// the sweep stopped after, why.
+    pub fn sweep_block(
+        &self,
+        first_run_id: &str,
+        step_count: usize,
+        spec: &str,
+        stop_reason: Option<StopReason>,
+    ) -> SweepBlock {
+        SweepBlock {
+            id: sweep_id(first_run_id),
+            step_index: self.index as u64,
+            step_count: step_count as u64,
+            variable: self.variable,
+            value: self.value,
+            spec: spec.to_owned(),
+            stop_reason,
+        }
+    }
+
+    /// The `repeat` block of the step's run `repeat` (from 0) of `repeats`, one group a step
+    /// ([`step_repeat_group_id`]); `None` when the step runs once.
+    pub fn repeat_block(
+        &self,
+        first_run_id: &str,
+        repeat: u64,
+        repeats: u64,
+    ) -> Option<RepeatBlock> {
+        (repeats > 1).then(|| RepeatBlock {
+            group_id: step_repeat_group_id(first_run_id, self.index),
+            index: repeat,
+            count: repeats,
+        })
+    }
 }
 
 /// What comes after the steps finished so far.
@@ -257,6 +316,34 @@ impl SweepPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn third_step() -> SweepStep {
+        SweepStep {
+            index: 2,
+            variable: SweepVariable::Concurrency,
+            value: 4.0,
+            config: RunConfig::default(),
+        }
+    }
+
+    #[test]
+    fn a_step_names_its_runs_and_writes_their_blocks() {
+        let third = third_step();
+        assert_eq!(third.run_name(0, 1), "step 3");
+        assert_eq!(third.run_name(1, 4), "step 3 (repeat 2 of 4)");
+        let block = third.sweep_block("run-a", 5, "concurrency:1,2,4", Some(StopReason::Cancelled));
+        assert_eq!(block.id, "sweep-run-a");
+        assert_eq!(block.id, sweep_id("run-a"));
+        assert_eq!((block.step_index, block.step_count), (2, 5));
+        assert_eq!(block.variable, SweepVariable::Concurrency);
+        assert_eq!(block.value, 4.0);
+        assert_eq!(block.spec, "concurrency:1,2,4");
+        assert_eq!(block.stop_reason, Some(StopReason::Cancelled));
+        assert_eq!(third.repeat_block("run-a", 0, 1), None);
+        let repeat = third.repeat_block("run-a", 1, 3).expect("repeated");
+        assert_eq!(repeat.group_id, "repeat-run-a-step03");
+        assert_eq!((repeat.index, repeat.count), (1, 3));
+    }
 
     fn spec(kind: SweepKind) -> SweepSpec {
         SweepSpec {

@@ -5,8 +5,8 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::artifact::schema::rows::{OutputTokenSource, ResponseMetadata};
 use crate::core::observe::failure::RequestError;
+use crate::core::schema::rows::{OutputTokenSource, ResponseMetadata};
 use crate::core::stream::sse::ChunkEvent;
 use std::collections::BTreeMap;
 

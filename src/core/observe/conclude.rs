@@ -1,10 +1,6 @@
 //! Disposition (ARTIFACT.md §1.3 step 3, §6.2): the one call the web layer makes per request,
 //! turning a stream's result and the plan's facts into a row or a failure record.
 
-use crate::core::artifact::schema::rows::{
-    ControlledOutput, FailureClass, FailureRecord, OutputTokenSource, RequestCanary, RequestTiming,
-    ResponseMetadata,
-};
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::observe::accumulate::validate_stream;
 use crate::core::observe::accumulate::ReadStats;
@@ -16,6 +12,10 @@ use crate::core::observe::failure::RequestError;
 use crate::core::observe::failure::VALIDATION_ERROR_TYPE;
 use crate::core::observe::row::RowInputs;
 use crate::core::observe::transport::TransportFacts;
+use crate::core::schema::rows::{
+    ControlledOutput, FailureClass, FailureRecord, OutputTokenSource, RequestCanary, RequestTiming,
+    ResponseMetadata,
+};
 
 /// The plan's facts about one request that its conclusion needs.
 #[derive(Clone, Debug, PartialEq)]

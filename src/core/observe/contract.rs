@@ -1,8 +1,8 @@
 //! The output contract (ARTIFACT.md §6.1): the request canary (did the response begin with its
 //! own marker, and name no other request's) and controlled output (exactly W `code` words).
 
-use crate::core::artifact::schema::rows::{ControlledOutput, RequestCanary};
 use crate::core::config::choices::ControlledOutputPolicy;
+use crate::core::schema::rows::{ControlledOutput, RequestCanary};
 use crate::core::stream::sse::is_python_space;
 
 /// The word a controlled-output prompt asks the model to repeat.

@@ -2,8 +2,8 @@
 //! docs/guide/load.md): the facts the measuring thread records per request, written into the row
 //! and the failure record it ends in.
 
-use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::observe::conclude::RequestOutcome;
+use crate::core::schema::rows::{FailureRecord, RequestTiming};
 
 /// How one open-loop request was dispatched, in ms on the run's clock.
 #[derive(Clone, Copy, Debug, PartialEq)]

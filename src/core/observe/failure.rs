@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::core::artifact::schema::rows::{FailureClass, FailureRecord};
+use crate::core::schema::rows::{FailureClass, FailureRecord};
 
 use crate::core::stream::sse::{sanitize_excerpt, SseError};
 

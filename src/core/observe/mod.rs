@@ -21,7 +21,7 @@
 //! [`dispatch`] (when an open-loop request went out against when it was due),
 //! and [`reading`], which chains the SSE decoder, the chunk reader and the accumulator for one
 //! network read. The row and failure *types* are the artifact's
-//! ([`crate::core::artifact::schema::rows`]); this module builds them.
+//! ([`crate::core::schema::rows`]); this module builds them.
 
 pub mod accumulate;
 pub mod conclude;

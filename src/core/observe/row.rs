@@ -1,7 +1,7 @@
 //! From a request's times and counts to its `request_timings[]` row (ARTIFACT.md §5): the no-row
 //! rules, and the derived values in the producer's exact operation order, in seconds.
 
-use crate::core::artifact::schema::rows::{
+use crate::core::schema::rows::{
     ControlledOutput, OutputTokenSource, RequestCanary, RequestTiming,
 };
 

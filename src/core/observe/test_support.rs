@@ -2,12 +2,12 @@
 
 use serde_json::{json, Value};
 
-use crate::core::artifact::schema::rows::*;
 use crate::core::config::choices::ControlledOutputPolicy;
 use crate::core::observe::accumulate::*;
 use crate::core::observe::conclude::*;
 use crate::core::observe::row::*;
 use crate::core::observe::transport::*;
+use crate::core::schema::rows::*;
 use crate::core::stream::sse::ChatChunk;
 use crate::core::stream::sse::ChoiceDelta;
 use crate::core::stream::sse::ChunkEvent;

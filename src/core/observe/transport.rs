@@ -2,7 +2,7 @@
 //! before a request left it, read from Resource Timing entries paired with the request whose
 //! `fetch()` made them.
 
-use crate::core::artifact::schema::rows::RequestTiming;
+use crate::core::schema::rows::RequestTiming;
 
 /// A row whose [`RequestTiming::browser_wait_ms`] is above this has a TTFO that includes time
 /// the browser held the request (waiting for a connection, opening one, a CORS preflight, or a

@@ -11,8 +11,8 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::artifact::schema::calibration::{CalibrationProbe, ContextCalibration};
-use crate::core::plan::CHARS_PER_TOKEN;
+use crate::core::plan::tokens::CHARS_PER_TOKEN;
+use crate::core::schema::calibration::{CalibrationProbe, ContextCalibration};
 
 /// The first probe's budget in estimated tokens (192 characters): small enough to fit any
 /// context window a run can plan for, large enough that the filler dominates the template.

@@ -15,12 +15,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::artifact::schema::workload::{SkippedRecords, WorkloadFile};
 use crate::core::config::choices::{ApiEndpoint, HistoryMode, OutputLengths, WorkloadOrder};
 use crate::core::config::settings::{RunConfig, MAX_OUTPUT_SETTING, MAX_REQUESTS};
 use crate::core::config::workload::WorkloadOptions;
-use crate::core::plan::CHARS_PER_TOKEN;
+use crate::core::plan::tokens::CHARS_PER_TOKEN;
 use crate::core::python::random::PyRandom;
+use crate::core::schema::workload::{SkippedRecords, WorkloadFile};
 use crate::core::workload::read::Keep;
 use crate::core::workload::{Session, Skipped, Turn, TurnInput, Workload, WorkloadSummary};
 

@@ -4,9 +4,9 @@
 //! "prefix cache emptied before the run (vLLM POST /reset_prefix_cache answered 200; cached tokens 0 in the first 4 requests)". The same words serve a run measured in the page
 //! and a dropped file; the block's URL, engine and reason are a file's data, shown as text.
 
-use crate::core::artifact::schema::cache_reset::{PrefixCacheResetBlock, ResetVerdict};
 use crate::core::config::cache_reset::ResetEngine;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
+use crate::core::schema::cache_reset::{PrefixCacheResetBlock, ResetVerdict};
 
 /// What the results say of the cache a run started with.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,7 +20,7 @@ pub struct ResetNote {
 
 /// The note for `run`'s `prefix_cache_reset` block, when it has one. Its first wave is as
 /// many requests as ran at once (its concurrency), at most as many as it has rows.
-pub fn reset_note_of(run: &LoadedArtifact) -> Option<ResetNote> {
+pub fn reset_note_of(run: &OpenedArtifact) -> Option<ResetNote> {
     let block = run.prefix_cache_reset.as_ref()?;
     let rows = run.rows.len() as u64;
     let first_wave = run
@@ -142,8 +142,8 @@ fn shown_url(engine: &str, url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::artifact::schema::cache_reset::{ResetCheck, ResetRecord};
     use crate::core::config::choices::PrefixCacheReset;
+    use crate::core::schema::cache_reset::{ResetCheck, ResetRecord};
 
     fn block(verdict: ResetVerdict, min: Option<u64>, reason: &str) -> PrefixCacheResetBlock {
         PrefixCacheResetBlock {
@@ -265,7 +265,7 @@ mod tests {
             "prefix_cache_reset": serde_json::to_value(block(ResetVerdict::Emptied, Some(0), "…")).unwrap(),
         })
         .to_string();
-        let run = LoadedArtifact::from_text("run.json", &text);
+        let run = OpenedArtifact::from_text("run.json", &text);
         let note = reset_note_of(&run).expect("a note");
         assert!(
             note.text
@@ -273,7 +273,7 @@ mod tests {
             "{}",
             note.text
         );
-        let none = LoadedArtifact::from_text("run.json", r#"{"schema": "capacity-benchmark-v1"}"#);
+        let none = OpenedArtifact::from_text("run.json", r#"{"schema": "capacity-benchmark-v1"}"#);
         assert_eq!(reset_note_of(&none), None);
     }
 }

@@ -9,12 +9,12 @@
 use crate::core::config::slo::Slo;
 use crate::core::format::format_number;
 use crate::core::present::server::ServerFigure;
-use crate::core::read::foreign::{Definition, Quantity};
-use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
-use crate::core::read::loaded::text::CappedText;
-use crate::core::read::loaded::views::SamplingView;
-use crate::core::read::loaded::workload::WorkloadBlockView;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::foreign::{Definition, Quantity};
+use crate::core::read::opened::metrics::{MetricKind, MetricStat};
+use crate::core::read::opened::text::CappedText;
+use crate::core::read::opened::views::SamplingView;
+use crate::core::read::opened::workload::WorkloadBlockView;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::slo::{judge_loaded, SloOutcome};
 
 /// What a [`MetricComparison`] row measures.
@@ -84,7 +84,7 @@ impl ComparedMetric {
 
     /// This metric's value in one run; `None` for the SLO's metrics, which need the SLO
     /// ([`Comparison::add_slo`] computes them).
-    pub fn value_of(self, run: &LoadedArtifact) -> Option<f64> {
+    pub fn value_of(self, run: &OpenedArtifact) -> Option<f64> {
         match self {
             ComparedMetric::SloAttainment
             | ComparedMetric::GoodputRequests
@@ -197,7 +197,7 @@ impl Comparison {
     /// Adds the SLO's attainment and goodput of each of `runs` (the runs compared, in order),
     /// with deltas and ratios against the first like every other row; a run the SLO cannot
     /// judge (G1, G2) has no value.
-    pub fn add_slo(&mut self, runs: &[&LoadedArtifact], slo: &Slo) {
+    pub fn add_slo(&mut self, runs: &[&OpenedArtifact], slo: &Slo) {
         self.slo = Some(slo.clone());
         let outcomes: Vec<Option<SloOutcome>> =
             runs.iter().map(|run| judge_loaded(slo, run).ok()).collect();
@@ -231,7 +231,7 @@ pub const ABSENT: &str = "(absent)";
 
 /// Compares runs; the first is the baseline. Metrics that no run has are left out. With fewer
 /// than two runs there is nothing to mismatch.
-pub fn compare(runs: &[&LoadedArtifact]) -> Comparison {
+pub fn compare(runs: &[&OpenedArtifact]) -> Comparison {
     let labels = runs.iter().map(|run| run.label()).collect();
     let mut compared = Vec::new();
     for kind in MetricKind::ALL {
@@ -278,7 +278,7 @@ pub fn compare(runs: &[&LoadedArtifact]) -> Comparison {
 /// A compared workload field: how to read it and why a difference matters.
 struct WorkloadField {
     field: &'static str,
-    read: fn(&LoadedArtifact) -> Option<String>,
+    read: fn(&OpenedArtifact) -> Option<String>,
     explanation: &'static str,
     /// A run without the field differs from one with it. Off for what only strobe's `client`
     /// block records: a file from another client says nothing either way.
@@ -539,7 +539,7 @@ const WORKLOAD_FIELDS: [WorkloadField; 31] = [
 /// the reference producer wrote (they send synthetic prompts on the chat API when there is
 /// none); `None` for another tool's results, which do not say what they sent.
 fn block_or(
-    run: &LoadedArtifact,
+    run: &OpenedArtifact,
     read: fn(&WorkloadBlockView) -> Option<String>,
     otherwise: &str,
 ) -> Option<String> {
@@ -552,7 +552,7 @@ fn block_or(
 
 /// A sending setting of a run that sent a workload file; `None` for every other run.
 fn sending_of(
-    run: &LoadedArtifact,
+    run: &OpenedArtifact,
     read: fn(&WorkloadBlockView) -> Option<String>,
 ) -> Option<String> {
     run.workload_block
@@ -573,7 +573,7 @@ const TRAFFIC_FIELDS: [&str; 7] = [
     "workload.sending.history",
 ];
 
-fn sampling_value(run: &LoadedArtifact, pick: fn(&SamplingView) -> Option<f64>) -> Option<String> {
+fn sampling_value(run: &OpenedArtifact, pick: fn(&SamplingView) -> Option<f64>) -> Option<String> {
     let sampling = run.workload.sampling.as_ref()?;
     Some(match pick(sampling) {
         Some(value) => format_number_exact(value),
@@ -601,7 +601,7 @@ const LOAD_LEVEL_FIELDS: [&str; 6] = [
 /// What a run measured apart from the load it carried: its model and every compared field of
 /// its setup (engine, GPU, prompts, output contract, sampling, workload…) but the load level.
 /// Runs with the same key are points of one curve; runs of other servers or workloads are not.
-pub fn setup_key(run: &LoadedArtifact) -> String {
+pub fn setup_key(run: &OpenedArtifact) -> String {
     let model = run.identity.model.as_ref().map(|model| model.text.clone());
     std::iter::once(("model", model))
         .chain(
@@ -615,7 +615,7 @@ pub fn setup_key(run: &LoadedArtifact) -> String {
         .join("\u{1f}")
 }
 
-fn workload_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
+fn workload_mismatches(runs: &[&OpenedArtifact]) -> Vec<Mismatch> {
     if runs.len() < 2 {
         return Vec::new();
     }
@@ -644,7 +644,7 @@ fn workload_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
 /// The quantities (TTFO, TTFT, E2E, TPOT, token counts) the runs' tools define differently: a
 /// run read from another tool's file whose number is not strobe's beside a run whose number is
 /// another (docs/guide/results.md, *Other tools' files*).
-fn definition_mismatches(runs: &[&LoadedArtifact]) -> Vec<Mismatch> {
+fn definition_mismatches(runs: &[&OpenedArtifact]) -> Vec<Mismatch> {
     if runs.len() < 2 {
         return Vec::new();
     }

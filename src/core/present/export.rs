@@ -10,14 +10,14 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::core::artifact::file::ArtifactFile;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::Slo;
 use crate::core::format::file_stem;
 use crate::core::present::compare::{format_delta, Comparison};
-use crate::core::read::loaded::basis::TimeBasis;
-use crate::core::read::loaded::text::CappedText;
-use crate::core::read::loaded::views::{FailureView, RowView};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::basis::TimeBasis;
+use crate::core::read::opened::text::CappedText;
+use crate::core::read::opened::views::{FailureView, RowView};
+use crate::core::read::opened::OpenedArtifact;
+use crate::core::schema::ArtifactV1;
 use crate::core::slo::{check_bound, judge_loaded, row_meets, BoundCheck};
 
 /// The CSV header, one column per [`RowView`] field plus the failure columns.
@@ -58,14 +58,14 @@ pub const MARKDOWN_VIOLATIONS_MAX: usize = 20;
 /// The request rows (status `ok`) and failures (status `failed`) of one run as CSV, sorted by
 /// request index, CRLF line endings (RFC 4180). Missing values are empty cells. Failure texts
 /// are the display-capped [`CappedText`]s, with `…` when cut.
-pub fn rows_csv(run: &LoadedArtifact) -> String {
+pub fn rows_csv(run: &OpenedArtifact) -> String {
     rows_csv_with_slo(run, None)
 }
 
 /// [`rows_csv`] with, for an SLO, a `meets_slo` column (`true`/`false`; a failure is `false`)
 /// and one `slo_<metric>` column per bound: `met`, `missed`, `skipped` (TPOT of a one-token
 /// answer) or `no_value`, empty for a failure.
-pub fn rows_csv_with_slo(run: &LoadedArtifact, slo: Option<&Slo>) -> String {
+pub fn rows_csv_with_slo(run: &OpenedArtifact, slo: Option<&Slo>) -> String {
     enum Entry<'a> {
         Row(&'a RowView),
         Failure(&'a FailureView),
@@ -266,7 +266,7 @@ pub fn escape_markdown(text: &str) -> String {
 /// The SLO the runs were judged by, and what it said of each (or why it could not judge).
 fn write_slo_section(
     markdown: &mut String,
-    runs: &[&LoadedArtifact],
+    runs: &[&OpenedArtifact],
     labels: &[String],
     slo: &Slo,
 ) {
@@ -304,7 +304,7 @@ fn count_or_dash(value: Option<u64>) -> String {
 /// A Markdown summary of the runs and their comparison: the runs (identity, verdict,
 /// workload), the key metrics with deltas and ratios to the baseline, the workload
 /// mismatches with why they matter, and each run's validation findings.
-pub fn summary_markdown(runs: &[&LoadedArtifact], comparison: &Comparison) -> String {
+pub fn summary_markdown(runs: &[&OpenedArtifact], comparison: &Comparison) -> String {
     let mut markdown = String::new();
     markdown.push_str("# strobe run summary\n\n");
     if runs.is_empty() {
@@ -499,15 +499,15 @@ mod tests {
     #[test]
     fn an_slo_adds_its_columns_rows_and_section_to_the_exports() {
         use crate::core::present::compare::{compare, ComparedMetric};
-        let reference = LoadedArtifact::from_text(
+        let reference = OpenedArtifact::from_text(
             "reference.json",
             include_str!("../../../tests/fixtures/reference-artifact.json"),
         );
-        let g3 = LoadedArtifact::from_text(
+        let g3 = OpenedArtifact::from_text(
             "g3.json",
             include_str!("../../../tests/fixtures/generations/g3.json"),
         );
-        let g1 = LoadedArtifact::from_text(
+        let g1 = OpenedArtifact::from_text(
             "g1.json",
             include_str!("../../../tests/fixtures/generations/g1-legacy-minimal.json"),
         );
@@ -660,9 +660,9 @@ mod tests {
 
     #[test]
     fn a_repeat_group_zips_and_regroups_when_dropped() {
-        use crate::core::artifact::schema::repeat::RepeatBlock;
         use crate::core::present::repeats::group_repeats;
-        use crate::core::read::bundle::load_dropped;
+        use crate::core::read::bundle::open_dropped;
+        use crate::core::schema::repeat::RepeatBlock;
         let reference: ArtifactV1 = serde_json::from_str(include_str!(
             "../../../tests/fixtures/reference-artifact.json"
         ))
@@ -682,7 +682,7 @@ mod tests {
             })
             .collect();
         let bytes = artifact_files_zip(&group, true).expect("zips");
-        let runs = load_dropped("repeat-x.zip", &bytes);
+        let runs = open_dropped("repeat-x.zip", &bytes);
         assert_eq!(runs.len(), 3);
         let groups = group_repeats(&runs);
         assert_eq!(groups.len(), 1);
@@ -698,12 +698,12 @@ mod tests {
 
     #[test]
     fn a_sweep_of_repeated_steps_zips_and_regroups_as_one_curve_of_repeated_points() {
-        use crate::core::artifact::schema::repeat::RepeatBlock;
-        use crate::core::artifact::schema::sweep::{SweepBlock, SweepVariable};
         use crate::core::load::sweep::step_repeat_group_id;
         use crate::core::present::capacity::capacity_series;
         use crate::core::present::repeats::group_repeats;
-        use crate::core::read::bundle::load_dropped;
+        use crate::core::read::bundle::open_dropped;
+        use crate::core::schema::repeat::RepeatBlock;
+        use crate::core::schema::sweep::{SweepBlock, SweepVariable};
         let reference: ArtifactV1 = serde_json::from_str(include_str!(
             "../../../tests/fixtures/reference-artifact.json"
         ))
@@ -736,14 +736,14 @@ mod tests {
             runs.iter().map(ArtifactV1::file_name).collect();
         assert_eq!(names.len(), 4, "every run its own name: {names:?}");
         let bytes = artifact_files_zip(&runs, false).expect("zips");
-        let loaded = load_dropped("sweep.zip", &bytes);
+        let loaded = open_dropped("sweep.zip", &bytes);
         assert_eq!(loaded.len(), 4);
         let groups = group_repeats(&loaded);
         assert_eq!(groups.len(), 2, "one repeat group per step");
         assert!(groups.iter().all(|group| group.members.len() == 2
             && group.missing.is_empty()
             && group.duplicated.is_empty()));
-        let refs: Vec<&LoadedArtifact> = loaded.iter().collect();
+        let refs: Vec<&OpenedArtifact> = loaded.iter().collect();
         let series = capacity_series(&refs);
         assert_eq!(series.len(), 1, "one sweep, one curve");
         assert_eq!(series[0].name, format!("sweep-{}", reference.run_id));

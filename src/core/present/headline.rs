@@ -5,7 +5,7 @@
 use crate::core::format::{
     counted, format_count, format_duration_ms, format_grouped_number, format_number, or_missing,
 };
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricSummary};
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind, MetricSummary};
 use crate::core::slo::SloOutcome;
 
 /// One card: what it counts, its number, and a line under it.

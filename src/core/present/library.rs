@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use crate::core::format::{format_count, format_duration_ms, format_number, or_missing, MISSING};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::read::validate::report::Verdict;
 
 /// A column the library sorts by.
@@ -88,7 +88,7 @@ pub struct LibraryRow {
 
 impl LibraryRow {
     /// The row of `run`.
-    pub fn of(run: &LoadedArtifact) -> Self {
+    pub fn of(run: &OpenedArtifact) -> Self {
         let text = or_missing;
         let rate = run
             .load
@@ -201,13 +201,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(name: &str, model: &str, concurrency: u64, ttft_p50: Option<f64>) -> LoadedArtifact {
+    fn run(name: &str, model: &str, concurrency: u64, ttft_p50: Option<f64>) -> OpenedArtifact {
         let text = json!({
             "schema": "anvil-serving.benchmark/v1", "model": model, "engine": "vllm",
             "concurrency": concurrency, "requests": concurrency * 10,
             "metrics": {"ttft_p50_ms": ttft_p50, "ttft_samples": 1},
         });
-        LoadedArtifact::from_text(name, &text.to_string())
+        OpenedArtifact::from_text(name, &text.to_string())
     }
 
     #[test]

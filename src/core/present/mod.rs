@@ -1,8 +1,8 @@
-//! What the results pages show, built from [`crate::core::read`]'s loaded runs and never the
+//! What the results pages show, built from [`crate::core::read`]'s opened runs and never the
 //! reverse: chart options ([`charts`]), the comparison of runs with its workload-difference flags
 //! ([`compare`]) and its verdict, whether a difference is more than noise ([`verdict`]), repeated
 //! runs' groups ([`repeats`]), the capacity view's curves ([`capacity`]), where a running sweep is
-//! in words ([`sweep_status`]), the exports
+//! in words ([`sweep_status`]) and its table of runs ([`sweep_table`]), the exports
 //! ([`export`]), a conversation run's TTFT by turn ([`turns`]), and a finished run's headline
 //! cards ([`headline`]) and its whole summary ([`summary`]) and the library's table
 //! ([`library`]); and the one-file HTML report of
@@ -21,5 +21,6 @@ pub mod report;
 pub mod server;
 pub mod summary;
 pub mod sweep_status;
+pub mod sweep_table;
 pub mod turns;
 pub mod verdict;

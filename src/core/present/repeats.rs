@@ -7,7 +7,7 @@
 
 use std::borrow::Borrow;
 
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 
 /// One group of repeated runs among the loaded ones.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,7 +29,7 @@ pub struct RepeatGroup {
 
 /// The groups among `runs`, in the order their first file appears; runs without a `repeat`
 /// block (or without a group id) belong to none.
-pub fn group_repeats<R: Borrow<LoadedArtifact>>(runs: &[R]) -> Vec<RepeatGroup> {
+pub fn group_repeats<R: Borrow<OpenedArtifact>>(runs: &[R]) -> Vec<RepeatGroup> {
     let mut groups: Vec<RepeatGroup> = Vec::new();
     for (position, run) in runs.iter().map(Borrow::borrow).enumerate() {
         let Some(id) = run
@@ -117,7 +117,7 @@ impl SweepLoad {
 /// (or whose block lacks its value) count for none. More than one means the runs are steps of
 /// a sweep at different loads: not repeats of one plan, however their `repeat` blocks group
 /// them.
-pub fn sweep_loads<R: Borrow<LoadedArtifact>>(runs: &[R]) -> Vec<SweepLoad> {
+pub fn sweep_loads<R: Borrow<OpenedArtifact>>(runs: &[R]) -> Vec<SweepLoad> {
     let mut loads: Vec<SweepLoad> = Vec::new();
     for run in runs.iter().map(Borrow::borrow) {
         let Some(sweep) = &run.sweep else {
@@ -184,8 +184,8 @@ mod tests {
     use super::*;
 
     /// A run of step `step` (value `value`) of sweep `sweep`, repeat `index` of the step's group.
-    fn step_run(sweep: &str, step: u64, value: f64, index: u64) -> LoadedArtifact {
-        LoadedArtifact::from_text(
+    fn step_run(sweep: &str, step: u64, value: f64, index: u64) -> OpenedArtifact {
+        OpenedArtifact::from_text(
             "run.json",
             &format!(
                 r#"{{"sweep": {{"id": "{sweep}", "step_index": {step}, "variable": "concurrency",
@@ -216,7 +216,7 @@ mod tests {
         let loads = sweep_loads(&two);
         assert_eq!(loads.len(), 1);
         assert_eq!(loads[0].steps, ["step 1 of s", "step 3 of t"]);
-        let plain = [LoadedArtifact::from_text("a.json", "{}")];
+        let plain = [OpenedArtifact::from_text("a.json", "{}")];
         assert!(sweep_loads(&plain).is_empty(), "runs outside a sweep");
     }
 

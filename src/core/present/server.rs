@@ -6,8 +6,8 @@
 //! grow shows; its chart is `charts::server`'s. A block from a file is data: names and notes are
 //! shown as text, numbers only where they are finite.
 
-use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::format::format_number;
+use crate::core::schema::server_metrics::ServerMetricsBlock;
 
 /// One number of the server's summary that runs and sweep steps are compared by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

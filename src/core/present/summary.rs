@@ -8,16 +8,16 @@
 //! Every text here is plain text (a failure's message, a run id, a model name come from a
 //! server or a file and are hostile): the page sets them as text, never as markup.
 
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::slo::Slo;
 use crate::core::format::{counted, format_table_number};
 use crate::core::present::headline::{headline_cards, HeadlineCard, HeadlineInputs};
-use crate::core::read::loaded::basis::{
+use crate::core::read::opened::basis::{
     has_wire_times, metrics_on_basis, rows_on_basis, TimeBasis,
 };
-use crate::core::read::loaded::load::LoadView;
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
-use crate::core::read::loaded::views::{row_notes, ClientView, RowView};
+use crate::core::read::opened::load::LoadView;
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind};
+use crate::core::read::opened::views::{row_notes, ClientView, RowView};
+use crate::core::schema::ArtifactV1;
 use crate::core::slo::{judge_rows, SloOutcome};
 
 /// What the throughput line says when the artifact withholds the throughput.

@@ -3,8 +3,8 @@
 //! the cool-down before the next run, and how the sweep ended. Pure: the page hands in where
 //! its sweep is ([`SweepStatus`]) and renders the text.
 
-use crate::core::artifact::schema::sweep::SweepVariable;
 use crate::core::format::counted;
+use crate::core::schema::sweep::SweepVariable;
 
 /// The run of a sweep that is running, or that ran last.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::core::format::{format_duration_ms, format_number};
 use crate::core::python::stats::nearest_rank;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 
 /// One turn index of a conversation run.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,7 @@ pub struct TurnsTable {
 
 /// The table of a run whose rows or failures carry `workload.turn` with some turn above 0;
 /// `None` for every other run (single-turn workloads, synthetic prompts, other tools' files).
-pub fn turns_table(run: &LoadedArtifact) -> Option<TurnsTable> {
+pub fn turns_table(run: &OpenedArtifact) -> Option<TurnsTable> {
     #[derive(Default)]
     struct Gathered {
         requests: u64,
@@ -179,8 +179,8 @@ impl TurnsTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::read::loaded::views::{FailureView, RowView};
-    use crate::core::read::loaded::workload::OriginView;
+    use crate::core::read::opened::views::{FailureView, RowView};
+    use crate::core::read::opened::workload::OriginView;
 
     fn origin(session: u64, turn: u64) -> Option<OriginView> {
         Some(OriginView {
@@ -199,8 +199,8 @@ mod tests {
         }
     }
 
-    fn run(rows: Vec<RowView>, failures: Vec<FailureView>) -> LoadedArtifact {
-        let mut run = LoadedArtifact::from_text("run.json", "{}");
+    fn run(rows: Vec<RowView>, failures: Vec<FailureView>) -> OpenedArtifact {
+        let mut run = OpenedArtifact::from_text("run.json", "{}");
         run.rows = rows;
         run.failures = failures;
         run

@@ -9,8 +9,9 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::core::config::choices::ApiEndpoint;
+use crate::core::plan::tokens::CHARS_PER_TOKEN;
 use crate::core::plan::workload::{PlannedInput, PlannedTurn};
-use crate::core::plan::{RunPlan, CHARS_PER_TOKEN};
+use crate::core::plan::RunPlan;
 use crate::core::prompt::{completion_body, fill, messages_body};
 
 /// Tokens of one trace block (Mooncake's and AIPerf's block size).

@@ -2,16 +2,16 @@
 //! every `.json` entry read out with its name, within limits that a hostile archive cannot get
 //! past — entries, each entry's size as declared and as read, and the total
 //! (docs/guide/results.md). Each entry is then read like a dropped file; so is each artifact a
-//! dropped strobe report carries ([`load_report`]).
+//! dropped strobe report carries ([`open_report`]).
 
 use std::io::{Cursor, Read};
 
 use thiserror::Error;
 
 use crate::core::read::carried::{carried_files, looks_like_html, CarriedError};
-use crate::core::read::foreign::{aiperf, read_aiperf_pair, ForeignRun};
-use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
-use crate::core::read::locust::records::looks_like_records;
+use crate::core::read::opened::foreign::{aiperf, read_aiperf_pair, ForeignRun};
+use crate::core::read::opened::locust::records::looks_like_records;
+use crate::core::read::opened::{OpenedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 
 /// Most entries read from one archive.
 pub const MAX_BUNDLE_ENTRIES: usize = 1_000;
@@ -130,28 +130,28 @@ pub fn read_bundle(bytes: &[u8]) -> Result<Bundle, BundleError> {
 /// archive that cannot be read, saying why.
 ///
 /// A strobe report (an HTML file, told by its content) gives the runs it carries, each under
-/// the name it was saved with ([`load_report`]).
-pub fn load_dropped(file_name: &str, bytes: &[u8]) -> Vec<LoadedArtifact> {
+/// the name it was saved with ([`open_report`]).
+pub fn open_dropped(file_name: &str, bytes: &[u8]) -> Vec<OpenedArtifact> {
     if let Some(text) = utf8_text(bytes).filter(|text| looks_like_html(text)) {
-        return load_report(file_name, text);
+        return open_report(file_name, text);
     }
     if !looks_like_zip(bytes) {
-        return LoadedArtifact::all_from_bytes(file_name, bytes);
+        return OpenedArtifact::all_from_bytes(file_name, bytes);
     }
     match read_bundle(bytes) {
         Ok(bundle) => {
-            let mut loaded: Vec<LoadedArtifact> = bundle
+            let mut loaded: Vec<OpenedArtifact> = bundle
                 .entries
                 .iter()
                 .flat_map(|entry| {
-                    LoadedArtifact::all_from_bytes(
+                    OpenedArtifact::all_from_bytes(
                         &format!("{file_name} › {}", entry.name),
                         &entry.bytes,
                     )
                 })
                 .collect();
             loaded.extend(bundle.skipped.iter().map(|reason| {
-                LoadedArtifact::unreadable(
+                OpenedArtifact::unreadable(
                     &format!(
                         "{file_name} › {}",
                         reason.split(':').next().unwrap_or_default()
@@ -160,20 +160,20 @@ pub fn load_dropped(file_name: &str, bytes: &[u8]) -> Vec<LoadedArtifact> {
                 )
             }));
             if loaded.is_empty() {
-                loaded.push(LoadedArtifact::unreadable(
+                loaded.push(OpenedArtifact::unreadable(
                     file_name,
                     "the archive holds no .json artifact",
                 ));
             }
             loaded
         }
-        Err(error) => vec![LoadedArtifact::unreadable(file_name, &error.to_string())],
+        Err(error) => vec![OpenedArtifact::unreadable(file_name, &error.to_string())],
     }
 }
 
 /// The runs a strobe report carries, read as the files they were read from when the report
 /// was saved; one refused entry saying why when it carries none, or is no report at all.
-pub fn load_report(file_name: &str, text: &str) -> Vec<LoadedArtifact> {
+pub fn open_report(file_name: &str, text: &str) -> Vec<OpenedArtifact> {
     let files = match carried_files(text) {
         Ok(files) if files.is_empty() => {
             Err(CarriedError::Damaged("it carries no artifact".to_owned()))
@@ -183,9 +183,9 @@ pub fn load_report(file_name: &str, text: &str) -> Vec<LoadedArtifact> {
     match files {
         Ok(files) => files
             .iter()
-            .flat_map(|file| LoadedArtifact::all_from_text(&file.name, &file.text))
+            .flat_map(|file| OpenedArtifact::all_from_text(&file.name, &file.text))
             .collect(),
-        Err(error) => vec![LoadedArtifact::not_a_report(file_name, text.len(), error)],
+        Err(error) => vec![OpenedArtifact::not_a_report(file_name, text.len(), error)],
     }
 }
 
@@ -194,14 +194,14 @@ fn utf8_text(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok()
 }
 
-/// Files dropped together, as the library takes them: each as [`load_dropped`], except that an
+/// Files dropped together, as the library takes them: each as [`open_dropped`], except that an
 /// AIPerf run's two exports dropped together (exactly one `profile_export.jsonl` and one
 /// `profile_export_aiperf.json`, told apart by content) become one run: the records' rows with
 /// the summary's version and configuration, as `strobe-artifact summary FOLDER` reads them.
 ///
 /// The records files of Locust's workers dropped together (told apart by their header line)
-/// become the one run they make ([`LoadedArtifact::from_locust_records`]).
-pub fn load_dropped_batch(files: &[(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
+/// become the one run they make ([`OpenedArtifact::from_locust_records`]).
+pub fn open_dropped_batch(files: &[(String, Vec<u8>)]) -> Vec<OpenedArtifact> {
     let mut locust: Vec<(String, String)> = Vec::new();
     let mut others: Vec<&(String, Vec<u8>)> = Vec::new();
     for file in files {
@@ -212,14 +212,14 @@ pub fn load_dropped_batch(files: &[(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
     }
     let mut loaded = Vec::new();
     if !locust.is_empty() {
-        loaded.push(LoadedArtifact::from_locust_records(&locust));
+        loaded.push(OpenedArtifact::from_locust_records(&locust));
     }
-    loaded.extend(load_dropped_others(&others));
+    loaded.extend(open_dropped_others(&others));
     loaded
 }
 
-/// [`load_dropped_batch`] of files that are no Locust records.
-fn load_dropped_others(files: &[&(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
+/// [`open_dropped_batch`] of files that are no Locust records.
+fn open_dropped_others(files: &[&(String, Vec<u8>)]) -> Vec<OpenedArtifact> {
     let records: Vec<usize> = files
         .iter()
         .enumerate()
@@ -264,11 +264,11 @@ fn load_dropped_others(files: &[&(String, Vec<u8>)]) -> Vec<LoadedArtifact> {
         }
         if Some(position) == paired_records {
             if let Some(run) = run.take() {
-                loaded.push(LoadedArtifact::from_foreign(name, bytes.len(), run));
+                loaded.push(OpenedArtifact::from_foreign(name, bytes.len(), run));
             }
             continue;
         }
-        loaded.extend(load_dropped(name, bytes));
+        loaded.extend(open_dropped(name, bytes));
     }
     loaded
 }
@@ -346,13 +346,13 @@ mod tests {
             &[("a.json", br#"{"concurrency": 1}"#), ("notes.txt", b"hi")],
             zip::CompressionMethod::Deflated,
         );
-        let loaded = load_dropped("sweep.zip", &bytes);
-        let labels: Vec<String> = loaded.iter().map(LoadedArtifact::label).collect();
+        let loaded = open_dropped("sweep.zip", &bytes);
+        let labels: Vec<String> = loaded.iter().map(OpenedArtifact::label).collect();
         assert_eq!(labels, ["sweep.zip › a.json", "sweep.zip › notes.txt"]);
         assert_eq!(loaded[0].workload.concurrency, Some(1));
         assert!(loaded[1].rows.is_empty());
-        assert_eq!(load_dropped("plain.json", b"{}").len(), 1);
-        let broken = load_dropped("broken.zip", b"PK\x03\x04broken");
+        assert_eq!(open_dropped("plain.json", b"{}").len(), 1);
+        let broken = open_dropped("broken.zip", b"PK\x03\x04broken");
         assert_eq!(broken.len(), 1);
     }
 
@@ -370,16 +370,16 @@ mod tests {
             read("profile_export_aiperf.json"),
         );
         let other = ("plain.json".to_owned(), b"{}".to_vec());
-        let loaded = load_dropped_batch(&[summary.clone(), other.clone(), records.clone()]);
-        let labels: Vec<String> = loaded.iter().map(LoadedArtifact::label).collect();
+        let loaded = open_dropped_batch(&[summary.clone(), other.clone(), records.clone()]);
+        let labels: Vec<String> = loaded.iter().map(OpenedArtifact::label).collect();
         assert_eq!(labels, ["plain.json", "profile_export.jsonl"]);
         let run = &loaded[1];
         assert_eq!(run.rows.len(), 48);
         assert_eq!(run.workload.concurrency, Some(4));
         assert_eq!(run.verdict_label(), "read as AIPerf 0.13.0");
         // Alone, or with a second records file, each file stays what it is.
-        assert_eq!(load_dropped_batch(std::slice::from_ref(&summary)).len(), 1);
-        let twice = load_dropped_batch(&[records.clone(), records, summary]);
+        assert_eq!(open_dropped_batch(std::slice::from_ref(&summary)).len(), 1);
+        let twice = open_dropped_batch(&[records.clone(), records, summary]);
         assert_eq!(twice.len(), 3);
     }
 }

@@ -22,11 +22,11 @@ use flate2::Compression;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::format::{counted, format_count};
 use crate::core::read::carried::CarriedFile;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::read::validate::report::Verdict;
+use crate::core::schema::ArtifactV1;
 
 /// What the fragment of a link to a run starts with (after the `#`).
 pub const LINK_FRAGMENT_PREFIX: &str = "run=";
@@ -226,8 +226,8 @@ fn decode(encoded: &str) -> Result<CarriedFile, LinkError> {
 
 /// The runs the file of a link holds, read as a dropped file is read, or why it holds none
 /// strobe can show (refused, JSON of no known shape, or an artifact that breaks the rules).
-pub fn link_runs(file: &CarriedFile) -> Result<Vec<LoadedArtifact>, LinkError> {
-    let runs = LoadedArtifact::all_from_text(&file.name, &file.text);
+pub fn link_runs(file: &CarriedFile) -> Result<Vec<OpenedArtifact>, LinkError> {
+    let runs = OpenedArtifact::all_from_text(&file.name, &file.text);
     let not_a_run = |reason: String| LinkError::NotARun {
         name: file.name.chars().take(120).collect(),
         reason,

@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::artifact::schema::rows::RequestTiming;
-use crate::core::artifact::schema::server_metrics::{
+use crate::core::schema::rows::RequestTiming;
+use crate::core::schema::server_metrics::{
     BesideClient, LatencyBeside, ServerMetricsBlock, ServerMetricsSummary, TokensBeside,
 };
 use crate::core::telemetry::engines::CommonSeries;
@@ -99,7 +99,7 @@ pub fn beside_client(summary: &ServerMetricsSummary, client: &ClientFigures) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::artifact::schema::server_metrics::{CounterSummary, HistogramSummary};
+    use crate::core::schema::server_metrics::{CounterSummary, HistogramSummary};
 
     fn summary() -> ServerMetricsSummary {
         let mut summary = ServerMetricsSummary::default();
@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn the_client_side_is_read_from_the_reference_artifact() {
         let text = include_str!("../../../tests/fixtures/reference-artifact.json");
-        let artifact: crate::core::artifact::schema::ArtifactV1 =
+        let artifact: crate::core::schema::ArtifactV1 =
             serde_json::from_str(text).expect("the reference artifact");
         let figures = ClientFigures::of_artifact(&artifact.metrics, &artifact.request_timings);
         assert_eq!(
@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn a_blocks_summary_is_set_beside_its_own_artifact() {
         let text = include_str!("../../../tests/fixtures/reference-artifact.json");
-        let artifact: crate::core::artifact::schema::ArtifactV1 =
+        let artifact: crate::core::schema::ArtifactV1 =
             serde_json::from_str(text).expect("the reference artifact");
         let mut block = ServerMetricsBlock {
             source: "http://127.0.0.1:8000/metrics".to_owned(),

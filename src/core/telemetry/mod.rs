@@ -16,7 +16,7 @@
 //!   `prefix_cache_reset` block with what the run's first requests say of it.
 //!
 //! The artifact's `server_metrics` block that carries the samples and the summary is
-//! [`server_metrics`](crate::core::artifact::schema::server_metrics).
+//! [`server_metrics`](crate::core::schema::server_metrics).
 
 pub mod beside;
 pub mod engines;
@@ -25,7 +25,7 @@ pub mod reset;
 pub mod scrape;
 pub mod summary;
 
-use crate::core::artifact::schema::server_metrics::ServerMetricsSample;
+use crate::core::schema::server_metrics::ServerMetricsSample;
 use crate::core::telemetry::exposition::{read_exposition, Exposition};
 
 /// One scrape's answer read into a sample: sent at `t_ms` on the run's clock, answered in

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
-use crate::core::artifact::schema::cache_reset::{
-    PrefixCacheResetBlock, ResetCheck, ResetRecord, ResetVerdict,
-};
-use crate::core::artifact::schema::rows::RequestTiming;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::cache_reset::{ResetEngine, ResetRoute};
 use crate::core::config::choices::{PrefixCacheReset, PromptCacheMode};
+use crate::core::schema::cache_reset::{
+    PrefixCacheResetBlock, ResetCheck, ResetRecord, ResetVerdict,
+};
+use crate::core::schema::rows::RequestTiming;
+use crate::core::schema::ArtifactV1;
 use crate::core::telemetry::engines::{CommonSeries, Family};
 use crate::core::telemetry::exposition::read_exposition;
 

@@ -16,9 +16,7 @@ pub use crate::core::config::metrics::{credential_in_url, default_metrics_url};
 
 use crate::core::config::settings::url_origin;
 
-use crate::core::artifact::schema::server_metrics::{
-    ServerMetricsBlock, ServerMetricsSample, INTERVAL_MS,
-};
+use crate::core::schema::server_metrics::{ServerMetricsBlock, ServerMetricsSample, INTERVAL_MS};
 use crate::core::telemetry::engines::Family;
 use crate::core::telemetry::exposition::read_exposition;
 use crate::core::telemetry::summary::{summarize, Window};

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::artifact::schema::server_metrics::{
+use crate::core::schema::server_metrics::{
     CounterSummary, GaugeSummary, HistogramSummary, ServerMetricsSample, ServerMetricsSummary,
 };
 use crate::core::telemetry::engines::{CommonSeries, Family, SeriesKind};

@@ -14,9 +14,9 @@ use crate::core::live::{FinishedRequest, LiveProgress};
 use crate::core::observe::conclude::{RequestOutcome, RequestPlanFacts};
 use crate::core::plan::RunPlan;
 
-use crate::core::artifact::schema::load::LATE_SEND_MS;
 use crate::core::live::OpenLoopProgress;
 use crate::core::observe::dispatch::DispatchFacts;
+use crate::core::schema::load::LATE_SEND_MS;
 use crate::web::measure::transport::{AbortCause, RequestControl, RequestHeaders};
 use crate::web::platform::clock::Clock;
 

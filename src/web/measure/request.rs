@@ -5,12 +5,12 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::core::artifact::schema::rows::FailureRecord;
 use crate::core::observe::accumulate::CapturedReply;
 use crate::core::observe::conclude::{conclude_request, RequestOutcome};
 use crate::core::observe::failure::RequestError;
 use crate::core::plan::RunPlan;
 use crate::core::prompt::PromptSpec;
+use crate::core::schema::rows::FailureRecord;
 
 use crate::web::measure::live_run::{planned_context, LiveRun, RunSetup};
 use crate::web::measure::prepare::{planned_body, rehearsal_content};

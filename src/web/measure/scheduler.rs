@@ -16,10 +16,10 @@ use futures::future::join_all;
 use wasm_bindgen_futures::spawn_local;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
-use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::MeasurementThread;
 use crate::core::prompt::PromptSpec;
+use crate::core::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
+use crate::core::schema::ArtifactV1;
 
 use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::open_loop::run_open_loop;

@@ -9,12 +9,12 @@ use futures::future::join_all;
 use wasm_bindgen::JsValue;
 
 use crate::core::artifact::client::WarmupError;
-use crate::core::artifact::schema::client::{ClientWarmup, WarmupConnections};
 use crate::core::config::settings::WARMUP_CHECK_ROUNDS;
 use crate::core::observe::accumulate::StreamResult;
 use crate::core::observe::failure::RequestError;
 use crate::core::observe::transport::ResourceTimingEntry;
 use crate::core::prompt::{warmup_check_request_body, warmup_request_body};
+use crate::core::schema::client::{ClientWarmup, WarmupConnections};
 
 use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::resource_timing::resource_entries;

@@ -13,13 +13,13 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
 use crate::core::config::settings::RunConfig;
 use crate::core::live::{
     decode_message, encode_message, FromMeasurement, LiveProgress, ToMeasurement,
 };
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
+use crate::core::schema::calibration::ContextCalibration;
 
 use crate::web::measure::live_run::{self, LiveRun, RunSetup};
 use crate::web::measure::scheduler;

@@ -8,13 +8,13 @@ use std::rc::Rc;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::core::artifact::schema::calibration::{CalibrationProbe, ContextCalibration};
 use crate::core::config::settings::RunConfig;
 use crate::core::plan::calibration::{
     probe_prompt_tokens, second_probe_budget, CalibrationError, FIRST_PROBE_BUDGET_TOKENS,
 };
 use crate::core::plan::RunPlan;
 use crate::core::prompt::{calibration_probe_prompt, calibration_request_body};
+use crate::core::schema::calibration::{CalibrationProbe, ContextCalibration};
 
 use crate::web::measure::transport::{
     stream_chat, AbortCause, ChatRequest, RequestControl, RequestHeaders,

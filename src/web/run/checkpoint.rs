@@ -15,11 +15,11 @@ use std::rc::Rc;
 use futures::channel::oneshot;
 use leptos::task::spawn_local;
 
-use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 use crate::core::config::choices::MeasurementThread;
 use crate::core::live::checkpoint::CheckpointError;
 use crate::core::plan::RunPlan;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
+use crate::core::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 
 use crate::web::platform::clock::Clock;
 use crate::web::platform::kept::{self, KeepError, KeptFile};
@@ -204,7 +204,7 @@ impl Checkpoints {
                 return;
             }
         };
-        let id = self.library.add(LoadedArtifact::from_text(&name, &text));
+        let id = self.library.add(OpenedArtifact::from_text(&name, &text));
         match self.store(&name, &text).await {
             Ok(()) => {
                 if let Some(key) = self.key.get() {

@@ -9,8 +9,6 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::{LiveView, PrefixCacheReset};
 use crate::core::config::settings::RunConfig;
 use crate::core::config::slo::SloSpec;
@@ -18,7 +16,9 @@ use crate::core::live::LiveSnapshot;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::present::capacity::{capacity_point, CapacityPoint};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
+use crate::core::schema::calibration::ContextCalibration;
+use crate::core::schema::ArtifactV1;
 use crate::core::slo::{judge_artifact, judge_loaded, judge_rows, slo_block};
 use crate::core::telemetry::beside::attach_beside_client;
 use crate::core::telemetry::reset::{reset_block, RunFacts};
@@ -229,7 +229,7 @@ impl RunContext {
         let text = artifact
             .to_json_text()
             .map_err(|error| RunError::Artifact(error.to_string()))?;
-        let loaded = LoadedArtifact::from_text(&artifact.file_name(), &text);
+        let loaded = OpenedArtifact::from_text(&artifact.file_name(), &text);
         let mut point = capacity_point(&loaded);
         if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
             point.slo = judge_loaded(&spec.slo, &loaded).ok();

@@ -18,8 +18,6 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{ErrorEvent, Event, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
-use crate::core::artifact::schema::client::ClientBlock;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::choices::MeasurementThread;
 use crate::core::live::checkpoint::{checkpoint_artifact, CheckpointError, CheckpointInput};
 use crate::core::live::protocol::{WorkerAction, WorkerEnd, WorkerSession, WORKER_TICK_MS};
@@ -28,7 +26,9 @@ use crate::core::live::{
 };
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
-use crate::core::read::loaded::views::{FailureView, RowView};
+use crate::core::read::opened::views::{FailureView, RowView};
+use crate::core::schema::client::ClientBlock;
+use crate::core::schema::ArtifactV1;
 
 use crate::web::js::worker_script_url;
 use crate::web::measure::live_run::{self, LiveRun, RunSetup};

@@ -8,8 +8,8 @@
 
 use leptos::task::spawn_local;
 
-use crate::core::read::bundle::load_dropped_batch;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::bundle::open_dropped_batch;
+use crate::core::read::opened::OpenedArtifact;
 
 use crate::web::platform::kept::{self, KeepError, KeptFile};
 use crate::web::platform::timers::yield_to_event_loop;
@@ -17,7 +17,7 @@ use crate::web::state::library::Library;
 
 /// Adds `loaded` (what was read from `files`) to the library, and keeps `files`; the ids of
 /// the entries added.
-pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<LoadedArtifact>) -> Vec<u64> {
+pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<OpenedArtifact>) -> Vec<u64> {
     add_batch_in_place(library, files, loaded, None)
 }
 
@@ -26,7 +26,7 @@ pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<LoadedArtif
 fn add_batch_in_place(
     library: Library,
     files: Vec<KeptFile>,
-    loaded: Vec<LoadedArtifact>,
+    loaded: Vec<OpenedArtifact>,
     in_place_of: Option<f64>,
 ) -> Vec<u64> {
     let readable = loaded.iter().any(|artifact| artifact.refusal.is_none());
@@ -57,7 +57,7 @@ pub fn add_run(
     library: Library,
     name: &str,
     text: &str,
-    loaded: LoadedArtifact,
+    loaded: OpenedArtifact,
     checkpoint: Option<f64>,
 ) -> Vec<u64> {
     add_batch_in_place(
@@ -71,7 +71,7 @@ pub fn add_run(
 /// Puts a run's new text in the place of the entry named `name` (a sweep's step gains its
 /// sweep block at the end), kept anew under the same key.
 pub fn replace_named(library: Library, name: &str, text: &str) {
-    library.replace_named(name, LoadedArtifact::from_text(name, text));
+    library.replace_named(name, OpenedArtifact::from_text(name, text));
     let Some(key) = library.kept_key_of(name) else {
         return;
     };
@@ -116,7 +116,7 @@ pub fn restore(library: Library, then: impl FnOnce() + 'static) {
                 let last = batches.len().saturating_sub(1);
                 let mut read = Vec::new();
                 for (position, batch) in batches.into_iter().enumerate() {
-                    for artifact in load_dropped_batch(&batch.files) {
+                    for artifact in open_dropped_batch(&batch.files) {
                         read.push((artifact, batch.key, position == last));
                     }
                     // Reading a run takes milliseconds: the page answers between runs, so a

@@ -18,8 +18,8 @@ use web_sys::{
     AbortController, RequestCache, RequestCredentials, RequestInit, RequestMode, Response,
 };
 
-use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::config::settings::RunConfig;
+use crate::core::schema::server_metrics::ServerMetricsBlock;
 use crate::core::telemetry::exposition::MAX_TEXT_BYTES;
 use crate::core::telemetry::scrape::{MetricsCheck, ScrapeFailure, ScrapeSession};
 use crate::core::telemetry::summary::Window;

@@ -18,9 +18,9 @@ use web_sys::{
     AbortController, Headers, RequestCache, RequestCredentials, RequestInit, RequestMode, Response,
 };
 
-use crate::core::artifact::schema::cache_reset::ResetRecord;
 use crate::core::config::cache_reset::ResetRoute;
 use crate::core::config::settings::RunConfig;
+use crate::core::schema::cache_reset::ResetRecord;
 use crate::core::telemetry::reset::{
     cache_counters, judge_answer, ResetAnswer, ResetFailed, ResetStep, RESET_TIMEOUT_MS,
     RETRY_AFTER_MS,

@@ -7,14 +7,14 @@ use std::cell::Cell;
 
 use leptos::prelude::*;
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
-use crate::core::artifact::schema::repeat::RepeatBlock;
 use crate::core::config::error::ConfigError;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::models::engine_hint;
 use crate::core::config::settings::{url_origin, RunConfig};
 use crate::core::plan::RunPlan;
+use crate::core::schema::calibration::ContextCalibration;
+use crate::core::schema::repeat::RepeatBlock;
 use crate::core::telemetry::scrape::{check_metrics_answer, MetricsCheck};
 
 use crate::web::platform::clock::Clock;

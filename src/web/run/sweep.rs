@@ -8,13 +8,12 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::core::artifact::schema::repeat::RepeatBlock;
-use crate::core::artifact::schema::sweep::{StopReason, SweepBlock};
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::settings::RunConfig;
 use crate::core::config::sweep::SweepSpec;
-use crate::core::load::sweep::{step_repeat_group_id, StepResult, SweepNext, SweepPlan, SweepStep};
+use crate::core::load::sweep::{StepResult, SweepNext, SweepPlan, SweepStep};
 use crate::core::present::sweep_status::SweepPosition;
+use crate::core::schema::sweep::StopReason;
+use crate::core::schema::ArtifactV1;
 
 use crate::web::run::context::{plan_run, RunContext};
 use crate::web::run::keep;
@@ -114,18 +113,7 @@ impl SweepRun<'_> {
                 StopReason::Cancelled.describe().to_string(),
             )
         };
-        let run_name = |repeat: u64| {
-            if self.repeats > 1 {
-                format!(
-                    "step {} (repeat {} of {})",
-                    step.index + 1,
-                    repeat + 1,
-                    self.repeats
-                )
-            } else {
-                format!("step {}", step.index + 1)
-            }
-        };
+        let run_name = |repeat: u64| step.run_name(repeat, self.repeats);
         let mut results: Vec<StepResult> = Vec::new();
         // What follows the step; the step's last run sets it (`repeats` is at least 1).
         let mut after = SweepNext::Done(None);
@@ -186,24 +174,18 @@ impl SweepRun<'_> {
                 .first_run_id
                 .get_or_insert_with(|| artifact.run_id.clone())
                 .clone();
-            artifact.sweep = Some(SweepBlock {
-                id: format!("sweep-{first_run_id}"),
-                step_index: step.index as u64,
-                step_count: self.step_count as u64,
-                variable: step.variable,
-                value: step.value,
-                spec: self.spec_text.clone(),
-                stop_reason: match next {
-                    Some(SweepNext::Done(reason)) => reason,
-                    Some(SweepNext::Step(_)) | None => None,
-                },
-            });
-            if self.repeats > 1 {
-                artifact.repeat = Some(RepeatBlock {
-                    group_id: step_repeat_group_id(&first_run_id, step.index),
-                    index: repeat,
-                    count: self.repeats,
-                });
+            let stop_reason = match next {
+                Some(SweepNext::Done(reason)) => reason,
+                Some(SweepNext::Step(_)) | None => None,
+            };
+            artifact.sweep = Some(step.sweep_block(
+                &first_run_id,
+                self.step_count,
+                &self.spec_text,
+                stop_reason,
+            ));
+            if let Some(block) = step.repeat_block(&first_run_id, repeat, self.repeats) {
+                artifact.repeat = Some(block);
             }
             let (artifact, point) = context.file(artifact).map_err(|error| {
                 SweepEnd::Stopped(

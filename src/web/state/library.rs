@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::read::validate::report::Verdict;
 
 /// One loaded file.
@@ -16,7 +16,7 @@ pub struct LibraryEntry {
     /// Stable id for list keys.
     pub id: u64,
     /// What the core read from the file.
-    pub artifact: Arc<LoadedArtifact>,
+    pub artifact: Arc<OpenedArtifact>,
     /// Whether the user selected it for charts and comparison.
     pub selected: RwSignal<bool>,
     /// The key its files are kept under in the browser, once kept (several entries read from
@@ -147,14 +147,14 @@ impl Library {
     }
 
     /// Adds a loaded artifact; valid ones start selected. Its id.
-    pub fn add(&self, artifact: LoadedArtifact) -> u64 {
+    pub fn add(&self, artifact: OpenedArtifact) -> u64 {
         let selected = artifact.verdict() != Verdict::Invalid;
         self.push(artifact, selected, None)
     }
 
     /// Adds the artifacts read back from kept files, each with its key and whether it starts
     /// selected, in one change of the library (the table is drawn once).
-    pub fn add_all_kept(&self, read: Vec<(LoadedArtifact, f64, bool)>) {
+    pub fn add_all_kept(&self, read: Vec<(OpenedArtifact, f64, bool)>) {
         let first = self.next_id.get_value();
         self.next_id.set_value(first + read.len() as u64);
         self.entries.update(|entries| {
@@ -170,7 +170,7 @@ impl Library {
         });
     }
 
-    fn push(&self, artifact: LoadedArtifact, selected: bool, kept: Option<f64>) -> u64 {
+    fn push(&self, artifact: OpenedArtifact, selected: bool, kept: Option<f64>) -> u64 {
         let id = self.next_id.get_value();
         self.next_id.set_value(id + 1);
         self.entries.update(|entries| {
@@ -206,7 +206,7 @@ impl Library {
 
     /// Puts `artifact` in the place of the entry named `name` (keeping its selection), or adds
     /// it when there is none.
-    pub fn replace_named(&self, name: &str, artifact: LoadedArtifact) {
+    pub fn replace_named(&self, name: &str, artifact: OpenedArtifact) {
         let mut artifact = Some(artifact);
         self.entries.update(|entries| {
             if let Some(entry) = entries
@@ -225,7 +225,7 @@ impl Library {
     }
 
     /// The selected, readable artifacts, in load order.
-    pub fn selected(&self) -> Vec<Arc<LoadedArtifact>> {
+    pub fn selected(&self) -> Vec<Arc<OpenedArtifact>> {
         self.entries.with(|entries| {
             entries
                 .iter()

@@ -15,8 +15,6 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::core::artifact::schema::sweep::StopReason;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::config::fields::FieldKey;
 use crate::core::config::form::RunForm;
 use crate::core::config::link::QueryNotice;
@@ -26,8 +24,10 @@ use crate::core::config::slo::SloSpec;
 use crate::core::live::{LiveRows, LiveSnapshot};
 use crate::core::present::capacity::CapacityPoint;
 use crate::core::present::sweep_status::{SweepEnding, SweepPosition, SweepStatus};
-use crate::core::read::loaded::basis::TimeBasis;
-use crate::core::read::loaded::metrics::MetricKind;
+use crate::core::read::opened::basis::TimeBasis;
+use crate::core::read::opened::metrics::MetricKind;
+use crate::core::schema::sweep::StopReason;
+use crate::core::schema::ArtifactV1;
 use crate::core::slo::SloOutcome;
 use crate::core::telemetry::scrape::MetricsCheck;
 

@@ -16,11 +16,11 @@ use crate::core::present::compare::{format_delta, ComparedMetric, MetricComparis
 use crate::core::present::export::{rows_csv_with_slo, summary_markdown};
 use crate::core::present::server::server_line;
 use crate::core::present::turns::turns_table;
-use crate::core::read::loaded::basis::TimeBasis;
-use crate::core::read::loaded::load::LoadView;
-use crate::core::read::loaded::metrics::MetricStat;
-use crate::core::read::loaded::views::{row_notes, RowView};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::basis::TimeBasis;
+use crate::core::read::opened::load::LoadView;
+use crate::core::read::opened::metrics::MetricStat;
+use crate::core::read::opened::views::{row_notes, RowView};
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::slo::judge_loaded;
 use crate::web::state::AppState;
 use crate::web::ui::capacity::CapacityView;
@@ -186,7 +186,7 @@ fn with_slo(
 
 /// What a run's view says about its time basis when the page asks for times from the wire: that
 /// they are, or why this run is shown as measured.
-fn basis_note(asked: TimeBasis, run: &LoadedArtifact) -> Option<String> {
+fn basis_note(asked: TimeBasis, run: &OpenedArtifact) -> Option<String> {
     match (asked, run.basis) {
         (TimeBasis::Measured, _) => None,
         (TimeBasis::FromWire, TimeBasis::FromWire) => Some(
@@ -233,7 +233,7 @@ pub fn SelectionView() -> impl IntoView {
 
 /// The selected artifacts; equal when they are the same files (by pointer).
 #[derive(Clone)]
-struct SelectedRuns(Vec<Arc<LoadedArtifact>>);
+struct SelectedRuns(Vec<Arc<OpenedArtifact>>);
 
 impl PartialEq for SelectedRuns {
     fn eq(&self, other: &Self) -> bool {
@@ -245,7 +245,7 @@ impl PartialEq for SelectedRuns {
 #[component]
 fn SingleRun(
     /// The artifact.
-    run: Arc<LoadedArtifact>,
+    run: Arc<OpenedArtifact>,
 ) -> impl IntoView {
     let state = AppState::expect();
     let base_charts = measured("strobe:chart-options", || artifact_charts(&run, theme()));
@@ -425,10 +425,10 @@ fn SingleRun(
 #[component]
 fn CompareRuns(
     /// The artifacts, the first is the baseline.
-    runs: Vec<Arc<LoadedArtifact>>,
+    runs: Vec<Arc<OpenedArtifact>>,
 ) -> impl IntoView {
     let state = AppState::expect();
-    let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().map(Arc::as_ref).collect();
     let base = compare(&refs);
     let base_charts = measured("strobe:chart-options", || comparison_charts(&refs, theme()));
     let charts = Memo::new(move |_| with_slo(&base_charts, state.current_slo().as_ref(), None));
@@ -438,7 +438,7 @@ fn CompareRuns(
     let comparison = Memo::new(move |_| {
         let mut comparison = base.clone();
         if let Some(spec) = state.current_slo() {
-            let refs: Vec<&LoadedArtifact> = judged_runs.iter().map(Arc::as_ref).collect();
+            let refs: Vec<&OpenedArtifact> = judged_runs.iter().map(Arc::as_ref).collect();
             measured("strobe:slo-judge", || comparison.add_slo(&refs, &spec.slo));
         }
         comparison
@@ -549,7 +549,7 @@ fn CompareRuns(
                     type="button"
                     data-testid="export-markdown"
                     on:click=move |_| {
-                        let refs: Vec<&LoadedArtifact> = markdown_runs.iter().map(Arc::as_ref).collect();
+                        let refs: Vec<&OpenedArtifact> = markdown_runs.iter().map(Arc::as_ref).collect();
                         let markdown = comparison.with_untracked(|comparison| summary_markdown(&refs, comparison));
                         export_error
                             .set(download_text("strobe-comparison.md", "text/markdown", &markdown).err())
@@ -565,7 +565,7 @@ fn CompareRuns(
     }
 }
 
-fn file_stem(run: &LoadedArtifact) -> String {
+fn file_stem(run: &OpenedArtifact) -> String {
     let label = run.label();
     let stem = label.strip_suffix(".json").unwrap_or(&label);
     crate::core::format::file_stem(stem, "strobe-run")

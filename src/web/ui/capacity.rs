@@ -22,8 +22,8 @@ use crate::core::present::charts::{
     CapacityAxis, ChartTheme,
 };
 use crate::core::present::server::ServerFigure;
-use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::metrics::{MetricKind, MetricStat};
+use crate::core::read::opened::OpenedArtifact;
 
 use crate::web::platform::clock::measured;
 use crate::web::state::AppState;
@@ -33,9 +33,9 @@ use crate::web::ui::echart::{prefers_dark, EChart};
 #[component]
 pub fn CapacityView(
     /// The selected artifacts.
-    runs: Vec<Arc<LoadedArtifact>>,
+    runs: Vec<Arc<OpenedArtifact>>,
 ) -> impl IntoView {
-    let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().map(Arc::as_ref).collect();
     let series = capacity_series(&refs);
     if series.is_empty() {
         return ().into_any();
@@ -55,7 +55,7 @@ pub fn CapacityView(
     let judged_runs = runs.clone();
     let judged = Memo::new(move |_| {
         let spec = state.current_slo()?;
-        let refs: Vec<&LoadedArtifact> = judged_runs.iter().map(Arc::as_ref).collect();
+        let refs: Vec<&OpenedArtifact> = judged_runs.iter().map(Arc::as_ref).collect();
         let series = measured("strobe:slo-judge", || {
             capacity_series_with_slo(&refs, Some(&spec.slo))
         });

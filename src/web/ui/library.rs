@@ -11,8 +11,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::core::format::format_bytes;
 use crate::core::present::library::{sorted_order, LibraryColumn, LibraryRow};
-use crate::core::read::bundle::load_dropped_batch;
-use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+use crate::core::read::bundle::open_dropped_batch;
+use crate::core::read::opened::{OpenedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use crate::core::read::validate::report::Verdict;
 
 use crate::web::platform::clock::measured;
@@ -28,46 +28,46 @@ const PROBLEMS_SHOWN: usize = 50;
 /// Reads the files picked or dropped together (artifacts, `.zip`s of them, or other tools'
 /// results; an AIPerf run's two exports become one run) and adds what they hold to the library,
 /// in the order given. A file held to an SLO brings it into the form ([`restore_slo`]).
-async fn load_files(library: Library, state: AppState, files: Vec<web_sys::File>) {
+async fn open_files(library: Library, state: AppState, files: Vec<web_sys::File>) {
     let mut batch = Vec::new();
     for file in files {
         let name = file.name();
         let size = file.size();
         if size > MAX_ARTIFACT_TEXT_BYTES as f64 {
             // Refuse before reading: a huge file would stall the tab and its memory.
-            library.add(LoadedArtifact::too_large(&name, size as usize));
+            library.add(OpenedArtifact::too_large(&name, size as usize));
             continue;
         }
         match JsFuture::from(file.array_buffer()).await {
             Ok(buffer) => batch.push((name, Uint8Array::new(&buffer).to_vec())),
             Err(err) => {
-                library.add(LoadedArtifact::unreadable(
+                library.add(OpenedArtifact::unreadable(
                     &name,
                     &format!("the browser could not read the file: {}", js_text(&err)),
                 ));
             }
         }
     }
-    let loaded = measured("strobe:load-artifact", || load_dropped_batch(&batch));
+    let loaded = measured("strobe:load-artifact", || open_dropped_batch(&batch));
     for artifact in &loaded {
         restore_slo(state, artifact);
     }
     keep::add_batch(library, batch, loaded);
 }
 
-fn load_file_list(library: Library, state: AppState, files: Option<web_sys::FileList>) {
+fn open_file_list(library: Library, state: AppState, files: Option<web_sys::FileList>) {
     let Some(files) = files else {
         return;
     };
     let files: Vec<web_sys::File> = (0..files.length())
         .filter_map(|index| files.get(index))
         .collect();
-    spawn_local(load_files(library, state, files));
+    spawn_local(open_files(library, state, files));
 }
 
-/// Loads the reference artifact shipped in `public/`, relative to the page so it works from
+/// Opens the reference artifact shipped in `public/`, relative to the page so it works from
 /// any sub-path.
-async fn load_example(library: Library) {
+async fn open_example(library: Library) {
     const EXAMPLE: &str = "public/example-artifact.json";
     let text = match gloo_net::http::Request::get(EXAMPLE).send().await {
         Ok(response) if response.ok() => response.text().await.map_err(|err| err.to_string()),
@@ -80,12 +80,12 @@ async fn load_example(library: Library) {
                 library,
                 "example-artifact.json",
                 &text,
-                LoadedArtifact::from_text("example-artifact.json", &text),
+                OpenedArtifact::from_text("example-artifact.json", &text),
                 None,
             );
         }
         Err(reason) => {
-            library.add(LoadedArtifact::unreadable("example-artifact.json", &reason));
+            library.add(OpenedArtifact::unreadable("example-artifact.json", &reason));
         }
     }
 }
@@ -110,7 +110,7 @@ pub fn ArtifactDrop() -> impl IntoView {
             on:drop=move |ev: web_sys::DragEvent| {
                 ev.prevent_default();
                 dragging.set(false);
-                load_file_list(library, state, ev.data_transfer().and_then(|transfer| transfer.files()));
+                open_file_list(library, state, ev.data_transfer().and_then(|transfer| transfer.files()));
             }
         >
             <p data-testid="drop-zone-text">
@@ -126,7 +126,7 @@ pub fn ArtifactDrop() -> impl IntoView {
                     data-testid="artifact-input"
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);
-                        load_file_list(library, state, input.files());
+                        open_file_list(library, state, input.files());
                         input.set_value("");
                     }
                 />
@@ -134,7 +134,7 @@ pub fn ArtifactDrop() -> impl IntoView {
             <button
                 type="button"
                 data-testid="open-example"
-                on:click=move |_| spawn_local(load_example(library))
+                on:click=move |_| spawn_local(open_example(library))
             >
                 "Open example"
             </button>

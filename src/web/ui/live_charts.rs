@@ -14,7 +14,7 @@ use crate::core::present::charts::distribution_cdf;
 use crate::core::present::charts::throughput_over_time;
 use crate::core::present::charts::timeline;
 use crate::core::present::charts::ChartTheme;
-use crate::core::read::loaded::metrics::MetricKind;
+use crate::core::read::opened::metrics::MetricKind;
 
 #[allow(unused_imports)] // named by the module's documentation
 use crate::web::run::context::LIVE_CHART_REFRESH_MS;

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::core::format::file_stem;
+use crate::core::artifact::file::repeat_group_zip_name;
 use crate::core::present::export::artifact_files_zip;
 use crate::core::present::repeats::group_status;
 
@@ -20,13 +20,8 @@ pub fn RepeatGroupDownload() -> impl IntoView {
     let download_error = RwSignal::new(None::<String>);
     let on_download = move |_| {
         let outcome = state.repeat_group().with_untracked(|group| {
-            let id = group
-                .first()
-                .and_then(|artifact| artifact.repeat.as_ref())
-                .map_or("repeats".to_owned(), |block| block.group_id.clone());
             artifact_files_zip(group, redact.get_untracked()).and_then(|bytes| {
-                let stem = file_stem(&id, "repeats");
-                download_bytes(&format!("{stem}.zip"), "application/zip", &bytes)
+                download_bytes(&repeat_group_zip_name(group), "application/zip", &bytes)
             })
         });
         download_error.set(outcome.err());

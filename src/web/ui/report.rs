@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use crate::core::present::report::size::{estimated_report_bytes, report_size_note};
 use crate::core::present::report::{report_file_name, report_html, ReportInput};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
 use crate::web::state::AppState;
@@ -19,12 +19,12 @@ use crate::web::state::AppState;
 #[component]
 pub fn SaveReport(
     /// The runs shown, the first is a comparison's baseline.
-    runs: Vec<Arc<LoadedArtifact>>,
+    runs: Vec<Arc<OpenedArtifact>>,
 ) -> impl IntoView {
     let state = AppState::expect();
     let outcome = RwSignal::new(None::<Result<String, String>>);
     let before = {
-        let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+        let refs: Vec<&OpenedArtifact> = runs.iter().map(Arc::as_ref).collect();
         report_size_note(estimated_report_bytes(&refs), true)
     };
     let on_click = move |_| outcome.set(Some(save_report(state, &runs)));
@@ -47,8 +47,8 @@ pub fn SaveReport(
 
 /// Makes the report of `runs` and downloads it: what to say of it (where it went, what it
 /// cannot load again, its size when it is large), or why it could not be saved.
-pub fn save_report(state: AppState, runs: &[Arc<LoadedArtifact>]) -> Result<String, String> {
-    let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+pub fn save_report(state: AppState, runs: &[Arc<OpenedArtifact>]) -> Result<String, String> {
+    let refs: Vec<&OpenedArtifact> = runs.iter().map(Arc::as_ref).collect();
     let slo = state.current_slo();
     let saved_at = saved_at();
     let report = measured("strobe:report", || {

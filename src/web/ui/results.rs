@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 
 use crate::core::artifact::file::ArtifactFile;
-use crate::core::artifact::schema::ArtifactV1;
 use crate::core::present::summary::RunSummaryView;
-use crate::core::read::loaded::basis::TimeBasis;
+use crate::core::read::opened::basis::TimeBasis;
+use crate::core::schema::ArtifactV1;
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
 use crate::web::state::AppState;

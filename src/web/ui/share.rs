@@ -11,7 +11,7 @@ use leptos::task::spawn_local;
 
 use crate::core::format::format_count;
 use crate::core::read::link::{encode_link, redacted};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 
 use crate::web::platform::clipboard::copy;
 use crate::web::state::library::{Library, SharedRun};
@@ -33,7 +33,7 @@ enum Shared {
 #[component]
 pub fn ShareLink(
     /// The run shown.
-    run: Arc<LoadedArtifact>,
+    run: Arc<OpenedArtifact>,
 ) -> impl IntoView {
     let state = AppState::expect();
     let redact = RwSignal::new(false);

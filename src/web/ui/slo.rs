@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::core::config::fields::FieldKey;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::slo::SloOutcome;
 
 use crate::web::state::AppState;
@@ -99,7 +99,7 @@ pub fn SloOutcomeLine(
 /// Restores the SLO of a dropped file that was held to one: its `slo` and `slo_target` go into
 /// the form (and so into the link), and the panel says where they came from — or why a file's
 /// block could not be read. The last such file dropped wins.
-pub fn restore_slo(state: AppState, loaded: &LoadedArtifact) {
+pub fn restore_slo(state: AppState, loaded: &OpenedArtifact) {
     let Some(view) = &loaded.slo else {
         return;
     };

@@ -12,15 +12,15 @@ use crate::core::present::verdict::shown::shown_verdicts;
 use crate::core::present::verdict::{
     across_runs_text, disagreement, json_key, MetricVerdict, Sides, ALPHA,
 };
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 
 /// The verdicts of `runs` compared in this order (the first is the baseline).
 #[component]
 pub fn Verdicts(
     /// The artifacts compared.
-    runs: Vec<Arc<LoadedArtifact>>,
+    runs: Vec<Arc<OpenedArtifact>>,
 ) -> impl IntoView {
-    let refs: Vec<&LoadedArtifact> = runs.iter().map(Arc::as_ref).collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().map(Arc::as_ref).collect();
     let shown = shown_verdicts(&refs);
     view! {
         <section class="verdicts" data-testid="verdicts">

@@ -1,13 +1,13 @@
 use super::*;
-use crate::core::artifact::schema::client::ClientTransport;
-use crate::core::artifact::schema::rows::{OutputTokenSource, RequestTiming};
 use crate::core::config::settings::RunConfig;
 use crate::core::live::{decode_message, encode_message, FromMeasurement};
 use crate::core::observe::accumulate::ReadStats;
 use crate::core::observe::conclude::CompletedRequest;
 use crate::core::observe::row::RowInputs;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::read::validate::report::Verdict;
+use crate::core::schema::client::ClientTransport;
+use crate::core::schema::rows::{OutputTokenSource, RequestTiming};
 
 const STARTED_MS: f64 = 1_700_000_000_000.0;
 
@@ -148,7 +148,7 @@ fn a_checkpoint_says_it_is_partial_and_reads_back_valid() {
     assert_eq!(client.sse.reads, 51);
     // The reader takes it as a valid artifact and labels it partial.
     let text = artifact.to_json_text().expect("writes");
-    let loaded = LoadedArtifact::from_text(&artifact.file_name(), &text);
+    let loaded = OpenedArtifact::from_text(&artifact.file_name(), &text);
     assert_eq!(loaded.verdict(), Verdict::Valid, "{:?}", loaded.problems());
     assert_eq!(loaded.rows.len(), 3);
     assert_eq!(
@@ -197,7 +197,7 @@ fn a_failed_run_says_why_and_nothing_is_made_before_a_request_ended() {
     };
     let artifact = checkpoint_artifact(failed).expect("a checkpoint");
     let text = artifact.to_json_text().expect("writes");
-    let loaded = LoadedArtifact::from_text("x.json", &text);
+    let loaded = OpenedArtifact::from_text("x.json", &text);
     assert_eq!(
         loaded.partial_label().as_deref(),
         Some("partial: the run failed (the measurement worker fell silent), 1 of 5 requests")

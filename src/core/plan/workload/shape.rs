@@ -10,9 +10,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::artifact::schema::workload::WorkloadFile;
 use crate::core::config::settings::MAX_REQUESTS;
 use crate::core::plan::workload::{PlannedInput, PlannedSession, PlannedTurn, WorkloadRequests};
+use crate::core::schema::workload::WorkloadFile;
 use crate::core::workload::{SkipReason, WorkloadFormat};
 
 /// The most characters of a file name a shape may carry (the validator's bound).

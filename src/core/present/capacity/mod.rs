@@ -20,8 +20,8 @@ use crate::core::load::sweep::SATURATION_SHARE;
 use crate::core::present::compare::setup_key;
 use crate::core::present::server::ServerFigures;
 use crate::core::present::verdict::{across_runs_text, disagreement};
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind, MetricStat};
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::slo::{
     capacity_at_slo, judge_loaded, AttainmentAtLoad, CapacityAtSlo, SloOutcome,
 };
@@ -133,13 +133,13 @@ impl CapacitySeries {
 /// setup ([`setup_key`]: the same model, engine, GPU, prompts and workload), each with at least
 /// two points (one run is no curve); runs of different servers or workloads are never joined.
 /// Curves keep the order their first run had.
-pub fn capacity_series(runs: &[&LoadedArtifact]) -> Vec<CapacitySeries> {
+pub fn capacity_series(runs: &[&OpenedArtifact]) -> Vec<CapacitySeries> {
     capacity_series_with_slo(runs, None)
 }
 
 /// [`capacity_series`] with each point judged by `slo` (docs/guide/metrics.md, *capacity at SLO*).
 pub fn capacity_series_with_slo(
-    runs: &[&LoadedArtifact],
+    runs: &[&OpenedArtifact],
     slo: Option<&Slo>,
 ) -> Vec<CapacitySeries> {
     // Key → (name, first run's position, points with their repeat group).
@@ -275,7 +275,7 @@ pub fn capacity_rows(
 }
 
 /// How a curve of selected runs names what they share: the model, and the engine when known.
-fn run_setup_label(run: &LoadedArtifact) -> String {
+fn run_setup_label(run: &OpenedArtifact) -> String {
     let model = run
         .identity
         .model
@@ -300,7 +300,7 @@ fn load_of(point: &CapacityPoint) -> f64 {
 
 /// `run` as a point of a capacity curve: its rate (open loop) or its concurrency, and what it
 /// got through; `None` when the file lacks its wall time or concurrency.
-pub fn capacity_point(run: &LoadedArtifact) -> Option<CapacityPoint> {
+pub fn capacity_point(run: &OpenedArtifact) -> Option<CapacityPoint> {
     let rate = run.load.as_ref().and_then(|load| load.rate);
     let (value, label) = match rate {
         Some(rate) => (rate, format!("{} req/s", trim_number(rate))),

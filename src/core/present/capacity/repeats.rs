@@ -4,7 +4,7 @@
 
 use crate::core::load::sweep::SATURATION_SHARE;
 use crate::core::present::server::ServerFigures;
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
+use crate::core::read::opened::metrics::{KeyMetrics, MetricSummary};
 use crate::core::slo::SloOutcome;
 
 use super::{CapacityPoint, PointRepeats};

@@ -3,11 +3,11 @@
 
 use super::*;
 
-fn run(text: &str) -> LoadedArtifact {
-    LoadedArtifact::from_text("run.json", text)
+fn run(text: &str) -> OpenedArtifact {
+    OpenedArtifact::from_text("run.json", text)
 }
 
-fn closed(concurrency: u64, id: Option<&str>) -> LoadedArtifact {
+fn closed(concurrency: u64, id: Option<&str>) -> OpenedArtifact {
     let sweep = id.map_or(String::new(), |id| {
         format!(r#", "sweep": {{"id": "{id}", "variable": "concurrency", "value": {concurrency}}}"#)
     });
@@ -25,7 +25,7 @@ fn a_sweep_is_one_curve_ordered_by_its_value() {
         closed(1, Some("s1")),
         closed(4, Some("s1")),
     ];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     assert_eq!(series.len(), 1);
     assert_eq!(series[0].name, "s1");
@@ -55,7 +55,7 @@ fn an_auto_sweep_orders_its_steps_by_the_load_they_carried() {
             "sweep": {"id": "auto-1", "step_index": 1, "variable": "concurrency", "value": 16}}"#,
     );
     let runs = [sync, throughput, rate_step(20.0, 2), rate_step(10.0, 3)];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     assert_eq!(series.len(), 1);
     assert_eq!(series[0].variable, MIXED);
@@ -78,7 +78,7 @@ fn runs_outside_a_sweep_group_by_load_mode_and_one_run_is_no_curve() {
         closed(2, None),
         closed(1, Some("other")),
     ];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     assert_eq!(
         series.len(),
@@ -105,11 +105,11 @@ fn runs_of_other_servers_or_workloads_are_never_one_curve() {
     };
     // A c=1 run of one model beside a c=4 run of another: two lone runs, no curve.
     let unrelated = [closed_of(1, "m-a", 1024), closed_of(4, "m-b", 1024)];
-    let refs: Vec<&LoadedArtifact> = unrelated.iter().collect();
+    let refs: Vec<&OpenedArtifact> = unrelated.iter().collect();
     assert!(capacity_series(&refs).is_empty());
     // Another prompt length is another workload too.
     let contexts = [closed_of(1, "m-a", 1024), closed_of(4, "m-a", 8192)];
-    let refs: Vec<&LoadedArtifact> = contexts.iter().collect();
+    let refs: Vec<&OpenedArtifact> = contexts.iter().collect();
     assert!(capacity_series(&refs).is_empty());
     // Runs of one setup at two loads are one curve, named by what they share; runs above six
     // in flight (a suspected connection limit) still belong to it.
@@ -119,7 +119,7 @@ fn runs_of_other_servers_or_workloads_are_never_one_curve() {
         closed_of(4, "m-b", 1024),
         closed_of(2, "m-b", 1024),
     ];
-    let refs: Vec<&LoadedArtifact> = same.iter().collect();
+    let refs: Vec<&OpenedArtifact> = same.iter().collect();
     let series = capacity_series(&refs);
     let names: Vec<&str> = series.iter().map(|series| series.name.as_str()).collect();
     assert_eq!(
@@ -155,7 +155,7 @@ fn capacity_at_slo_reads_the_judged_steps_of_a_curve() {
         ))
     };
     let runs = [step(1), step(2), step(4)];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let slo: Slo = "ttft:45".parse().expect("valid");
     let series = capacity_series_with_slo(&refs, Some(&slo));
     let attainments: Vec<Option<f64>> = series[0]
@@ -180,7 +180,7 @@ fn capacity_at_slo_reads_the_judged_steps_of_a_curve() {
 
 /// A closed-loop run at `concurrency` with TTFT p50 `ttft_p50`, in repeat `index` of
 /// `group` when given.
-fn repeat(concurrency: u64, ttft_p50: f64, group: Option<(&str, u64)>) -> LoadedArtifact {
+fn repeat(concurrency: u64, ttft_p50: f64, group: Option<(&str, u64)>) -> OpenedArtifact {
     let repeat = group.map_or(String::new(), |(id, index)| {
         format!(r#", "repeat": {{"group_id": "{id}", "index": {index}, "count": 3}}"#)
     });
@@ -200,7 +200,7 @@ fn repeats_of_one_group_at_one_load_are_one_point_with_their_interval() {
         repeat(2, 1065.0, Some(("g", 1))),
         repeat(2, 1057.0, Some(("g", 2))),
     ];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     assert_eq!(series.len(), 1);
     let points = &series[0].points;
@@ -239,7 +239,7 @@ fn one_group_alone_is_drawn_and_disagreeing_repeats_are_flagged() {
         repeat(4, 1462.0, Some(("tuned", 1))),
         repeat(4, 1336.0, Some(("tuned", 2))),
     ];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     assert_eq!(series.len(), 1, "a repeated point is worth drawing alone");
     assert_eq!(series[0].points.len(), 1);
@@ -256,7 +256,7 @@ fn one_group_alone_is_drawn_and_disagreeing_repeats_are_flagged() {
         repeat(4, 300.0, Some(("b", 0))),
         repeat(4, 120.0, None),
     ];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let points = &capacity_series(&refs)[0].points;
     let shown: Vec<(f64, usize)> = points
         .iter()
@@ -286,7 +286,7 @@ fn the_slo_of_a_group_pools_its_runs_requests() {
         ))
     };
     let runs = [step([10, 20], 0), step([10, 90], 1)];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let slo: Slo = "ttft:45".parse().expect("valid");
     let series = capacity_series_with_slo(&refs, Some(&slo));
     let outcome = series[0].points[0].slo.as_ref().expect("judged");
@@ -307,8 +307,8 @@ fn a_guidellm_report_of_several_benchmarks_is_one_curve() {
         .as_array_mut()
         .expect("array")
         .push(second);
-    let runs = LoadedArtifact::all_from_text("report.json", &report.to_string());
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let runs = OpenedArtifact::all_from_text("report.json", &report.to_string());
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let curves = capacity_series(&refs);
     assert_eq!(curves.len(), 1);
     assert_eq!(curves[0].variable, "concurrency");
@@ -323,7 +323,7 @@ fn a_guidellm_report_of_several_benchmarks_is_one_curve() {
 
 /// A step of sweep `s1` at `concurrency` whose server's queue peaked at `waiting`, in repeat
 /// group `group` when given.
-fn scraped(concurrency: u64, waiting: f64, kv: f64, group: Option<(&str, u64)>) -> LoadedArtifact {
+fn scraped(concurrency: u64, waiting: f64, kv: f64, group: Option<(&str, u64)>) -> OpenedArtifact {
     let gauge = |max: f64| serde_json::json!({"min": 0.0, "mean": max, "max": max, "samples": 2});
     let mut artifact = serde_json::json!({
         "concurrency": concurrency, "completed": 10, "wall_clock_ms": 2000,
@@ -356,7 +356,7 @@ fn each_point_carries_what_the_server_saw_so_the_queues_knee_shows() {
         scraped(16, 9.0, 0.98, None),
         closed(32, Some("s1")),
     ];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     assert!(has_server_figures(&series));
     let waiting: Vec<Option<f64>> = series[0]
@@ -374,7 +374,7 @@ fn each_point_carries_what_the_server_saw_so_the_queues_knee_shows() {
     assert_eq!(rows[3].server, None, "a step that did not scrape");
     assert_eq!(rows[3].server_cells(), ["–", "–"]);
     let plain = [closed(1, Some("s2")), closed(2, Some("s2"))];
-    let plain: Vec<&LoadedArtifact> = plain.iter().collect();
+    let plain: Vec<&OpenedArtifact> = plain.iter().collect();
     assert!(!has_server_figures(&capacity_series(&plain)));
 }
 
@@ -384,7 +384,7 @@ fn a_group_of_repeats_shows_the_mean_of_its_servers_figures() {
         scraped(4, 2.0, 0.5, Some(("g", 0))),
         scraped(4, 4.0, 0.7, Some(("g", 1))),
     ];
-    let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+    let refs: Vec<&OpenedArtifact> = runs.iter().collect();
     let series = capacity_series(&refs);
     let server = series[0].points[0].server.expect("figures");
     assert_eq!(server.waiting_peak, Some(3.0));

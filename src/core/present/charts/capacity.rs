@@ -22,7 +22,7 @@ use super::style::{
 };
 use super::throughput::no_data;
 use crate::core::present::capacity::{CapacityPoint, CapacitySeries};
-use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+use crate::core::read::opened::metrics::{MetricKind, MetricStat};
 
 /// What the curve's x axis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -508,7 +508,7 @@ fn curves_chart(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
+    use crate::core::read::opened::metrics::{KeyMetrics, MetricSummary};
 
     fn step(value: f64, tok_s: f64, ttft_p95: f64, saturated: bool) -> CapacityPoint {
         CapacityPoint {

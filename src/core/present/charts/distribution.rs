@@ -14,7 +14,7 @@ use super::style::{
 use super::throughput::no_data;
 use crate::core::format::format_number;
 use crate::core::python::stats::nearest_rank;
-use crate::core::read::loaded::metrics::MetricKind;
+use crate::core::read::opened::metrics::MetricKind;
 
 /// Deterministic histogram bins shared by every run of one chart.
 #[derive(Debug, Clone, Copy, PartialEq)]

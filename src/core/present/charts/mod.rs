@@ -23,8 +23,8 @@
 
 use serde_json::Value;
 
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind};
+use crate::core::read::opened::OpenedArtifact;
 
 mod capacity;
 mod distribution;
@@ -58,7 +58,7 @@ pub use traces::{longest_stalls, read_gap_cdf};
 /// Every chart for one loaded artifact: histogram and CDF for each distribution metric the
 /// rows carry, the timeline, throughput and context scatter, the stream traces when rows have
 /// them; p50/p95 bars when it has no rows. A legend naming only the run is hidden.
-pub fn artifact_charts(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChart> {
+pub fn artifact_charts(run: &OpenedArtifact, theme: ChartTheme) -> Vec<NamedChart> {
     let mut charts = if run.has_rows() {
         charts_from_rows(run, theme)
     } else {
@@ -77,7 +77,7 @@ pub fn artifact_charts(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChar
     charts
 }
 
-fn charts_from_rows(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChart> {
+fn charts_from_rows(run: &OpenedArtifact, theme: ChartTheme) -> Vec<NamedChart> {
     let label = run.label();
     let mut charts = Vec::new();
     for metric in DISTRIBUTION_CHART_METRICS {
@@ -135,7 +135,7 @@ fn charts_from_rows(run: &LoadedArtifact, theme: ChartTheme) -> Vec<NamedChart> 
 
 /// Charts for comparing runs: overlaid CDFs per distribution metric (of the runs that have
 /// rows) and the p50/p95 bars of every run, which also covers legacy runs without rows.
-pub fn comparison_charts(runs: &[&LoadedArtifact], theme: ChartTheme) -> Vec<NamedChart> {
+pub fn comparison_charts(runs: &[&OpenedArtifact], theme: ChartTheme) -> Vec<NamedChart> {
     let labels: Vec<String> = runs.iter().map(|run| run.label()).collect();
     let labels = distinct_labels(&labels);
     let mut charts = Vec::new();

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::core::read::loaded::metrics::MetricKind;
+use crate::core::read::opened::metrics::MetricKind;
 
 /// One chart for a page: a stable id (for element ids and PNG names), its title, the section
 /// it belongs to and the metric it shows (if one), and its option.

@@ -10,7 +10,7 @@ use super::style::{
     base_chart, default_grid, finish, name_beside_axis, point, value_axis, y_value_axis, ChartTheme,
 };
 use super::throughput::no_data;
-use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
+use crate::core::schema::server_metrics::ServerMetricsBlock;
 use crate::core::telemetry::engines::{CommonSeries, Family};
 
 /// The gauges the chart draws: the series, its name in the legend, whether it is a share

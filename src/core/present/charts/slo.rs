@@ -10,8 +10,8 @@ use super::style::{ChartTheme, SCATTER_LARGE_THRESHOLD};
 use super::timeline::sample_rows_by_index;
 use crate::core::config::slo::{Slo, SloMetric};
 use crate::core::format::format_number;
-use crate::core::read::loaded::metrics::MetricKind;
-use crate::core::read::loaded::views::RowView;
+use crate::core::read::opened::metrics::MetricKind;
+use crate::core::read::opened::views::RowView;
 use crate::core::slo::row_meets;
 
 /// The series name of the marks for requests that miss the SLO.

@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 
 use crate::core::format::{format_count, format_number};
 use crate::core::python::stats::nearest_rank;
-use crate::core::read::loaded::metrics::MetricKind;
-use crate::core::read::loaded::text::CappedText;
+use crate::core::read::opened::metrics::MetricKind;
+use crate::core::read::opened::text::CappedText;
 
 /// The distributions charted as histogram and CDF (prefill is shown against context instead).
 pub const DISTRIBUTION_CHART_METRICS: [MetricKind; 5] = [

@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use super::*;
 use crate::core::present::charts::distribution::{cdf_ranks, even_ranks, nice_extent};
-use crate::core::read::loaded::views::FailureView;
-use crate::core::read::loaded::views::RowView;
+use crate::core::read::opened::views::FailureView;
+use crate::core::read::opened::views::RowView;
 use serde_json::json;
 use serde_json::Value;
 
@@ -454,7 +454,7 @@ fn themes_differ_in_colour_only() {
 
 /// A G3 artifact of four requests a second apart: TTFO and TTFT 100, 200, 300, 400 ms, E2E
 /// 1000 ms each, and `tpot_ms` when given.
-fn four_request_run(tpot_ms: Option<f64>) -> LoadedArtifact {
+fn four_request_run(tpot_ms: Option<f64>) -> OpenedArtifact {
     let rows: Vec<Value> = (0..4)
         .map(|i| {
             let mut row = json!({
@@ -473,7 +473,7 @@ fn four_request_run(tpot_ms: Option<f64>) -> LoadedArtifact {
         })
         .collect();
     let text = json!({ "measurement_protocol": "capacity-v3", "request_timings": rows });
-    LoadedArtifact::from_text("t.json", &text.to_string())
+    OpenedArtifact::from_text("t.json", &text.to_string())
 }
 
 #[test]

@@ -11,8 +11,8 @@ use super::style::{
     value_axis, y_value_axis, ChartTheme, THROUGHPUT_MAX_BUCKETS, THROUGHPUT_MIN_BUCKETS,
 };
 use crate::core::format::{format_count, format_number};
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
-use crate::core::read::loaded::views::RowView;
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind};
+use crate::core::read::opened::views::RowView;
 
 /// Output tokens per second and requests in flight over the run, in 50–200 time buckets.
 /// Each request's output tokens are spread evenly over its generation time (first output to

@@ -15,8 +15,8 @@ use super::style::{
 };
 use super::throughput::no_data;
 use crate::core::format::format_count;
-use crate::core::read::loaded::text::CappedText;
-use crate::core::read::loaded::views::{FailureView, RowView};
+use crate::core::read::opened::text::CappedText;
+use crate::core::read::opened::views::{FailureView, RowView};
 
 /// The rows a sampled chart draws: all of them up to [`SAMPLED_CHART_MAX_REQUESTS`], else that
 /// many evenly spaced by request index (first and last included).

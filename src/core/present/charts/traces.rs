@@ -15,7 +15,7 @@ use super::throughput::no_data;
 use super::timeline::sample_rows_by_index;
 use super::timeline::sampling_note;
 use crate::core::format::{format_count, format_number};
-use crate::core::read::loaded::views::RowView;
+use crate::core::read::opened::views::RowView;
 
 /// The per-chunk view of a traced run (*Chunk traces*): the distribution of the gaps between
 /// consecutive stream reads that carried events, pooled over every traced request. A gap is

@@ -56,7 +56,7 @@ fn no_runs_or_one_run_have_nothing_to_mismatch() {
     assert!(empty.labels.is_empty() && empty.metrics.is_empty());
     assert!(empty.is_like_for_like());
 
-    let run = LoadedArtifact::from_text("one.json", r#"{"concurrency": 3, "failed": 1}"#);
+    let run = OpenedArtifact::from_text("one.json", r#"{"concurrency": 3, "failed": 1}"#);
     let single = compare(&[&run]);
     assert!(single.is_like_for_like());
     let failed = single
@@ -70,11 +70,11 @@ fn no_runs_or_one_run_have_nothing_to_mismatch() {
 
 #[test]
 fn sampling_values_compare_exactly() {
-    let a = LoadedArtifact::from_text(
+    let a = OpenedArtifact::from_text(
         "a.json",
         r#"{"sampling": {"temperature": {"requested": 0.9}, "top_p": {"requested": null}}}"#,
     );
-    let b = LoadedArtifact::from_text(
+    let b = OpenedArtifact::from_text(
         "b.json",
         r#"{"sampling": {"temperature": {"requested": 0.90000001}, "top_p": {"requested": null}}}"#,
     );
@@ -91,9 +91,9 @@ fn how_runs_were_measured_is_compared_only_between_runs_that_say() {
             r#"{{"client": {{"measurement_thread": "{thread}", "live_view": "{live_view}", "transport": {{"connection_limit_suspected": {queued}}}}}}}"#
         )
     };
-    let worker = LoadedArtifact::from_text("w.json", &client("worker", "during", false));
-    let main = LoadedArtifact::from_text("m.json", &client("main", "end", true));
-    let other_tool = LoadedArtifact::from_text("r.json", "{}");
+    let worker = OpenedArtifact::from_text("w.json", &client("worker", "during", false));
+    let main = OpenedArtifact::from_text("m.json", &client("main", "end", true));
+    let other_tool = OpenedArtifact::from_text("r.json", "{}");
     let fields: Vec<&str> = compare(&[&worker, &main])
         .mismatches
         .iter()
@@ -116,13 +116,13 @@ fn how_runs_were_measured_is_compared_only_between_runs_that_say() {
 #[test]
 fn an_open_loop_differs_from_a_closed_one_and_rates_from_each_other() {
     let open = |rate: f64, arrivals: &str| {
-        LoadedArtifact::from_text(
+        OpenedArtifact::from_text(
             "open.json",
             &format!(r#"{{"load": {{"mode": "rate", "rate": {rate}, "arrivals": "{arrivals}"}}}}"#),
         )
     };
-    let closed = LoadedArtifact::from_text("closed.json", "{}");
-    let fields = |runs: &[&LoadedArtifact]| -> Vec<&str> {
+    let closed = OpenedArtifact::from_text("closed.json", "{}");
+    let fields = |runs: &[&OpenedArtifact]| -> Vec<&str> {
         compare(runs)
             .mismatches
             .iter()
@@ -143,13 +143,13 @@ fn an_open_loop_differs_from_a_closed_one_and_rates_from_each_other() {
 }
 
 /// A strobe run (reference-producer shaped) with `block` as its `workload` block.
-fn with_block(name: &str, block: Option<serde_json::Value>) -> LoadedArtifact {
+fn with_block(name: &str, block: Option<serde_json::Value>) -> OpenedArtifact {
     let mut artifact = serde_json::json!({"schema": "anvil-serving.benchmark/v1",
                                           "concurrency": 4});
     if let Some(block) = block {
         artifact["workload"] = block;
     }
-    LoadedArtifact::from_text(name, &artifact.to_string())
+    OpenedArtifact::from_text(name, &artifact.to_string())
 }
 
 fn file_block(sha_digit: char, turns: &str, order: &str, seed: i64) -> serde_json::Value {
@@ -162,7 +162,7 @@ fn file_block(sha_digit: char, turns: &str, order: &str, seed: i64) -> serde_jso
     })
 }
 
-fn traffic_fields(runs: &[&LoadedArtifact]) -> Vec<&'static str> {
+fn traffic_fields(runs: &[&OpenedArtifact]) -> Vec<&'static str> {
     compare(runs)
         .mismatches
         .iter()
@@ -238,7 +238,7 @@ fn a_file_against_synthetic_prompts_and_chat_against_completions_differ() {
         "{markdown}"
     );
     // Another tool's results do not say what they sent: nothing to flag either way.
-    let vllm = LoadedArtifact::from_text(
+    let vllm = OpenedArtifact::from_text(
         "vllm.json",
         &serde_json::json!({"source": {"tool": "vllm"}, "schema": "anvil-serving.benchmark/v1"})
             .to_string(),
@@ -267,7 +267,7 @@ fn a_traces_speed_is_its_load_level_not_its_setup() {
 }
 
 /// A run whose server's queue peaked at `waiting` with its KV cache at `kv` (0–1).
-fn with_server(name: &str, concurrency: u64, waiting: f64, kv: f64) -> LoadedArtifact {
+fn with_server(name: &str, concurrency: u64, waiting: f64, kv: f64) -> OpenedArtifact {
     let gauge =
         |max: f64| serde_json::json!({"min": 0.0, "mean": max / 2.0, "max": max, "samples": 3});
     let artifact = serde_json::json!({
@@ -285,14 +285,14 @@ fn with_server(name: &str, concurrency: u64, waiting: f64, kv: f64) -> LoadedArt
             }
         }
     });
-    LoadedArtifact::from_text(name, &artifact.to_string())
+    OpenedArtifact::from_text(name, &artifact.to_string())
 }
 
 #[test]
 fn the_servers_own_view_is_compared_run_by_run() {
     let calm = with_server("c8.json", 8, 0.0, 0.5);
     let queued = with_server("c32.json", 32, 12.0, 0.94);
-    let plain = LoadedArtifact::from_text("plain.json", r#"{"concurrency": 8, "failed": 0}"#);
+    let plain = OpenedArtifact::from_text("plain.json", r#"{"concurrency": 8, "failed": 0}"#);
     let comparison = compare(&[&calm, &queued, &plain]);
     let row = |figure: ServerFigure| {
         comparison

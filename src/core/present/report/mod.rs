@@ -33,11 +33,11 @@ use crate::core::present::headline::{headline_cards, HeadlineInputs};
 use crate::core::present::server::server_line;
 use crate::core::present::verdict::shown::shown_verdicts;
 use crate::core::read::carried::{carried_block, CarriedFile};
-use crate::core::read::loaded::load::LoadView;
-use crate::core::read::loaded::metrics::{MetricKind, MetricStat, TimeBasis};
-use crate::core::read::loaded::text::CappedText;
-use crate::core::read::loaded::views::row_notes;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::load::LoadView;
+use crate::core::read::opened::metrics::{MetricKind, MetricStat, TimeBasis};
+use crate::core::read::opened::text::CappedText;
+use crate::core::read::opened::views::row_notes;
+use crate::core::read::opened::OpenedArtifact;
 use crate::core::slo::judge_loaded;
 
 pub mod html;
@@ -62,7 +62,7 @@ const PROBLEMS_SHOWN: usize = 20;
 pub struct ReportInput<'a> {
     /// The runs as the page shows them (on its time basis), in its order: the first is a
     /// comparison's baseline.
-    pub runs: &'a [&'a LoadedArtifact],
+    pub runs: &'a [&'a OpenedArtifact],
     /// The SLO in force, if any.
     pub slo: Option<&'a SloSpec>,
     /// When it was saved, in the caller's words (the core reads no clock).
@@ -82,7 +82,7 @@ pub struct SavedReport {
 }
 
 /// The report's file name: `strobe-report-<run>.html`, or `strobe-report-<n>-runs.html`.
-pub fn report_file_name(runs: &[&LoadedArtifact]) -> String {
+pub fn report_file_name(runs: &[&OpenedArtifact]) -> String {
     match runs {
         [run] => {
             let label = run.label();
@@ -97,7 +97,7 @@ pub fn report_file_name(runs: &[&LoadedArtifact]) -> String {
 }
 
 /// The files `runs` were read from, each once, in order; and the labels of the runs none holds.
-pub fn carried_of(runs: &[&LoadedArtifact]) -> (Vec<CarriedFile>, Vec<String>) {
+pub fn carried_of(runs: &[&OpenedArtifact]) -> (Vec<CarriedFile>, Vec<String>) {
     let mut carried: Vec<CarriedFile> = Vec::new();
     let mut not_carried = Vec::new();
     for run in runs {
@@ -200,7 +200,7 @@ fn list(body: &mut String, class: &str, test_id: &str, items: &[String]) {
 }
 
 /// One run: what was measured, its headline cards, key metrics, notes, SLO and failures.
-fn write_run(body: &mut String, position: usize, run: &LoadedArtifact, slo: Option<&SloSpec>) {
+fn write_run(body: &mut String, position: usize, run: &OpenedArtifact, slo: Option<&SloSpec>) {
     let _ = write!(
         body,
         r#"<section class="run" data-testid="report-run" data-position="{position}"><h2>{}</h2>"#,
@@ -348,7 +348,7 @@ fn write_run(body: &mut String, position: usize, run: &LoadedArtifact, slo: Opti
     body.push_str("</section>");
 }
 
-fn write_metrics_table(body: &mut String, run: &LoadedArtifact) {
+fn write_metrics_table(body: &mut String, run: &OpenedArtifact) {
     body.push_str(
         r#"<table data-testid="report-metrics"><thead><tr><th>metric</th><th>p50</th><th>p95</th><th>p99</th><th>mean</th><th>unit</th></tr></thead><tbody>"#,
     );
@@ -394,7 +394,7 @@ fn format_metric(value: f64) -> String {
     }
 }
 
-fn write_failures(body: &mut String, run: &LoadedArtifact) {
+fn write_failures(body: &mut String, run: &OpenedArtifact) {
     if run.failures.is_empty() {
         return;
     }
@@ -433,7 +433,7 @@ fn write_failures(body: &mut String, run: &LoadedArtifact) {
 }
 
 /// Runs side by side: mismatches, the table against the baseline, and the verdicts.
-fn write_comparison(body: &mut String, runs: &[&LoadedArtifact], slo: Option<&SloSpec>) {
+fn write_comparison(body: &mut String, runs: &[&OpenedArtifact], slo: Option<&SloSpec>) {
     let mut comparison = compare(runs);
     if let Some(spec) = slo {
         comparison.add_slo(runs, &spec.slo);
@@ -528,7 +528,7 @@ fn write_comparison(body: &mut String, runs: &[&LoadedArtifact], slo: Option<&Sl
 /// offered against achieved, the Pareto view; with an SLO, goodput and attainment.
 fn write_capacity(
     body: &mut String,
-    runs: &[&LoadedArtifact],
+    runs: &[&OpenedArtifact],
     slo: Option<&SloSpec>,
     hover: &mut Map<String, Value>,
 ) {

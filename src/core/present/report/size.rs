@@ -4,7 +4,7 @@
 
 use crate::core::format::format_bytes;
 use crate::core::present::report::carried_of;
-use crate::core::read::loaded::{LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+use crate::core::read::opened::{OpenedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 
 /// From this size on a report gets a note: 5 MiB. A report of 10,000 rows is about 10 MB
 /// (docs/develop/benchmarks.md); it opens in under half a second on a computer, but many mail and
@@ -16,7 +16,7 @@ pub const LARGE_REPORT_BYTES: usize = 5 * 1024 * 1024;
 const REPORT_BYTES_PER_CARRIED_BYTE: f64 = 1.2;
 
 /// About how many bytes the report of `runs` will have, from the files it will carry.
-pub fn estimated_report_bytes(runs: &[&LoadedArtifact]) -> usize {
+pub fn estimated_report_bytes(runs: &[&OpenedArtifact]) -> usize {
     let (carried, _) = carried_of(runs);
     let carried: usize = carried.iter().map(|file| file.text.len()).sum();
     (carried as f64 * REPORT_BYTES_PER_CARRIED_BYTE) as usize
@@ -73,7 +73,7 @@ mod tests {
     #[test]
     fn the_estimate_follows_the_files_carried_once() {
         let text = include_str!("../../../../tests/fixtures/reference-artifact.json");
-        let run = LoadedArtifact::from_text("reference-artifact.json", text);
+        let run = OpenedArtifact::from_text("reference-artifact.json", text);
         let one = estimated_report_bytes(&[&run]);
         assert_eq!(one, (text.len() as f64 * 1.2) as usize);
         // The same file twice is carried once.

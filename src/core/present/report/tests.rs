@@ -3,20 +3,20 @@
 
 use super::*;
 use crate::core::config::slo::{Slo, SloBound, SloMetric};
-use crate::core::read::bundle::load_dropped;
+use crate::core::read::bundle::open_dropped;
 use crate::core::read::carried::{carried_files, CARRIED_OPEN_TAG};
 
 const REFERENCE: &str = include_str!("../../../../tests/fixtures/reference-artifact.json");
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 
 /// The reference artifact with a hostile model name, under a hostile file name.
-fn hostile_run() -> LoadedArtifact {
+fn hostile_run() -> OpenedArtifact {
     let text = REFERENCE.replace(
         "\"qwen38-swift15-ninfer-dflash2-c4-262k\"",
         &serde_json::to_string(HOSTILE).expect("a string"),
     );
     assert_ne!(text, REFERENCE, "the model name was replaced");
-    LoadedArtifact::from_text("</script><b>run</b>.json", &text)
+    OpenedArtifact::from_text("</script><b>run</b>.json", &text)
 }
 
 /// The document with the contents of its three `<script>` elements left out (the carried
@@ -153,7 +153,7 @@ fn the_report_asks_the_network_for_nothing_and_states_its_policy() {
 
 #[test]
 fn the_carried_artifact_comes_back_byte_for_byte_and_loads_the_same_run() {
-    let run = LoadedArtifact::from_text("run.json", REFERENCE);
+    let run = OpenedArtifact::from_text("run.json", REFERENCE);
     let report = report_html(&ReportInput {
         runs: &[&run],
         slo: None,
@@ -168,13 +168,13 @@ fn the_carried_artifact_comes_back_byte_for_byte_and_loads_the_same_run() {
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].name, "run.json");
     assert_eq!(files[0].text.as_bytes(), REFERENCE.as_bytes());
-    let loaded = load_dropped("report.html", report.html.as_bytes());
+    let loaded = open_dropped("report.html", report.html.as_bytes());
     assert_eq!(loaded, vec![run]);
 }
 
 #[test]
 fn a_single_run_shows_its_numbers_notes_slo_and_every_chart() {
-    let run = LoadedArtifact::from_text("run.json", REFERENCE);
+    let run = OpenedArtifact::from_text("run.json", REFERENCE);
     let spec = spec();
     let report = report_html(&ReportInput {
         runs: &[&run],
@@ -205,8 +205,8 @@ fn a_single_run_shows_its_numbers_notes_slo_and_every_chart() {
 
 #[test]
 fn a_comparison_shows_its_table_mismatches_and_verdicts() {
-    let a = LoadedArtifact::from_text("a.json", REFERENCE);
-    let b = LoadedArtifact::from_text(
+    let a = OpenedArtifact::from_text("a.json", REFERENCE);
+    let b = OpenedArtifact::from_text(
         "b.json",
         &REFERENCE.replace("\"concurrency\": 1,", "\"concurrency\": 8,"),
     );
@@ -221,9 +221,9 @@ fn a_comparison_shows_its_table_mismatches_and_verdicts() {
     assert!(html.contains(r#"data-testid="report-verdict""#));
     assert_eq!(html.matches(r#"data-testid="report-run""#).count(), 2);
     assert_eq!(report.carried.len(), 2);
-    let names: Vec<String> = load_dropped("r.html", html.as_bytes())
+    let names: Vec<String> = open_dropped("r.html", html.as_bytes())
         .iter()
-        .map(LoadedArtifact::label)
+        .map(OpenedArtifact::label)
         .collect();
     assert_eq!(names, ["a.json", "b.json"]);
     assert_eq!(report_file_name(&[&a, &b]), "strobe-report-2-runs.html");
@@ -231,7 +231,7 @@ fn a_comparison_shows_its_table_mismatches_and_verdicts() {
 
 #[test]
 fn a_run_read_from_several_files_is_shown_and_said_not_carried() {
-    let mut run = LoadedArtifact::from_text("pair", REFERENCE);
+    let mut run = OpenedArtifact::from_text("pair", REFERENCE);
     run.source = None;
     let report = report_html(&ReportInput {
         runs: &[&run],
@@ -240,7 +240,7 @@ fn a_run_read_from_several_files_is_shown_and_said_not_carried() {
     });
     assert_eq!(report.not_carried, ["pair"]);
     assert!(report.html.contains("Not carried"));
-    let loaded = load_dropped("r.html", report.html.as_bytes());
+    let loaded = open_dropped("r.html", report.html.as_bytes());
     assert_eq!(loaded.len(), 1);
     assert!(
         loaded[0].refusal.is_some(),
@@ -250,13 +250,13 @@ fn a_run_read_from_several_files_is_shown_and_said_not_carried() {
 
 #[test]
 fn an_html_file_that_is_no_report_or_a_damaged_one_says_so() {
-    let plain = load_dropped("page.html", b"<!DOCTYPE html><html><body>hi</body></html>");
+    let plain = open_dropped("page.html", b"<!DOCTYPE html><html><body>hi</body></html>");
     assert!(
         plain[0].status_line().contains("not a strobe report"),
         "{}",
         plain[0].status_line()
     );
-    let run = LoadedArtifact::from_text("run.json", REFERENCE);
+    let run = OpenedArtifact::from_text("run.json", REFERENCE);
     let html = report_html(&ReportInput {
         runs: &[&run],
         slo: None,
@@ -264,7 +264,7 @@ fn an_html_file_that_is_no_report_or_a_damaged_one_says_so() {
     })
     .html;
     let cut = &html[..html.find(CARRIED_OPEN_TAG).expect("block") + CARRIED_OPEN_TAG.len() + 40];
-    let damaged = load_dropped("cut.html", cut.as_bytes());
+    let damaged = open_dropped("cut.html", cut.as_bytes());
     assert!(
         damaged[0].status_line().contains("damaged"),
         "{}",
@@ -298,7 +298,7 @@ fn a_run_with_the_servers_metrics_and_a_cache_reset_says_both_as_text() {
         },
         "check": {"verdict": "emptied", "first_wave_min_cached_tokens": 0, "reason": "…"}
     });
-    let run = LoadedArtifact::from_text("run.json", &artifact.to_string());
+    let run = OpenedArtifact::from_text("run.json", &artifact.to_string());
     assert!(run.server_metrics.is_some(), "the block was read");
     assert!(run.prefix_cache_reset.is_some(), "the reset was read");
     let report = report_html(&ReportInput {

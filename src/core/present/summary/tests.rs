@@ -2,13 +2,14 @@
 //! notes, the failures as plain text and the SLO's inputs.
 
 use super::*;
-use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
-use crate::core::artifact::schema::from_wire::{FromWireBlock, NO_WIRE_TIME_REASON};
-use crate::core::artifact::schema::rows::{FailureClass, FailureRecord};
+use crate::core::artifact::from_wire::NO_WIRE_TIME_REASON;
 use crate::core::format::MISSING;
 use crate::core::observe::failure::RequestError;
 use crate::core::observe::test_support::entry;
 use crate::core::observe::transport::TransportFacts;
+use crate::core::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
+use crate::core::schema::from_wire::FromWireBlock;
+use crate::core::schema::rows::{FailureClass, FailureRecord};
 
 const REFERENCE: &str = include_str!("../../../../tests/fixtures/reference-artifact.json");
 

@@ -21,8 +21,8 @@ use crate::core::inference::spread::{AcrossRuns, CV_FLAG};
 use crate::core::inference::two_sample::{mann_whitney_u, welch_t_test};
 use crate::core::inference::InferenceError;
 use crate::core::present::compare::compare;
-use crate::core::read::loaded::metrics::MetricKind;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::metrics::MetricKind;
+use crate::core::read::opened::OpenedArtifact;
 
 /// The significance level a verdict is held to, after Holm's correction.
 pub const ALPHA: f64 = 0.05;
@@ -137,7 +137,7 @@ pub struct Verdict {
 
 /// The verdict between two runs: per metric the Mann–Whitney U test over their rows and the
 /// ratio of their medians.
-pub fn verdict_of_runs(a: &LoadedArtifact, b: &LoadedArtifact) -> Verdict {
+pub fn verdict_of_runs(a: &OpenedArtifact, b: &OpenedArtifact) -> Verdict {
     let metrics = VERDICT_METRICS
         .iter()
         .map(|&metric| {
@@ -159,7 +159,7 @@ pub fn verdict_of_runs(a: &LoadedArtifact, b: &LoadedArtifact) -> Verdict {
 
 /// The verdict between two groups of repeated runs: per metric Welch's t-test over the runs'
 /// p50s and the ratio of their means.
-pub fn verdict_of_groups(a: &[&LoadedArtifact], b: &[&LoadedArtifact]) -> Verdict {
+pub fn verdict_of_groups(a: &[&OpenedArtifact], b: &[&OpenedArtifact]) -> Verdict {
     let metrics = VERDICT_METRICS
         .iter()
         .map(|&metric| {
@@ -174,14 +174,14 @@ pub fn verdict_of_groups(a: &[&LoadedArtifact], b: &[&LoadedArtifact]) -> Verdic
             }
         })
         .collect();
-    let runs: Vec<&LoadedArtifact> = a.iter().chain(b).copied().collect();
+    let runs: Vec<&OpenedArtifact> = a.iter().chain(b).copied().collect();
     Verdict {
         workloads_differ: compare(&runs).different_traffic(),
         ..corrected(metrics)
     }
 }
 
-fn run_side(run: &LoadedArtifact, metric: MetricKind) -> RunSide {
+fn run_side(run: &OpenedArtifact, metric: MetricKind) -> RunSide {
     let values = metric.values(&run.rows);
     let median = median(&values).or(run.metrics.get(metric).p50);
     RunSide {
@@ -192,7 +192,7 @@ fn run_side(run: &LoadedArtifact, metric: MetricKind) -> RunSide {
     }
 }
 
-fn group_side(runs: &[&LoadedArtifact], metric: MetricKind) -> GroupSide {
+fn group_side(runs: &[&OpenedArtifact], metric: MetricKind) -> GroupSide {
     let p50s: Vec<f64> = runs
         .iter()
         .filter_map(|run| run.metrics.get(metric).p50)

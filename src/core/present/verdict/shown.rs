@@ -5,7 +5,7 @@
 //! prints.
 
 use crate::core::present::repeats::group_repeats;
-use crate::core::read::loaded::LoadedArtifact;
+use crate::core::read::opened::OpenedArtifact;
 
 use super::{verdict_of_groups, verdict_of_runs, MetricVerdict, Verdict};
 
@@ -49,14 +49,14 @@ impl MetricVerdict {
 }
 
 /// The verdicts for `runs` compared in this order (the first is the baseline).
-pub fn shown_verdicts(runs: &[&LoadedArtifact]) -> Vec<ShownVerdict> {
+pub fn shown_verdicts(runs: &[&OpenedArtifact]) -> Vec<ShownVerdict> {
     if runs.len() < 2 {
         return Vec::new();
     }
     let groups = group_repeats(runs);
     let grouped: usize = groups.iter().map(|group| group.members.len()).sum();
     if groups.len() == 2 && grouped == runs.len() {
-        let members = |index: usize| -> Vec<&LoadedArtifact> {
+        let members = |index: usize| -> Vec<&OpenedArtifact> {
             groups[index]
                 .members
                 .iter()
@@ -89,7 +89,7 @@ mod tests {
 
     /// A run with `rows` rows whose TTFT is `ttft_ms` plus a small spread, in repeat group
     /// `group` when given.
-    fn run(label: &str, ttft_ms: f64, rows: usize, group: Option<(&str, u64)>) -> LoadedArtifact {
+    fn run(label: &str, ttft_ms: f64, rows: usize, group: Option<(&str, u64)>) -> OpenedArtifact {
         let rows: Vec<String> = (0..rows)
             .map(|index| {
                 let ttft = ttft_ms + (index % 7) as f64;
@@ -103,7 +103,7 @@ mod tests {
         let repeat = group.map_or(String::new(), |(id, index)| {
             format!(r#", "repeat": {{"group_id": "{id}", "index": {index}, "count": 3}}"#)
         });
-        LoadedArtifact::from_text(
+        OpenedArtifact::from_text(
             label,
             &format!(
                 r#"{{"completed": {}, "request_timings": [{}]{repeat}}}"#,
@@ -146,11 +146,11 @@ mod tests {
 
     #[test]
     fn two_groups_of_repeats_get_one_verdict_between_them() {
-        let runs: Vec<LoadedArtifact> = (0..3)
+        let runs: Vec<OpenedArtifact> = (0..3)
             .map(|i| run("a.json", 100.0 + i as f64, 12, Some(("g-a", i))))
             .chain((0..3).map(|i| run("b.json", 150.0 + i as f64, 12, Some(("g-b", i)))))
             .collect();
-        let refs: Vec<&LoadedArtifact> = runs.iter().collect();
+        let refs: Vec<&OpenedArtifact> = runs.iter().collect();
         let shown = shown_verdicts(&refs);
         assert_eq!(shown.len(), 1);
         assert_eq!(shown[0].a, "repeat group g-a (3 runs)");

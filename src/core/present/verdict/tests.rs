@@ -7,7 +7,7 @@ use crate::core::inference::two_sample::mann_whitney_u;
 use crate::core::present::repeats::group_repeats;
 
 /// A run whose rows have these TTFTs, each TPOT `tpot_ms`, E2E = TTFT + 500 ms.
-fn run_with_rows(ttfts: &[f64], tpot_ms: f64) -> LoadedArtifact {
+fn run_with_rows(ttfts: &[f64], tpot_ms: f64) -> OpenedArtifact {
     let rows: Vec<String> = ttfts
         .iter()
         .enumerate()
@@ -20,7 +20,7 @@ fn run_with_rows(ttfts: &[f64], tpot_ms: f64) -> LoadedArtifact {
             )
         })
         .collect();
-    LoadedArtifact::from_text(
+    OpenedArtifact::from_text(
         "run.json",
         &format!(
             r#"{{"completed": {}, "request_timings": [{}]}}"#,
@@ -31,11 +31,11 @@ fn run_with_rows(ttfts: &[f64], tpot_ms: f64) -> LoadedArtifact {
 }
 
 /// A run without rows whose `metrics` state these p50 and p95 TTFTs (as a G1 file does).
-fn run_with_p50(ttft_p50: f64, repeat: Option<(&str, u64)>) -> LoadedArtifact {
+fn run_with_p50(ttft_p50: f64, repeat: Option<(&str, u64)>) -> OpenedArtifact {
     let repeat = repeat.map_or(String::new(), |(id, index)| {
         format!(r#", "repeat": {{"group_id": "{id}", "index": {index}, "count": 3}}"#)
     });
-    LoadedArtifact::from_text(
+    OpenedArtifact::from_text(
         "run.json",
         &format!(
             r#"{{"metrics": {{"ttft_p50_ms": {ttft_p50}, "ttft_p95_ms": {}}}{repeat}}}"#,
@@ -136,11 +136,11 @@ fn too_few_rows_or_no_rows_say_so_and_claim_nothing() {
 #[test]
 fn groups_are_compared_by_welch_over_their_p50s_and_the_campaign_is_no_proof() {
     // Issue #36's campaign: three repeats each; one run of each would have said 11 % faster.
-    let default: Vec<LoadedArtifact> = [1049.0, 1065.0, 1057.0]
+    let default: Vec<OpenedArtifact> = [1049.0, 1065.0, 1057.0]
         .iter()
         .map(|p50| run_with_p50(*p50, None))
         .collect();
-    let tuned: Vec<LoadedArtifact> = [929.0, 1462.0, 1336.0]
+    let tuned: Vec<OpenedArtifact> = [929.0, 1462.0, 1336.0]
         .iter()
         .map(|p50| run_with_p50(*p50, None))
         .collect();
@@ -231,14 +231,14 @@ fn repeats_regroup_by_their_block_in_any_order() {
 
 #[test]
 fn runs_of_different_workloads_are_tested_and_flagged() {
-    let with_workload = |run: &LoadedArtifact, sha: char| {
+    let with_workload = |run: &OpenedArtifact, sha: char| {
         let mut run = run.clone();
         let block = serde_json::json!({"source": "file", "endpoint": "chat",
             "file": {"sha256": format!("sha256:{}", sha.to_string().repeat(64))},
             "sending": {"turns": "first", "order": "file"}});
         run.workload_block = block
             .as_object()
-            .map(crate::core::read::loaded::workload::WorkloadBlockView::from_json);
+            .map(crate::core::read::opened::workload::WorkloadBlockView::from_json);
         run
     };
     let a = run_with_rows(&ttfts(60, 1.0), 20.0);

@@ -50,7 +50,7 @@ fn a_run_goes_round_trip_byte_for_byte() {
     assert_eq!(read, file);
     let runs = link_runs(&read).expect("a run");
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0], LoadedArtifact::from_text(&file.name, REFERENCE));
+    assert_eq!(runs[0], OpenedArtifact::from_text(&file.name, REFERENCE));
     // The same with or without the `#`, and with the space a paste may leave after it.
     let bare = fragment_of(&link).trim_start_matches('#');
     assert_eq!(read_link(bare), Some(Ok(file.clone())));
@@ -183,7 +183,7 @@ fn a_link_whose_file_is_no_run_says_why() {
 
 #[test]
 fn redaction_writes_the_artifact_as_the_download_does() {
-    use crate::core::artifact::REDACTED_BASE_URL;
+    use crate::core::schema::REDACTED_BASE_URL;
     let text = REFERENCE.replace(REDACTED_BASE_URL, "http://10.1.2.3:8000/v1");
     let file = CarriedFile::new("reference-artifact.json", &text);
     let original: ArtifactV1 = serde_json::from_str(&text).expect("an artifact");

@@ -1,12 +1,12 @@
 //! The vocabulary of validation: the tolerances the rules share, every rule's id, a violation,
 //! and the report with its verdict. The schema string and the four generations are the
-//! artifact's own ([`crate::core::artifact::generation`]), named here too for the rules.
+//! artifact's own ([`crate::core::schema::generation`]), named here too for the rules.
 
 use std::fmt;
 
 use serde_json::{json, Value};
 
-pub use crate::core::artifact::generation::{detect_generation, Generation, SCHEMA};
+pub use crate::core::schema::generation::{detect_generation, Generation, SCHEMA};
 use std::collections::BTreeSet;
 
 /// serde_json's default recursion limit: deeper input is rejected with
@@ -309,7 +309,7 @@ pub enum Verdict {
     /// At least one violation.
     Invalid,
     /// Not an artifact but another tool's results file that strobe read
-    /// (`core::read::foreign`); the artifact rules do not apply to it.
+    /// (`core::read::opened::foreign`); the artifact rules do not apply to it.
     Foreign,
 }
 

@@ -8,10 +8,10 @@
 use serde_json::{Map, Value};
 
 use super::Checker;
-use crate::core::artifact::schema::cache_reset::PrefixCacheResetBlock;
-use crate::core::artifact::schema::repeat::MAX_REPEATS;
 use crate::core::read::validate::report::RuleId;
 use crate::core::read::validate::values::{as_int, describe, show_opt};
+use crate::core::schema::cache_reset::PrefixCacheResetBlock;
+use crate::core::schema::repeat::MAX_REPEATS;
 use crate::core::telemetry::scrape::credential_in_url;
 
 /// Longest `group_id` strobe accepts (its own are about 30 characters).

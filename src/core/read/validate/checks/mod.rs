@@ -63,7 +63,7 @@ struct Checker {
     violations: Vec<Violation>,
 }
 
-pub use crate::core::artifact::generation::is_converted;
+pub use crate::core::schema::generation::is_converted;
 
 pub(super) const TIMING_MS_FIELDS: [&str; 10] = [
     "time_to_first_output_ms",

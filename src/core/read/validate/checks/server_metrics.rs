@@ -7,9 +7,9 @@
 use serde_json::{Map, Value};
 
 use super::Checker;
-use crate::core::artifact::schema::server_metrics::INTERVAL_MS;
 use crate::core::read::validate::report::RuleId;
 use crate::core::read::validate::values::{as_int, as_number, describe, index_path, show_opt};
+use crate::core::schema::server_metrics::INTERVAL_MS;
 use crate::core::telemetry::scrape::credential_in_url;
 
 /// Longest `source` accepted.

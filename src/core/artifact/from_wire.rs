@@ -1,16 +1,12 @@
-//! `client.from_wire`: the run's TTFO, TTFT and E2E counted from the moment each request left
-//! the browser instead of from the `fetch()` call, beside the measured `metrics` that keep the
-//! reference tool's definition (docs/develop/accuracy.md, *From the wire*).
-//!
-//! The keys are the `metrics` keys of the same families (`ttft_p50_ms`, `e2e_samples`, …), so a
-//! reader looks a statistic up the same way on either basis, plus the `client_queue` family
-//! that was taken out.
+//! Building `client.from_wire` (type in [`crate::core::schema::from_wire`]): the run's TTFO,
+//! TTFT and E2E counted from the moment each request left the browser, summarized over the
+//! successful rows that carry a wire time.
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use crate::core::artifact::metrics::write_distribution_family;
-use crate::core::artifact::schema::rows::RequestTiming;
+use crate::core::schema::from_wire::FromWireBlock;
+use crate::core::schema::rows::RequestTiming;
 
 /// Why a run has no time from the wire, when none of its rows has one.
 pub const NO_WIRE_TIME_REASON: &str = "the browser reported no request's client_queue_ms: the \
@@ -29,23 +25,6 @@ const FAMILIES: [(&str, RowValue); 4] = [
     ("e2e", |row| row.e2e_from_wire_ms.flatten()),
     ("client_queue", |row| row.client_queue_ms.flatten()),
 ];
-
-/// `client.from_wire`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FromWireBlock {
-    /// Successful rows (those `metrics` summarizes).
-    pub rows: u64,
-    /// Of those, rows whose `client_queue_ms` the browser reported, which the statistics are
-    /// taken over.
-    pub rows_with_wire_time: u64,
-    /// Why there is nothing from the wire, when no row has it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unavailable: Option<String>,
-    /// `{family}_samples` and `{family}_{stat}_ms` for `time_to_first_output`, `ttft`, `e2e` and
-    /// `client_queue`, as in `metrics` (null statistics when no row has the value).
-    #[serde(flatten)]
-    pub statistics: Map<String, Value>,
-}
 
 impl FromWireBlock {
     /// The block of a run's successful rows.
@@ -73,11 +52,6 @@ impl FromWireBlock {
             statistics,
         }
     }
-
-    /// One statistic by its `metrics` key (`ttft_p50_ms`), when known.
-    pub fn statistic(&self, key: &str) -> Option<f64> {
-        self.statistics.get(key).and_then(Value::as_f64)
-    }
 }
 
 #[cfg(test)]
@@ -85,6 +59,7 @@ mod tests {
     use super::*;
     use crate::core::observe::test_support::{entry, row_inputs};
     use crate::core::observe::transport::TransportFacts;
+    use serde_json::Value;
 
     fn row(index: u64, ttft_s: f64, queue_ms: Option<f64>) -> RequestTiming {
         let mut inputs = row_inputs();

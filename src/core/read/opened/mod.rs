@@ -1,6 +1,8 @@
-//! A dropped artifact file as the results pages see it: validated, then read as far as it can be.
+//! A dropped file as the results pages see it: an artifact validated, then read as far as it can
+//! be, or another tool's results ([`foreign`]: vLLM, GuideLLM, AIPerf), or the records of a plan
+//! run on Locust's workers ([`locust`]), each read into the same [`OpenedArtifact`].
 //!
-//! This module owns [`LoadedArtifact`]: the validator's [`Report`] for the file plus everything
+//! This module owns [`OpenedArtifact`]: the validator's [`Report`] for the file plus everything
 //! the charts, the comparison and the exports need, extracted tolerantly from every generation
 //! (G1 without rows and with p50/p95 only, G2, G3 rows with 15 keys, modern). Building one never
 //! fails: a file that is too large, not UTF-8, not JSON or hostile still yields a value that says
@@ -11,33 +13,36 @@
 //! basis a run is shown on;
 //! [`views`] the rows, failures and the rest read from a file; [`workload`] the traffic a run
 //! sent (its `workload` block, each row's origin); [`repeat`] repeated runs and their groups;
-//! [`text`] the capped text.
+//! [`text`] the capped text. [`foreign`] and [`locust`] read their files into these parts; this
+//! file picks the reader by a file's content and stands above them.
 
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::artifact::schema::cache_reset::PrefixCacheResetBlock;
-use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
 use crate::core::format::counted;
 use crate::core::read::carried::{CarriedError, CarriedFile};
-use crate::core::read::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
-use crate::core::read::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
-use crate::core::read::loaded::distributed::DistributedView;
-use crate::core::read::loaded::load::{LoadView, SweepView};
-use crate::core::read::loaded::metrics::{KeyMetrics, TimeBasis};
-use crate::core::read::loaded::repeat::RepeatView;
-use crate::core::read::loaded::text::{capped_string, markup_notices, CappedText, LoadNotice};
-use crate::core::read::loaded::views::{
+use crate::core::read::opened::distributed::DistributedView;
+use crate::core::read::opened::foreign::{read_json_lines, read_parsed, ForeignError, ForeignRun};
+use crate::core::read::opened::foreign::{source_of_artifact, ForeignSource, KNOWN_FORMATS};
+use crate::core::read::opened::load::{LoadView, SweepView};
+use crate::core::read::opened::locust::{import::import_records, LocustError};
+use crate::core::read::opened::metrics::{KeyMetrics, TimeBasis};
+use crate::core::read::opened::repeat::RepeatView;
+use crate::core::read::opened::text::{capped_string, markup_notices, CappedText, LoadNotice};
+use crate::core::read::opened::views::{
     finite_f64, ClientView, FailureView, RowView, RunIdentity, SamplingView, SloView, WorkloadView,
 };
-use crate::core::read::loaded::workload::WorkloadBlockView;
-use crate::core::read::locust::{import::import_records, LocustError};
+use crate::core::read::opened::workload::WorkloadBlockView;
 use crate::core::read::validate::report::{Generation, Report, Verdict};
 use crate::core::read::validate::{validate_artifact, validate_artifact_text};
+use crate::core::schema::cache_reset::PrefixCacheResetBlock;
+use crate::core::schema::server_metrics::ServerMetricsBlock;
 
 pub mod basis;
 pub mod distributed;
+pub mod foreign;
 pub mod load;
+pub mod locust;
 pub mod metrics;
 pub mod repeat;
 pub mod text;
@@ -50,7 +55,7 @@ pub const MAX_ARTIFACT_TEXT_BYTES: usize = 64 * 1024 * 1024;
 
 /// Why a file was not read at all (before any JSON rule could apply).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum LoadRefusal {
+pub enum OpenRefusal {
     /// The text is larger than [`MAX_ARTIFACT_TEXT_BYTES`].
     #[error(
         "the file is {bytes} bytes, more than the {limit}-byte limit strobe reads; an artifact \
@@ -92,13 +97,13 @@ pub enum LoadRefusal {
 
 /// A dropped artifact: the validator's verdict plus everything that could be read from it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedArtifact {
+pub struct OpenedArtifact {
     /// The file name the user dropped, as data.
     pub file_name: CappedText,
     /// Size of the text in bytes.
     pub text_bytes: usize,
     /// Set when the file was not read at all (too large, not UTF-8).
-    pub refusal: Option<LoadRefusal>,
+    pub refusal: Option<OpenRefusal>,
     /// The validator's verdict, generation and every violation.
     pub report: Report,
     /// Things worth a warning that do not make the file invalid.
@@ -150,7 +155,7 @@ pub struct LoadedArtifact {
     pub source: Option<CarriedFile>,
 }
 
-impl LoadedArtifact {
+impl OpenedArtifact {
     /// Reads raw file bytes: refuses oversized or non-UTF-8 input, then
     /// [`Self::all_from_text`]: one run per artifact, several for another tool's report of
     /// several benchmarks.
@@ -169,7 +174,7 @@ impl LoadedArtifact {
             return Self::refused(
                 file_name,
                 bytes.len(),
-                LoadRefusal::TooLarge {
+                OpenRefusal::TooLarge {
                     bytes: bytes.len(),
                     limit: MAX_ARTIFACT_TEXT_BYTES,
                 },
@@ -180,7 +185,7 @@ impl LoadedArtifact {
             Err(error) => Self::refused(
                 file_name,
                 bytes.len(),
-                LoadRefusal::NotUtf8 {
+                OpenRefusal::NotUtf8 {
                     offset: error.valid_up_to(),
                 },
             ),
@@ -193,7 +198,7 @@ impl LoadedArtifact {
         Self::refused(
             file_name,
             bytes,
-            LoadRefusal::TooLarge {
+            OpenRefusal::TooLarge {
                 bytes,
                 limit: MAX_ARTIFACT_TEXT_BYTES,
             },
@@ -203,7 +208,7 @@ impl LoadedArtifact {
     /// An HTML file whose artifacts could not be taken out (it is no strobe report, or a
     /// damaged one), with why.
     pub fn not_a_report(file_name: &str, bytes: usize, error: CarriedError) -> Self {
-        Self::refused(file_name, bytes, LoadRefusal::Report(error))
+        Self::refused(file_name, bytes, OpenRefusal::Report(error))
     }
 
     /// A file whose bytes could not be obtained, with the reason.
@@ -211,7 +216,7 @@ impl LoadedArtifact {
         Self::refused(
             file_name,
             0,
-            LoadRefusal::Unreadable {
+            OpenRefusal::Unreadable {
                 reason: CappedText::new(reason).to_string(),
             },
         )
@@ -228,7 +233,7 @@ impl LoadedArtifact {
     }
 
     /// Reads `text` as an artifact or, by its content, as another tool's results file
-    /// (`core::read::foreign`): every run it holds, or one invalid entry saying why none.
+    /// (`core::read::opened::foreign`): every run it holds, or one invalid entry saying why none.
     pub fn all_from_text(file_name: &str, text: &str) -> Vec<Self> {
         let mut all = Self::read_text(file_name, text);
         if all.iter().any(|run| run.refusal.is_none()) {
@@ -246,7 +251,7 @@ impl LoadedArtifact {
             return vec![Self::refused(
                 file_name,
                 text.len(),
-                LoadRefusal::TooLarge {
+                OpenRefusal::TooLarge {
                     bytes: text.len(),
                     limit: MAX_ARTIFACT_TEXT_BYTES,
                 },
@@ -276,7 +281,7 @@ impl LoadedArtifact {
             Err(error) => vec![Self::refused(
                 file_name,
                 text.len(),
-                LoadRefusal::BrokenForeign(error),
+                OpenRefusal::BrokenForeign(error),
             )],
         }
     }
@@ -307,7 +312,7 @@ impl LoadedArtifact {
                 loaded.text_bytes = bytes;
                 loaded
             }
-            Err(error) => Self::refused(&names, bytes, LoadRefusal::BrokenLocust(error)),
+            Err(error) => Self::refused(&names, bytes, OpenRefusal::BrokenLocust(error)),
         }
     }
 
@@ -494,7 +499,7 @@ impl LoadedArtifact {
         problems
     }
 
-    fn refused(file_name: &str, text_bytes: usize, refusal: LoadRefusal) -> Self {
+    fn refused(file_name: &str, text_bytes: usize, refusal: OpenRefusal) -> Self {
         let mut loaded = Self::empty(
             file_name,
             text_bytes,
@@ -509,7 +514,7 @@ impl LoadedArtifact {
     }
 
     fn empty(file_name: &str, text_bytes: usize, report: Report) -> Self {
-        LoadedArtifact {
+        OpenedArtifact {
             file_name: CappedText::new(file_name),
             text_bytes,
             refusal: None,

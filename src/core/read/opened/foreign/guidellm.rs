@@ -11,7 +11,7 @@ use super::{
     failure_view, metrics_of_rows, CappedText, Definition, ForeignError, ForeignRun, ForeignSource,
     LoadView, Quantity, RunIdentity, SweepView, Tool, ToolAggregate, ToolRow, WorkloadView,
 };
-use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+use crate::core::read::opened::metrics::{MetricKind, MetricStat};
 
 /// Whether `object` is a GuideLLM report.
 pub(crate) fn looks_like(object: &Map<String, Value>) -> bool {

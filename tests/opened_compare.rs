@@ -1,6 +1,6 @@
-//! Loading every fixture as a dropped file, hostile text, comparison and exports.
+//! Opening every fixture as a dropped file, hostile text, comparison and exports.
 //!
-//! Proves that `LoadedArtifact` gives exactly the validator's report for every fixture of
+//! Proves that `OpenedArtifact` gives exactly the validator's report for every fixture of
 //! every generation (and a clear refusal for unreadable bytes), that legacy files show their
 //! p50/p95, that hostile strings arrive verbatim as data while the CSV and Markdown exports
 //! neutralize them, and that `compare` flags workload mismatches and computes deltas/ratios.
@@ -16,9 +16,9 @@ use serde_json::{json, Value};
 use strobe::core::present::compare::compare;
 use strobe::core::present::compare::{ComparedMetric, MetricDelta};
 use strobe::core::present::export::{rows_csv, summary_markdown, CSV_COLUMNS};
-use strobe::core::read::loaded::metrics::{MetricKind, MetricStat};
-use strobe::core::read::loaded::text::LoadNotice;
-use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+use strobe::core::read::opened::metrics::{MetricKind, MetricStat};
+use strobe::core::read::opened::text::LoadNotice;
+use strobe::core::read::opened::{OpenRefusal, OpenedArtifact, MAX_ARTIFACT_TEXT_BYTES};
 use strobe::core::read::validate::report::{Generation, RuleId, Verdict};
 use strobe::core::read::validate::validate_artifact_text;
 
@@ -36,8 +36,8 @@ fn reference_value() -> Value {
     serde_json::from_str(&text).expect("reference parses")
 }
 
-fn load_value(name: &str, value: &Value) -> LoadedArtifact {
-    LoadedArtifact::from_text(name, &value.to_string())
+fn load_value(name: &str, value: &Value) -> OpenedArtifact {
+    OpenedArtifact::from_text(name, &value.to_string())
 }
 
 #[test]
@@ -46,7 +46,7 @@ fn every_fixture_gets_exactly_the_validators_report() {
     assert!(paths.len() >= 20, "found {} fixtures", paths.len());
     for path in paths {
         let bytes = fs::read(&path).expect("fixture bytes");
-        let loaded = LoadedArtifact::from_bytes(&file_name(&path), &bytes);
+        let loaded = OpenedArtifact::from_bytes(&file_name(&path), &bytes);
         match std::str::from_utf8(&bytes) {
             Ok(text) => {
                 assert_eq!(
@@ -60,7 +60,7 @@ fn every_fixture_gets_exactly_the_validators_report() {
             Err(_) => {
                 // not-utf8.json: the validator takes text, so the loader refuses the bytes.
                 assert!(
-                    matches!(loaded.refusal, Some(LoadRefusal::NotUtf8 { offset }) if offset > 0),
+                    matches!(loaded.refusal, Some(OpenRefusal::NotUtf8 { offset }) if offset > 0),
                     "{}",
                     path.display()
                 );
@@ -102,7 +102,7 @@ fn verdicts_name_each_generation() {
     ];
     for (relative, verdict) in cases {
         let path = repo_path(relative);
-        let loaded = LoadedArtifact::from_bytes(&file_name(&path), &fs::read(&path).expect("read"));
+        let loaded = OpenedArtifact::from_bytes(&file_name(&path), &fs::read(&path).expect("read"));
         assert_eq!(loaded.verdict(), verdict, "{relative}");
     }
 }
@@ -116,7 +116,7 @@ fn hostile_files_get_clear_messages() {
         ("wrong-schema.json", RuleId::SchemaMismatch),
     ] {
         let path = repo_path(&format!("tests/fixtures/invalid/{name}"));
-        let loaded = LoadedArtifact::from_bytes(name, &fs::read(&path).expect("read"));
+        let loaded = OpenedArtifact::from_bytes(name, &fs::read(&path).expect("read"));
         assert_eq!(loaded.verdict(), Verdict::Invalid, "{name}");
         assert!(
             loaded.report.rules().contains(&rule),
@@ -135,10 +135,10 @@ fn hostile_files_get_clear_messages() {
 #[test]
 fn oversized_text_is_refused_before_parsing() {
     let huge = " ".repeat(MAX_ARTIFACT_TEXT_BYTES + 1);
-    let loaded = LoadedArtifact::from_text("huge.json", &huge);
+    let loaded = OpenedArtifact::from_text("huge.json", &huge);
     assert_eq!(
         loaded.refusal,
-        Some(LoadRefusal::TooLarge {
+        Some(OpenRefusal::TooLarge {
             bytes: MAX_ARTIFACT_TEXT_BYTES + 1,
             limit: MAX_ARTIFACT_TEXT_BYTES,
         })
@@ -149,7 +149,7 @@ fn oversized_text_is_refused_before_parsing() {
         "{}",
         loaded.status_line()
     );
-    let from_bytes = LoadedArtifact::from_bytes("huge.json", huge.as_bytes());
+    let from_bytes = OpenedArtifact::from_bytes("huge.json", huge.as_bytes());
     assert_eq!(from_bytes.refusal, loaded.refusal);
 }
 
@@ -162,7 +162,7 @@ fn legacy_artifacts_without_rows_show_their_p50_and_p95() {
         let Ok(text) = fs::read_to_string(&path) else {
             continue;
         };
-        let loaded = LoadedArtifact::from_text(&file_name(&path), &text);
+        let loaded = OpenedArtifact::from_text(&file_name(&path), &text);
         let Verdict::ValidLegacy(_) = loaded.verdict() else {
             continue;
         };
@@ -215,7 +215,7 @@ fn g3_rows_and_tpot_fall_back_to_the_legacy_keys() {
     let path = repo_path("tests/fixtures/generations/g3.json");
     let text = fs::read_to_string(&path).expect("g3");
     let value: Value = serde_json::from_str(&text).expect("g3 parses");
-    let loaded = LoadedArtifact::from_text("g3.json", &text);
+    let loaded = OpenedArtifact::from_text("g3.json", &text);
     let tpot = loaded.metrics.get(MetricKind::Tpot);
     assert_eq!(tpot.source_prefix, Some("mean_inter_token_latency_ms"));
     assert_eq!(
@@ -286,7 +286,7 @@ fn a_ten_megabyte_model_name_is_capped_for_display() {
     assert_eq!(model.original_chars, 10 * 1024 * 1024);
     assert_eq!(
         model.text.chars().count(),
-        strobe::core::read::loaded::text::DISPLAY_TEXT_MAX_CHARS
+        strobe::core::read::opened::text::DISPLAY_TEXT_MAX_CHARS
     );
     assert!(model.to_string().ends_with('…'));
 }
@@ -466,7 +466,7 @@ fn comparing_with_a_legacy_run_leaves_missing_values_empty_and_flags_the_workloa
     let path = repo_path(
         "tests/fixtures/real/2026-07-16-gemma4-vllm0251-wsl2__control-fast-c128-ctx1024.json",
     );
-    let legacy = LoadedArtifact::from_text("g1.json", &fs::read_to_string(path).expect("g1"));
+    let legacy = OpenedArtifact::from_text("g1.json", &fs::read_to_string(path).expect("g1"));
     let comparison = compare(&[&reference, &legacy]);
     let ttfo_p50 = comparison
         .metrics
@@ -532,14 +532,14 @@ fn a_zero_baseline_gives_a_delta_but_no_ratio() {
 
 #[test]
 fn files_refused_before_reading_say_why() {
-    use strobe::core::read::loaded::{LoadRefusal, LoadedArtifact, MAX_ARTIFACT_TEXT_BYTES};
+    use strobe::core::read::opened::{OpenRefusal, OpenedArtifact, MAX_ARTIFACT_TEXT_BYTES};
     use strobe::core::read::validate::report::Verdict;
 
-    let huge = LoadedArtifact::too_large("huge.json", 300 * 1024 * 1024);
+    let huge = OpenedArtifact::too_large("huge.json", 300 * 1024 * 1024);
     assert_eq!(huge.verdict(), Verdict::Invalid);
     assert_eq!(
         huge.refusal,
-        Some(LoadRefusal::TooLarge {
+        Some(OpenRefusal::TooLarge {
             bytes: 300 * 1024 * 1024,
             limit: MAX_ARTIFACT_TEXT_BYTES
         })
@@ -548,7 +548,7 @@ fn files_refused_before_reading_say_why() {
         .status_line()
         .starts_with("Not read: the file is 314572800 bytes"));
 
-    let lost = LoadedArtifact::unreadable("gone.json", "NotReadableError: permission lost");
+    let lost = OpenedArtifact::unreadable("gone.json", "NotReadableError: permission lost");
     assert_eq!(lost.verdict(), Verdict::Invalid);
     assert!(lost.problems()[0].contains("permission lost"));
     assert!(lost.rows.is_empty() && lost.failures.is_empty());
@@ -556,14 +556,14 @@ fn files_refused_before_reading_say_why() {
 
 #[test]
 fn live_rows_and_failures_read_like_loaded_ones() {
-    use strobe::core::artifact::schema::rows::RequestTiming;
-    use strobe::core::read::loaded::views::{FailureView, RowView};
-    use strobe::core::read::loaded::LoadedArtifact;
+    use strobe::core::read::opened::views::{FailureView, RowView};
+    use strobe::core::read::opened::OpenedArtifact;
+    use strobe::core::schema::rows::RequestTiming;
 
     // Every row of the reference artifact, taken as the typed row strobe measures, gives the
     // same view as the tolerant reader of the file.
     let text = reference_text();
-    let loaded = LoadedArtifact::from_text("reference.json", &text);
+    let loaded = OpenedArtifact::from_text("reference.json", &text);
     let value: Value = serde_json::from_str(&text).unwrap();
     let rows = value["request_timings"].as_array().unwrap();
     for (position, row) in rows.iter().enumerate() {
@@ -575,7 +575,7 @@ fn live_rows_and_failures_read_like_loaded_ones() {
     }
 
     let swift = fixture_text("real/2026-10-05-swift__swift-capacity-8k-c1.json");
-    let loaded = LoadedArtifact::from_text("swift.json", &swift);
+    let loaded = OpenedArtifact::from_text("swift.json", &swift);
     let value: Value = serde_json::from_str(&swift).unwrap();
     let failures = value["failures"].as_array().unwrap();
     assert!(!failures.is_empty());

@@ -1,14 +1,14 @@
-//! Tests of reading artifact files of every generation into a [`LoadedArtifact`](super::LoadedArtifact).
+//! Tests of reading artifact files of every generation into a [`OpenedArtifact`](super::OpenedArtifact).
 
 use super::*;
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
-use crate::core::read::loaded::views::row_notes;
+use crate::core::read::opened::views::row_notes;
 use serde_json::json;
 use serde_json::Value;
 
 #[test]
 fn a_non_object_is_invalid_with_nothing_read() {
-    let loaded = LoadedArtifact::from_text("list.json", "[1, 2]");
+    let loaded = OpenedArtifact::from_text("list.json", "[1, 2]");
     assert_eq!(loaded.verdict(), Verdict::Invalid);
     assert!(loaded.rows.is_empty());
     assert_eq!(loaded.identity, RunIdentity::default());
@@ -28,7 +28,7 @@ fn other_tools_files_load_as_runs_of_their_tool() {
             .join(relative)
     };
     let text = std::fs::read_to_string(path("vllm/vllm-0.33.0-c1.json")).expect("fixture");
-    let loaded = LoadedArtifact::all_from_text("vllm.json", &text);
+    let loaded = OpenedArtifact::all_from_text("vllm.json", &text);
     assert_eq!(loaded.len(), 1);
     let run = &loaded[0];
     assert_eq!(run.verdict(), Verdict::Foreign);
@@ -47,8 +47,8 @@ fn other_tools_files_load_as_runs_of_their_tool() {
         .as_array_mut()
         .expect("array")
         .push(benchmark);
-    let runs = LoadedArtifact::all_from_text("sweep.json", &report.to_string());
-    let labels: Vec<String> = runs.iter().map(LoadedArtifact::label).collect();
+    let runs = OpenedArtifact::all_from_text("sweep.json", &report.to_string());
+    let labels: Vec<String> = runs.iter().map(OpenedArtifact::label).collect();
     assert_eq!(
         labels,
         [
@@ -60,7 +60,7 @@ fn other_tools_files_load_as_runs_of_their_tool() {
     let mut broken: Value = serde_json::from_str(&text).expect("JSON");
     broken["ttfts"][0] = json!("x");
     let broken = broken.to_string();
-    let refused = LoadedArtifact::from_text("broken.json", &broken);
+    let refused = OpenedArtifact::from_text("broken.json", &broken);
     assert_eq!(refused.verdict(), Verdict::Invalid);
     assert!(refused.rows.is_empty());
     assert!(
@@ -72,7 +72,7 @@ fn other_tools_files_load_as_runs_of_their_tool() {
     );
     // A NaN token (Python's json writes them) is no JSON: the card names where it is.
     let nan = text.replacen("\"ttfts\": [", "\"ttfts\": [NaN, ", 1);
-    let refused = LoadedArtifact::from_text("nan.json", &nan);
+    let refused = OpenedArtifact::from_text("nan.json", &nan);
     assert_eq!(refused.verdict(), Verdict::Invalid);
     let problems = refused.problems();
     assert!(
@@ -82,7 +82,7 @@ fn other_tools_files_load_as_runs_of_their_tool() {
         "{problems:?}"
     );
     // Truncated, it says so too.
-    let truncated = LoadedArtifact::from_text("cut.json", &text[..text.len() / 3]);
+    let truncated = OpenedArtifact::from_text("cut.json", &text[..text.len() / 3]);
     assert_eq!(truncated.verdict(), Verdict::Invalid);
     assert!(
         truncated.status_line().contains("truncated"),
@@ -105,7 +105,7 @@ fn malformed_rows_and_fields_are_skipped_not_fatal() {
         "failures": [{"error_type": ["TypeError"], "request_index": 3}],
     })
     .to_string();
-    let loaded = LoadedArtifact::from_text("odd.json", &text);
+    let loaded = OpenedArtifact::from_text("odd.json", &text);
     assert_eq!(loaded.verdict(), Verdict::Invalid);
     assert_eq!(loaded.identity.run_id, None, "a number is not a run id");
     assert_eq!(loaded.workload.concurrency, None, "a bool is not a count");
@@ -126,14 +126,14 @@ fn malformed_rows_and_fields_are_skipped_not_fatal() {
 fn the_label_is_the_file_name_else_the_run_id() {
     let text = json!({"run_id": "benchmark-20260101T000000Z"}).to_string();
     assert_eq!(
-        LoadedArtifact::from_text("run.json", &text).label(),
+        OpenedArtifact::from_text("run.json", &text).label(),
         "run.json"
     );
     assert_eq!(
-        LoadedArtifact::from_text("  ", &text).label(),
+        OpenedArtifact::from_text("  ", &text).label(),
         "benchmark-20260101T000000Z"
     );
-    assert_eq!(LoadedArtifact::from_text("", "{}").label(), "(unnamed run)");
+    assert_eq!(OpenedArtifact::from_text("", "{}").label(), "(unnamed run)");
 }
 
 #[test]
@@ -147,7 +147,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
                    "connections": "ready"}
     }})
     .to_string();
-    let loaded = LoadedArtifact::from_text("run.json", &text);
+    let loaded = OpenedArtifact::from_text("run.json", &text);
     let notes = loaded
         .client
         .map(|client| client.notes())
@@ -170,7 +170,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     // Each verdict says what it means; an unheard-of one only counts the requests.
     let warmup_note = |connections: Value| {
         let text = json!({"client": {"warmup": {"requests": 8, "connections": connections}}});
-        LoadedArtifact::from_text("w.json", &text.to_string())
+        OpenedArtifact::from_text("w.json", &text.to_string())
             .client
             .and_then(|client| client.warmup_note())
             .unwrap_or_default()
@@ -186,7 +186,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     let measured_by = |thread: &str, live_view: &str| {
         let text = json!({"client": {"name": "strobe", "measurement_thread": thread,
                                      "live_view": live_view}});
-        LoadedArtifact::from_text("t.json", &text.to_string())
+        OpenedArtifact::from_text("t.json", &text.to_string())
             .client
             .map(|client| client.notes()[0].clone())
             .unwrap_or_default()
@@ -213,7 +213,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     let service_worker_note = |thread: &str, flag: Value| {
         let text = json!({"client": {"name": "strobe", "measurement_thread": thread,
                                      "isolation_service_worker": flag}});
-        LoadedArtifact::from_text("s.json", &text.to_string())
+        OpenedArtifact::from_text("s.json", &text.to_string())
             .client
             .map(|client| client.notes())
             .unwrap_or_default()
@@ -228,7 +228,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     // Buffered streams and a hidden transport are said, with the fix.
     let text = json!({"client": {"name": "strobe", "sse": {"buffered_streams": 3},
                                  "transport": {"http_protocols_seen": []}}});
-    let notes = LoadedArtifact::from_text("b.json", &text.to_string())
+    let notes = OpenedArtifact::from_text("b.json", &text.to_string())
         .client
         .map(|client| client.notes())
         .unwrap_or_default();
@@ -248,7 +248,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     // A calibrated run says by what; a hostile block says nothing.
     let calibration_note = |calibration: Value| {
         let text = json!({"client": {"name": "strobe", "context_calibration": calibration}});
-        LoadedArtifact::from_text("c.json", &text.to_string())
+        OpenedArtifact::from_text("c.json", &text.to_string())
             .client
             .map(|client| client.notes())
             .unwrap_or_default()
@@ -276,7 +276,7 @@ fn the_client_block_says_how_the_numbers_were_taken() {
         {"request_index": 0, "output_token_source": "usage"},
         {"request_index": 1, "output_token_source": "content_chunks"},
     ]});
-    let loaded = LoadedArtifact::from_text("r.json", &rows.to_string());
+    let loaded = OpenedArtifact::from_text("r.json", &rows.to_string());
     let notes = row_notes(&loaded.rows);
     assert_eq!(notes.len(), 1);
     assert!(
@@ -291,19 +291,19 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     let rows = json!({"request_timings": [
         session(0, 20, 21), session(1, 20, 180), session(2, 20, 400),
     ]});
-    let loaded = LoadedArtifact::from_text("s.json", &rows.to_string());
+    let loaded = OpenedArtifact::from_text("s.json", &rows.to_string());
     assert!(
         row_notes(&loaded.rows).is_empty(),
         "{:?}",
         row_notes(&loaded.rows)
     );
     let rows = json!({"request_timings": [session(0, 20, 60), session(1, 20, 180)]});
-    let loaded = LoadedArtifact::from_text("s.json", &rows.to_string());
+    let loaded = OpenedArtifact::from_text("s.json", &rows.to_string());
     assert!(row_notes(&loaded.rows)[0].starts_with("Prompts measured 3.00 server tokens"));
     // An older strobe file: no thread, no pool, nothing suspected.
     let old =
         json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});
-    let loaded = LoadedArtifact::from_text("old.json", &old.to_string());
+    let loaded = OpenedArtifact::from_text("old.json", &old.to_string());
     assert_eq!(
         loaded.client.map(|client| client.notes()),
         Some(vec![

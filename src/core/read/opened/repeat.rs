@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::read::loaded::text::{capped_string, CappedText};
+use crate::core::read::opened::text::{capped_string, CappedText};
 
 /// What an artifact's `repeat` block says, read tolerantly (the validator judges it).
 #[derive(Debug, Clone, PartialEq, Default)]

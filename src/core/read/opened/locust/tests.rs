@@ -1,13 +1,13 @@
 use base64::Engine;
 use serde_json::{json, Value};
 
-use crate::core::artifact::schema::distributed::{MASTER_WALL_CLOCK, ONE_HOST_CLOCK};
 use crate::core::config::form::RunForm;
 use crate::core::plan::RunPlan;
-use crate::core::read::locust::import::import_records;
-use crate::core::read::locust::records::{looks_like_records, read_worker_file};
+use crate::core::read::opened::locust::import::import_records;
+use crate::core::read::opened::locust::records::{looks_like_records, read_worker_file};
 use crate::core::read::validate::report::Verdict;
 use crate::core::read::validate::validate_artifact_text;
+use crate::core::schema::distributed::{MASTER_WALL_CLOCK, ONE_HOST_CLOCK};
 use crate::core::stream::sse::sample_stream_events;
 
 const BASE: &str = "http://127.0.0.1:9/v1";
@@ -266,7 +266,7 @@ fn a_wrong_answer_fails_its_canary() {
     assert_eq!(artifact.failed, 1);
     assert_eq!(
         artifact.failures[0].failure_class,
-        crate::core::artifact::schema::rows::FailureClass::RequestCanaryFailed
+        crate::core::schema::rows::FailureClass::RequestCanaryFailed
     );
 }
 
@@ -383,17 +383,17 @@ fn a_broken_line_names_its_file_line_and_field() {
 
 #[test]
 fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
-    use crate::core::read::bundle::load_dropped_batch;
+    use crate::core::read::bundle::open_dropped_batch;
     let link = link("");
     let dropped: Vec<(String, Vec<u8>)> = files(&link, &one_host_run(&link))
         .into_iter()
         .map(|(name, text)| (name, text.into_bytes()))
         .chain([(
             "reference.json".to_owned(),
-            include_bytes!("../../../../tests/fixtures/reference-artifact.json").to_vec(),
+            include_bytes!("../../../../../tests/fixtures/reference-artifact.json").to_vec(),
         )])
         .collect();
-    let loaded = load_dropped_batch(&dropped);
+    let loaded = open_dropped_batch(&dropped);
     assert_eq!(
         loaded.len(),
         2,
@@ -422,7 +422,7 @@ fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
          clocks differ by up to 40 µs (known to ±150 µs)."
     );
 
-    let alone = load_dropped_batch(&dropped[..1]);
+    let alone = open_dropped_batch(&dropped[..1]);
     assert_eq!(alone.len(), 1);
     let status = alone[0].status_line();
     assert!(

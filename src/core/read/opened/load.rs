@@ -4,10 +4,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::artifact::schema::load::{LoadBlock, LATE_SEND_MS};
 use crate::core::format::or_missing;
-use crate::core::read::loaded::text::{capped_string, CappedText};
-use crate::core::read::loaded::views::finite_f64;
+use crate::core::read::opened::text::{capped_string, CappedText};
+use crate::core::read::opened::views::finite_f64;
+use crate::core::schema::load::{LoadBlock, LATE_SEND_MS};
 
 /// What an artifact's `load` block says, every field optional (a file is hostile until read).
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -1,14 +1,14 @@
 //! The time basis a loaded run is shown on: *as measured* (the artifact's standard fields, the
 //! reference tool's definition: the clock starts just before the request is sent) or *from the
 //! wire* (each time minus the request's `client_queue_ms`, the browser's time before the request
-//! left it; docs/develop/accuracy.md, *From the wire*). [`LoadedArtifact::on_basis`] gives a copy
+//! left it; docs/develop/accuracy.md, *From the wire*). [`OpenedArtifact::on_basis`] gives a copy
 //! whose rows and headline numbers are on the chosen basis, so the charts, the comparison, the
 //! exports and the SLO all read it the same way.
 
-pub use crate::core::read::loaded::metrics::TimeBasis;
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind};
-use crate::core::read::loaded::views::RowView;
-use crate::core::read::loaded::LoadedArtifact;
+pub use crate::core::read::opened::metrics::TimeBasis;
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind};
+use crate::core::read::opened::views::RowView;
+use crate::core::read::opened::OpenedArtifact;
 
 /// The metrics the basis changes; the others (TPOT, decode, prefill rate) read the same.
 pub const WIRE_METRICS: [MetricKind; 3] = [MetricKind::Ttfo, MetricKind::Ttft, MetricKind::E2e];
@@ -48,7 +48,7 @@ pub fn has_wire_times(rows: &[RowView], from_wire: Option<&KeyMetrics>) -> bool 
     from_wire.is_some() && rows.iter().any(|row| row.ttft_from_wire_ms.is_some())
 }
 
-impl LoadedArtifact {
+impl OpenedArtifact {
     /// Whether the file has times from the wire: a row with `ttft_from_wire_ms` and the
     /// `client.from_wire` statistics.
     pub fn has_wire_times(&self) -> bool {
@@ -60,7 +60,7 @@ impl LoadedArtifact {
     /// and the headline numbers are `client.from_wire`'s. A run without times from the wire
     /// stays as measured, and says so in [`Self::basis`]: the comparison flags runs shown on
     /// different bases.
-    pub fn on_basis(&self, basis: TimeBasis) -> LoadedArtifact {
+    pub fn on_basis(&self, basis: TimeBasis) -> OpenedArtifact {
         let mut shown = self.clone();
         let basis = if self.has_wire_times() {
             basis
@@ -103,7 +103,7 @@ mod tests {
     use serde_json::json;
 
     /// A two-row strobe artifact with times from the wire (or without, with `wire: false`).
-    fn artifact(wire: bool) -> LoadedArtifact {
+    fn artifact(wire: bool) -> OpenedArtifact {
         let row = |index: u64, ttft: f64, queue: f64| {
             let mut row = json!({
                 "request_index": index, "planned_context_tokens": 1024, "prompt_tokens": 1000,
@@ -134,7 +134,7 @@ mod tests {
                         "e2e_samples": 2, "e2e_p50_ms": 110.0, "tpot_p50_ms": 11.0},
             "client": {"name": "strobe", "from_wire": from_wire},
         });
-        LoadedArtifact::from_text(&format!("{wire}.json"), &text.to_string())
+        OpenedArtifact::from_text(&format!("{wire}.json"), &text.to_string())
     }
 
     #[test]

@@ -4,12 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::artifact::schema::calibration::ContextCalibration;
-use crate::core::artifact::schema::distributed::DistributedBlock;
-use crate::core::artifact::schema::from_wire::FromWireBlock;
-use crate::core::artifact::CLIENT_NAME;
 use crate::core::config::choices::{LiveView, MeasurementThread};
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
+use crate::core::schema::calibration::ContextCalibration;
+use crate::core::schema::distributed::DistributedBlock;
+use crate::core::schema::from_wire::FromWireBlock;
+
+/// `client.name`.
+pub const CLIENT_NAME: &str = "strobe";
 
 /// strobe's `client` block (§12): how the measurement was taken, so a reader can judge it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use super::{
     ForeignSource, KeyMetrics, LoadView, MetricSummary, Quantity, RowView, RunIdentity, Tool,
     ToolAggregate, ToolRow, WorkloadView,
 };
-use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+use crate::core::read::opened::metrics::{MetricKind, MetricStat};
 
 /// The per-request arrays `--save-detailed` writes, which must all be as long as `ttfts`.
 const PARALLEL_ARRAYS: [&str; 6] = [

@@ -5,14 +5,14 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::artifact::schema::client::ClientBlock;
-use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
 use crate::core::config::settings::BROWSER_HTTP1_CONNECTIONS_PER_HOST;
 use crate::core::config::slo::Slo;
 use crate::core::format::{counted, format_duration_ms, quoted_preview};
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
-use crate::core::read::loaded::text::{capped_string, CappedText};
-use crate::core::read::loaded::workload::OriginView;
+use crate::core::read::opened::text::{capped_string, CappedText};
+use crate::core::read::opened::workload::OriginView;
+use crate::core::schema::client::ClientBlock;
+use crate::core::schema::rows::{FailureRecord, RequestTiming};
 
 /// Who and what was measured. Every field is absent when the file lacks it or it is not a string.
 #[derive(Debug, Clone, PartialEq, Default)]

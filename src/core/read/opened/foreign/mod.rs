@@ -22,10 +22,10 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::core::python::stats::{exact_mean, fmean, nearest_rank};
-use crate::core::read::loaded::load::{LoadView, SweepView};
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricSummary};
-use crate::core::read::loaded::text::CappedText;
-use crate::core::read::loaded::views::{FailureView, RowView, RunIdentity, WorkloadView};
+use crate::core::read::opened::load::{LoadView, SweepView};
+use crate::core::read::opened::metrics::{KeyMetrics, MetricSummary};
+use crate::core::read::opened::text::CappedText;
+use crate::core::read::opened::views::{FailureView, RowView, RunIdentity, WorkloadView};
 
 use unavailable::{OwnFigure, Unavailable};
 

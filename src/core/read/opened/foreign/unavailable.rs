@@ -10,8 +10,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::core::read::loaded::metrics::{KeyMetrics, MetricKind, MetricStat};
-use crate::core::read::loaded::text::CappedText;
+use crate::core::read::opened::metrics::{KeyMetrics, MetricKind, MetricStat};
+use crate::core::read::opened::text::CappedText;
 
 use super::{ForeignRun, ForeignSource, Quantity};
 

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::read::loaded::text::{capped_string, CappedText};
+use crate::core::read::opened::text::{capped_string, CappedText};
 
 /// The `workload` block: where the requests came from and how they were sent. Every field is
 /// `None` when absent or mistyped.

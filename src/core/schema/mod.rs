@@ -1,15 +1,24 @@
-//! Every serde type of the artifact file: [`ArtifactV1`] (the 41 top-level keys of the
-//! reference artifact plus strobe's optional `client` block, ARTIFACT.md §8, §12) with its
-//! byte-exact text (§8.4), `metric_population` (§8.2) and `timing_methodology` (§8.3); the rows
-//! and failures ([`rows`]); the `client` block ([`client`]); strobe's `load`, `sweep`, `repeat`,
-//! `slo`, `server_metrics` and `prefix_cache_reset` blocks ([`load`], [`sweep`], [`repeat`],
-//! [`slo`], [`server_metrics`], [`cache_reset`]).
+//! Every serde type of the artifact file, plain types at the bottom of the pipeline: [`ArtifactV1`]
+//! (the 41 top-level keys of the reference artifact plus strobe's optional `client` block,
+//! ARTIFACT.md §8, §12) with its byte-exact text (§8.4), `metric_population` (§8.2) and
+//! `timing_methodology` (§8.3); the rows and failures ([`rows`]); the `client` block ([`client`],
+//! [`from_wire`], [`calibration`], [`distributed`]); strobe's `load`, `sweep`, `repeat`, `slo`,
+//! `server_metrics`, `prefix_cache_reset` and `workload` blocks ([`load`], [`sweep`], [`repeat`],
+//! [`slo`], [`server_metrics`], [`cache_reset`], [`workload`]); the values fields take (the
+//! constants below); what a file is before any rule ([`generation`]); and why an artifact cannot
+//! be written ([`error`]).
+//!
+//! It imports only `config`'s choices, `python`'s JSON writer and `format`: the stages that fill
+//! these types (`observe`, `load`, `telemetry`, `plan`) and [`crate::core::artifact`], which
+//! builds the whole file from them, all stand above it.
 
 pub mod cache_reset;
 pub mod calibration;
 pub mod client;
 pub mod distributed;
+pub mod error;
 pub mod from_wire;
+pub mod generation;
 pub mod load;
 pub mod repeat;
 pub mod rows;
@@ -24,24 +33,61 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::core::artifact::schema::cache_reset::PrefixCacheResetBlock;
-use crate::core::artifact::schema::client::ClientBlock;
-use crate::core::artifact::schema::load::LoadBlock;
-use crate::core::artifact::schema::repeat::RepeatBlock;
-use crate::core::artifact::schema::rows::{FailureRecord, RequestTiming};
-use crate::core::artifact::schema::server_metrics::ServerMetricsBlock;
-use crate::core::artifact::schema::slo::SloBlock;
-use crate::core::artifact::schema::sweep::SweepBlock;
-use crate::core::artifact::schema::workload::WorkloadBlock;
-use crate::core::artifact::ArtifactError;
-use crate::core::artifact::FAILURE_POLICY;
-use crate::core::artifact::P99_DESCRIPTIVE_ONLY;
-use crate::core::artifact::P99_METRICS;
-use crate::core::artifact::P99_MINIMUM_RECOMMENDED_SAMPLES;
-use crate::core::artifact::P99_TAIL_ESTIMATE;
-use crate::core::artifact::REDACTED_BASE_URL;
 use crate::core::config::choices::{ControlledOutputPolicy, PromptCacheMode};
 use crate::core::python::json::{dumps_artifact, python_float_repr};
+use crate::core::schema::cache_reset::PrefixCacheResetBlock;
+use crate::core::schema::client::ClientBlock;
+use crate::core::schema::error::ArtifactError;
+use crate::core::schema::load::LoadBlock;
+use crate::core::schema::repeat::RepeatBlock;
+use crate::core::schema::rows::{FailureRecord, RequestTiming};
+use crate::core::schema::server_metrics::ServerMetricsBlock;
+use crate::core::schema::slo::SloBlock;
+use crate::core::schema::sweep::SweepBlock;
+use crate::core::schema::workload::WorkloadBlock;
+
+/// `timestamp_precision`: the ns fields are exact, the ISO labels whole seconds.
+pub const TIMESTAMP_PRECISION: &str = "nanosecond-unix-fields; ISO labels are second precision";
+
+/// What [`ArtifactV1::redact_base_url`](crate::core::schema::ArtifactV1::redact_base_url) writes into `base_url`.
+pub const REDACTED_BASE_URL: &str = "[operator identity redacted]";
+
+/// `timing_methodology.clock` of the reference producer, kept when no [`ClientBlock`] says how
+/// the times were taken.
+pub const REFERENCE_CLOCK: &str = "client time.perf_counter";
+
+/// `metric_population.p99_minimum_recommended_samples`.
+pub const P99_MINIMUM_RECOMMENDED_SAMPLES: u64 = 100;
+
+/// `p99_interpretation` with at least [`P99_MINIMUM_RECOMMENDED_SAMPLES`] samples.
+pub const P99_TAIL_ESTIMATE: &str = "tail-estimate";
+
+/// `p99_interpretation` below [`P99_MINIMUM_RECOMMENDED_SAMPLES`] samples.
+pub const P99_DESCRIPTIVE_ONLY: &str = "descriptive-nearest-rank-only";
+
+/// `metric_population.failure_policy`.
+pub const FAILURE_POLICY: &str = "failed or contract-invalid responses retain sanitized timing \
+     and metadata but are excluded from performance distributions";
+
+/// The metrics whose p99 `metric_population` interprets, by family prefix.
+pub const P99_METRICS: [&str; 5] = [
+    "ttft",
+    "e2e",
+    "effective_prefill_tok_s",
+    "decode_tok_s",
+    "tpot",
+];
+
+/// The row fields a reader can recompute from the row's own times and token counts (§5).
+pub const DERIVED_ROW_FIELDS: [&str; 7] = [
+    "generation_ms",
+    "visible_generation_ms",
+    "effective_prefill_tok_s",
+    "decode_tok_s",
+    "mean_inter_token_latency_ms",
+    "mean_time_per_output_token_ms",
+    "tpot_ms",
+];
 
 /// `measurement_protocol`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,7 +204,7 @@ pub fn p99_interpretation(samples: u64) -> &'static str {
 /// reference producer's, byte for byte, because readers compare them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimingMethodology {
-    /// The clock the request times come from ([`REFERENCE_CLOCK`](crate::core::artifact::REFERENCE_CLOCK) or [`browser_clock`]).
+    /// The clock the request times come from ([`REFERENCE_CLOCK`] or [`browser_clock`]).
     pub clock: String,
     /// What the ns fields are.
     pub artifact_timestamps: String,
@@ -271,7 +317,7 @@ pub struct ArtifactV1 {
     pub started_at_unix_ns: i64,
     /// Wall-clock epoch ns at the run's end.
     pub finished_at_unix_ns: i64,
-    /// Always [`TIMESTAMP_PRECISION`](crate::core::artifact::TIMESTAMP_PRECISION).
+    /// Always [`TIMESTAMP_PRECISION`].
     pub timestamp_precision: String,
     /// The operator's clock domain, or null.
     pub clock_domain_id: Option<String>,

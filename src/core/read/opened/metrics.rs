@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::core::read::loaded::views::{finite_f64, RowView};
+use crate::core::read::opened::views::{finite_f64, RowView};
 
 /// One of the six request-level metrics strobe charts and compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -197,7 +197,7 @@ impl MetricSummary {
 }
 
 /// How TTFO, TTFT and E2E are counted: as measured, or from the wire (see
-/// [`basis`](crate::core::read::loaded::basis)).
+/// [`basis`](crate::core::read::opened::basis)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TimeBasis {
     /// From just before `fetch()`: the artifact's standard fields.

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value};
 
 use crate::core::format::{counted, format_duration_ms};
-use crate::core::read::loaded::text::{capped_string, CappedText};
-use crate::core::read::loaded::views::finite_f64;
+use crate::core::read::opened::text::{capped_string, CappedText};
+use crate::core::read::opened::views::finite_f64;
 
 /// Most warnings of a file shown; a hostile file cannot fill the page with them.
 pub const WARNINGS_SHOWN: usize = 8;

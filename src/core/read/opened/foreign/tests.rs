@@ -382,7 +382,7 @@ fn percentile_methods_of_the_tools() {
 
 #[test]
 fn every_fixture_with_rows_converts_to_an_artifact_the_validator_accepts() {
-    use crate::core::read::loaded::LoadedArtifact;
+    use crate::core::read::opened::OpenedArtifact;
     use crate::core::read::validate::{validate_artifact, Verdict};
     let runs = [
         read_one(&fixture("vllm/vllm-0.33.0-c1.json")),
@@ -431,7 +431,7 @@ fn every_fixture_with_rows_converts_to_an_artifact_the_validator_accepts() {
         );
         // Read back, the artifact names its tool and keeps the tool's definitions.
         let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
-        let loaded = LoadedArtifact::from_text("converted.json", &text);
+        let loaded = OpenedArtifact::from_text("converted.json", &text);
         assert_eq!(loaded.verdict(), Verdict::Valid);
         let source = loaded.foreign.as_ref().expect("source read");
         assert_eq!(source.tool, tool);
@@ -459,7 +459,7 @@ fn every_fixture_with_rows_converts_to_an_artifact_the_validator_accepts() {
 
 #[test]
 fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_files() {
-    use crate::core::read::loaded::LoadedArtifact;
+    use crate::core::read::opened::OpenedArtifact;
     use crate::core::read::validate::{validate_artifact, Verdict};
     // A vLLM run with a failed request converts to an artifact the validator accepts.
     let with_error = broken(&fixture("vllm/vllm-0.33.0-c1.json"), |file| {
@@ -482,7 +482,7 @@ fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_fil
         .expect("traces");
     assert_eq!(arrivals.len(), run.rows[0].read_gaps_ms.len() + 1);
     let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
-    let loaded = LoadedArtifact::from_text("converted.json", &text);
+    let loaded = OpenedArtifact::from_text("converted.json", &text);
     assert_eq!(
         loaded.rows[0].read_gaps_ms.len(),
         run.rows[0].read_gaps_ms.len()
@@ -511,9 +511,9 @@ fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_fil
 
 #[test]
 fn a_conversion_says_which_numbers_it_cannot_give_and_carries_the_tools_own() {
-    use crate::core::read::foreign::unavailable::Headline;
-    use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
-    use crate::core::read::loaded::LoadedArtifact;
+    use crate::core::read::opened::foreign::unavailable::Headline;
+    use crate::core::read::opened::metrics::{MetricKind, MetricStat};
+    use crate::core::read::opened::OpenedArtifact;
     let lost = [
         Headline::Metric(MetricKind::Tpot),
         Headline::Metric(MetricKind::Decode),
@@ -580,7 +580,7 @@ fn a_conversion_says_which_numbers_it_cannot_give_and_carries_the_tools_own() {
 
         // Read back, the list is the one written.
         let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
-        let loaded = LoadedArtifact::from_text("converted.json", &text);
+        let loaded = OpenedArtifact::from_text("converted.json", &text);
         let source = loaded.foreign.expect("a converted file");
         let headlines: Vec<Headline> = source.unavailable.iter().map(|u| u.headline).collect();
         assert_eq!(headlines, lost);
@@ -605,7 +605,7 @@ fn a_conversion_says_which_numbers_it_cannot_give_and_carries_the_tools_own() {
 
 #[test]
 fn a_hostile_unavailable_list_is_read_as_data() {
-    use crate::core::read::foreign::unavailable::{from_json, Headline};
+    use crate::core::read::opened::foreign::unavailable::{from_json, Headline};
     let list = json!([
         {"metric": "tpot", "reason": "x".repeat(100_000), "tool_figures": {
             "p50": {"name": "a", "value": 1.5},
@@ -621,7 +621,7 @@ fn a_hostile_unavailable_list_is_read_as_data() {
     assert_eq!(read.len(), 2);
     assert_eq!(
         read[0].headline,
-        Headline::Metric(crate::core::read::loaded::metrics::MetricKind::Tpot)
+        Headline::Metric(crate::core::read::opened::metrics::MetricKind::Tpot)
     );
     assert!(read[0].reason.chars().count() < 100_000);
     assert_eq!(read[0].tool_figures.len(), 1, "{:?}", read[0].tool_figures);

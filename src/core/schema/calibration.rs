@@ -15,7 +15,7 @@ pub struct CalibrationProbe {
 /// What the probes measured, as the artifact records it (`client.context_calibration`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContextCalibration {
-    /// strobe's estimate the plan would otherwise use ([`CHARS_PER_TOKEN`](crate::core::plan::CHARS_PER_TOKEN)).
+    /// strobe's estimate the plan would otherwise use ([`CHARS_PER_TOKEN`](crate::core::plan::tokens::CHARS_PER_TOKEN)).
     pub estimated_chars_per_token: u64,
     /// The server's characters per token on the benchmark's filler (the fit's slope, inverted).
     pub chars_per_token: f64,

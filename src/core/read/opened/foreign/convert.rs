@@ -9,11 +9,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::artifact::metrics::{write_distribution_family, DISTRIBUTION_FAMILIES};
-use crate::core::artifact::schema::MetricPopulation;
 use crate::core::observe::accumulate::CHUNK_ARRIVALS_KEPT;
 use crate::core::python::stats::exact_mean;
-use crate::core::read::loaded::metrics::KeyMetrics;
+use crate::core::read::opened::metrics::KeyMetrics;
 use crate::core::read::validate::report::SCHEMA;
+use crate::core::schema::MetricPopulation;
 
 use super::unavailable::{self, unavailable};
 use super::{ForeignRun, Quantity};
@@ -226,7 +226,7 @@ pub fn to_artifact(run: &ForeignRun) -> Result<Value, ConvertError> {
     // What the tool's file gives but these rows cannot, said in the file itself.
     let unavailable = unavailable(run, &KeyMetrics::from_metrics(&metrics));
     let population = MetricPopulation::from_metrics(requests, completed, failed, &metrics);
-    let text = |text: &Option<crate::core::read::loaded::text::CappedText>| {
+    let text = |text: &Option<crate::core::read::opened::text::CappedText>| {
         text.as_ref().map(|text| text.as_str().to_owned())
     };
     let load = run.load.as_ref().map(|load| {

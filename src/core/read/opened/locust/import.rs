@@ -8,11 +8,6 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
-use crate::core::artifact::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
-use crate::core::artifact::schema::distributed::{
-    DistributedBlock, WorkerProcess, LOCUST_ENGINE, MASTER_WALL_CLOCK, ONE_HOST_CLOCK,
-};
-use crate::core::artifact::schema::{ArtifactV1, TimingMethodology};
 use crate::core::config::form::RunForm;
 use crate::core::config::settings::RunConfig;
 use crate::core::format::{counted, format_duration_ms};
@@ -26,8 +21,15 @@ use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
 use crate::core::prompt::export::settings_plan;
 use crate::core::python::json::python_float_repr;
-use crate::core::read::locust::records::{read_worker_file, RequestEnd, RequestRecord, WorkerFile};
-use crate::core::read::locust::LocustError;
+use crate::core::read::opened::locust::records::{
+    read_worker_file, RequestEnd, RequestRecord, WorkerFile,
+};
+use crate::core::read::opened::locust::LocustError;
+use crate::core::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
+use crate::core::schema::distributed::{
+    DistributedBlock, WorkerProcess, LOCUST_ENGINE, MASTER_WALL_CLOCK, ONE_HOST_CLOCK,
+};
+use crate::core::schema::{ArtifactV1, TimingMethodology};
 use crate::core::stream::sse::sanitize_excerpt;
 
 /// Workers whose starts lie further apart than this did not run together: the files come from

@@ -11,7 +11,7 @@ use super::{
     KeyMetrics, LoadView, MetricSummary, Quantity, RunIdentity, Tool, ToolAggregate, ToolRow,
     WorkloadView,
 };
-use crate::core::read::loaded::metrics::{MetricKind, MetricStat};
+use crate::core::read::opened::metrics::{MetricKind, MetricStat};
 
 /// Whether `object` is a `profile_export_aiperf.json`.
 pub(crate) fn looks_like_summary(object: &Map<String, Value>) -> bool {

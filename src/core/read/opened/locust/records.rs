@@ -8,7 +8,7 @@ use base64::Engine;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::core::read::locust::LocustError;
+use crate::core::read::opened::locust::LocustError;
 
 /// The header's `kind`.
 pub const WORKER_KIND: &str = "strobe-locust-worker";
