@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-scripts/setup.sh
+# On a fresh machine setup compiles the release app and strobe-sim while the build tools
+# compile, so the two builds below find them ready.
+scripts/setup.sh --prebuild
 cargo build --release -p strobe-sim --locked
-target/release/strobe-sim --port 8011 &
+"${CARGO_TARGET_DIR:-target}/release/strobe-sim" --port 8011 &
 sim_pid=$!
 trap 'kill $sim_pid 2>/dev/null || true' EXIT INT TERM
 echo "strobe-sim listening on http://127.0.0.1:8011/v1"
