@@ -13,4 +13,7 @@ sim_pid=$!
 trap 'kill $sim_pid 2>/dev/null || true' EXIT INT TERM
 echo "strobe-sim listening on http://127.0.0.1:8011/v1"
 # A dist of its own, so serving never replaces the static build that tests and hosting use.
+# trunk 0.21 stops when a watch-ignore path of Trunk.toml is missing, and dist/ is one: a fresh
+# clone has none until its first `trunk build`.
+mkdir -p dist
 trunk serve --release --locked --dist target/serve-dist

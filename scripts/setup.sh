@@ -9,8 +9,8 @@
 # The sources install at the same time (Debian's packages, npm, cargo), each into a log of its
 # own under target/setup/, with a progress line every 15 s saying what each job is doing and for
 # how long. trunk and wasm-bindgen-cli are build tools, not the product: they compile without
-# their release profile's fat LTO and single codegen unit, at a low optimisation level and
-# without the features strobe does not use (docs/develop/setup.md, *Setup*).
+# their release profile's fat LTO and single codegen unit, unoptimised, and without the
+# features strobe does not use (docs/develop/setup.md, *Setup*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,16 +83,18 @@ apt_job() {
   apt-get install -y -qq "${need_apt[@]}"
 }
 
-# Build tools compile at opt-level 1 with many parallel codegen units, no LTO and no debug
-# info: they run for seconds per build, while their own fat-LTO, one-unit profile costs many
-# minutes of compilation on two cores (docs/develop/benchmarks.md, *A fresh machine*). Settings
+# Build tools compile unoptimised (opt-level 0) with many parallel codegen units, no LTO and no
+# debug info: they run for seconds per build (opt-level 0 adds about a second to wasm-bindgen's,
+# none to trunk's), while their own fat-LTO, one-unit profile costs many minutes of compilation
+# on two cores, and opt-level 1 still more than twice the CPU of opt-level 0
+# (docs/develop/benchmarks.md, *A fresh machine*). Settings
 # in the environment override the profile in the installed crate's own manifest. The two
 # install side by side: each has long single-crate stretches that leave a core idle.
 fast_install() {
   CARGO_PROFILE_RELEASE_LTO=off \
   CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 \
   CARGO_PROFILE_RELEASE_DEBUG=0 \
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
   CARGO_PROFILE_RELEASE_INCREMENTAL=false \
     cargo install --force "$@"
 }
