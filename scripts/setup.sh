@@ -85,11 +85,11 @@ apt_job() {
 
 # Build tools compile unoptimised (opt-level 0) with many parallel codegen units, no LTO and no
 # debug info: they run for seconds per build (opt-level 0 adds about a second to wasm-bindgen's,
-# none to trunk's), while their own fat-LTO, one-unit profile costs many minutes of compilation
-# on two cores, and opt-level 1 still more than twice the CPU of opt-level 0
-# (docs/develop/benchmarks.md, *A fresh machine*). Settings
-# in the environment override the profile in the installed crate's own manifest. The two
-# install side by side: each has long single-crate stretches that leave a core idle.
+# nothing to trunk's), while their own fat-LTO, one-unit profile costs many minutes of
+# compilation on two cores, and opt-level 1 more than twice the CPU of opt-level 0
+# (docs/develop/benchmarks.md, *A fresh machine*). Settings in the environment override the
+# profile in the installed crate's own manifest. The two install side by side: each has long
+# single-crate stretches that leave a core idle.
 fast_install() {
   CARGO_PROFILE_RELEASE_LTO=off \
   CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 \
