@@ -4,11 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-scripts/setup.sh
+# On a fresh machine setup compiles the release app and strobe-sim while the build tools
+# compile, so the two builds below find them ready.
+scripts/setup.sh --prebuild
 cargo build --release -p strobe-sim --locked
-target/release/strobe-sim --port 8011 &
+"${CARGO_TARGET_DIR:-target}/release/strobe-sim" --port 8011 &
 sim_pid=$!
 trap 'kill $sim_pid 2>/dev/null || true' EXIT INT TERM
 echo "strobe-sim listening on http://127.0.0.1:8011/v1"
 # A dist of its own, so serving never replaces the static build that tests and hosting use.
+# trunk 0.21 stops when a watch-ignore path of Trunk.toml is missing, and dist/ is one: a fresh
+# clone has none until its first `trunk build`.
+mkdir -p dist
 trunk serve --release --locked --dist target/serve-dist

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Installs what building and testing strobe needs, skipping whatever is already present.
 # Safe to run again. Everything comes from package registries (rustup, crates.io, npm, Debian).
+# Usage: scripts/setup.sh [--prebuild]
+#   --prebuild  when the cargo tools must be compiled, also compile the app's release wasm and
+#               strobe-sim meanwhile (scripts/serve.sh and scripts/check.sh ask for it), so the
+#               first `trunk build --release` finds them built.
 #
-# The three sources install at the same time (Debian's packages, npm, cargo), each into a log of
-# its own under target/setup/, with a progress line every few seconds. trunk and
-# wasm-bindgen-cli are build tools, not the product: they compile without their release
-# profile's fat LTO and single codegen unit, which would make them the slowest part of a fresh
-# machine's first page (docs/develop/setup.md, *Setup*).
+# The sources install at the same time (Debian's packages, npm, cargo), each into a log of its
+# own under target/setup/, with a progress line every 15 s saying what each job is doing and for
+# how long. trunk and wasm-bindgen-cli are build tools, not the product: they compile without
+# their release profile's fat LTO and single codegen unit, unoptimised, and without the
+# features strobe does not use (docs/develop/setup.md, *Setup*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+prebuild=false
+[ "${1:-}" = "--prebuild" ] && prebuild=true
 
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"$/\1/p' | head -1)
@@ -58,12 +65,13 @@ fi
 
 # --- the jobs --------------------------------------------------------------------------------
 start=$(date +%s)
-declare -A job_pid=() job_what=()
+declare -A job_pid=() job_what=() job_start=()
 
 run_job() { # name, description, command...
   local name=$1 what=$2
   shift 2
   job_what[$name]=$what
+  job_start[$name]=$(date +%s)
   ("$@") >"$LOGS/$name.log" 2>&1 &
   job_pid[$name]=$!
   say "started $name: $what (log: $LOGS/$name.log)"
@@ -75,15 +83,19 @@ apt_job() {
   apt-get install -y -qq "${need_apt[@]}"
 }
 
-# Build tools compile with parallel codegen units and no LTO: they run for seconds per build,
-# while their fat-LTO profile costs many minutes of compilation on two cores. Settings in the
-# environment override the profile in the installed crate's own manifest. The two install side
-# by side: each has long single-crate stretches that leave a core idle.
+# Build tools compile unoptimised (opt-level 0) with many parallel codegen units, no LTO and no
+# debug info: they run for seconds per build (opt-level 0 adds about a second to wasm-bindgen's,
+# nothing to trunk's), while their own fat-LTO, one-unit profile costs many minutes of
+# compilation on two cores, and opt-level 1 more than twice the CPU of opt-level 0
+# (docs/develop/benchmarks.md, *A fresh machine*). Settings in the environment override the
+# profile in the installed crate's own manifest. The two install side by side: each has long
+# single-crate stretches that leave a core idle.
 fast_install() {
   CARGO_PROFILE_RELEASE_LTO=off \
-  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 \
   CARGO_PROFILE_RELEASE_DEBUG=0 \
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=2 \
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
+  CARGO_PROFILE_RELEASE_INCREMENTAL=false \
     cargo install --force "$@"
 }
 rustup_job() {
@@ -96,24 +108,60 @@ rustup_job() {
   # The app's own dependencies download while nothing else needs the network.
   cargo fetch --locked
 }
-trunk_job() { fast_install --locked "trunk@$TRUNK_VERSION"; }
-# Not --locked: wasm-bindgen-cli's own lock file names a webpki-roots release that crates.io no
-# longer serves, and the CLI is pinned by version, which is what must match the app's crate.
-bindgen_job() { fast_install "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"; }
+# Without default features: trunk's are a check for its own updates on crates.io and rustls for
+# serving over TLS and downloading tools, none of which strobe uses (trunk runs offline, with
+# the wasm-bindgen and wasm-opt installed here).
+trunk_job() { fast_install --locked --no-default-features "trunk@$TRUNK_VERSION"; }
+# Only the `wasm-bindgen` binary trunk runs, without the TLS stack its test runner downloads
+# with. Not --locked: wasm-bindgen-cli's own lock file names a webpki-roots release that
+# crates.io no longer serves, and the CLI is pinned by version, which is what must match the
+# app's crate.
+bindgen_job() {
+  fast_install --no-default-features --bin wasm-bindgen "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+}
+# What `trunk build --release` and `trunk serve --release` compile first (the same command,
+# profile and environment, so trunk finds it fresh), and the simulator serve.sh starts. The
+# app's fat-LTO link is single-threaded: here it uses the core the tools' compilation leaves idle.
+prebuild_job() {
+  cargo build --release --target wasm32-unknown-unknown --locked --bin strobe
+  cargo build --release --locked -p strobe-sim
+}
 
 [ ${#need_apt[@]} -gt 0 ] && run_job apt "Debian: ${need_apt[*]}" apt_job
 $need_npm && run_job npm "npm ci (echarts, esbuild, binaryen, playwright-core, axe-core)" npm ci --no-audit --no-fund
 run_job rustup "rustup ${need_rustup[*]:-(nothing)}, cargo fetch" rustup_job
 $need_trunk && run_job trunk "cargo install trunk $TRUNK_VERSION" trunk_job
 $need_bindgen && run_job bindgen "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION" bindgen_job
+# Only worth it while tools compile beside it; otherwise trunk builds the app as usual.
+$prebuild && { $need_trunk || $need_bindgen; } || prebuild=false
 
 # --- progress until every job has ended --------------------------------------------------------
+# One line every 15 s: each running job, for how long, and what it is doing (for a cargo job,
+# how many crates it has compiled and which one now).
+job_status() { # name
+  local name=$1 log="$LOGS/$1.log" last crates
+  last=$(grep -v '^\s*$' "$log" 2>/dev/null | tail -n 1 | tr -d '\r' | sed 's/^ *//' | cut -c1-50)
+  crates=$(grep -c '^ *Compiling ' "$log" 2>/dev/null || true)
+  if [ "${crates:-0}" -gt 0 ]; then
+    printf '%s %ss (%s crates, %s)' "$name" "$(( $(date +%s) - job_start[$name] ))" "$crates" "$last"
+  else
+    printf '%s %ss (%s)' "$name" "$(( $(date +%s) - job_start[$name] ))" "${last:-starting}"
+  fi
+}
 failed=()
+last_line=$start
 while [ ${#job_pid[@]} -gt 0 ]; do
   for name in "${!job_pid[@]}"; do
     if ! kill -0 "${job_pid[$name]}" 2>/dev/null; then
       if wait "${job_pid[$name]}"; then
-        say "done $name after $(( $(date +%s) - start )) s"
+        say "done $name after $(( $(date +%s) - job_start[$name] )) s (at $(( $(date +%s) - start )) s)"
+        # The prebuild needs the wasm target and the app's dependencies the rustup job brings.
+        if [ "$name" = rustup ] && $prebuild; then
+          run_job prebuild "cargo build --release: the app's wasm, then strobe-sim" prebuild_job
+        fi
+      elif [ "$name" = prebuild ]; then
+        # Not a setup failure: the build after setup compiles the app again and says why.
+        say "prebuild stopped (see $LOGS/prebuild.log); the build after setup compiles the app"
       else
         say "FAILED $name: ${job_what[$name]}; the end of $LOGS/$name.log:"
         tail -n 20 "$LOGS/$name.log" | sed 's/^/    /'
@@ -123,13 +171,13 @@ while [ ${#job_pid[@]} -gt 0 ]; do
     fi
   done
   [ ${#job_pid[@]} -eq 0 ] && break
-  line=""
-  for name in "${!job_pid[@]}"; do
-    last=$(tail -n 1 "$LOGS/$name.log" 2>/dev/null | tr -d '\r' | cut -c1-60)
-    line+="  $name: ${last:-…}"
-  done
-  say "$(( $(date +%s) - start )) s:$line"
-  sleep 15 &
+  if [ $(( $(date +%s) - last_line )) -ge 15 ]; then
+    last_line=$(date +%s)
+    line=""
+    for name in "${!job_pid[@]}"; do line+=" | $(job_status "$name")"; done
+    say "$(( last_line - start )) s${line}"
+  fi
+  sleep 1 &
   wait $! || true
 done
 
