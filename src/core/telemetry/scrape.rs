@@ -135,11 +135,26 @@ impl ScrapeSession {
         }
     }
 
+    /// The session of a run that scrapes `url`, given the endpoint check just before it
+    /// (`check`): when that check asked the same URL and found it failing in a way that will
+    /// not mend by itself ([`MetricsCheck::lasting`]), the session sends nothing and its block
+    /// holds one note that says why; otherwise it scrapes ([`Self::new`]). A check of another
+    /// URL (the form changed since) says nothing about this one.
+    pub fn for_run(url: &str, interval_ms: u64, check: Option<&MetricsCheck>) -> Self {
+        let lasting = check
+            .filter(|check| check.url == url)
+            .and_then(|check| check.lasting.as_deref());
+        match lasting {
+            Some(advice) => Self::not_scraped(url, interval_ms, advice),
+            None => Self::new(url, interval_ms),
+        }
+    }
+
     /// A session that sends nothing: the endpoint check just before the run found `url`
     /// failing in a way that will not mend by itself ([`MetricsCheck::lasting`], its advice),
     /// so the run does not ask again (each failed fetch is also an error line in the browser's
     /// console). Its block has no samples and one note that says why and what to do.
-    pub fn not_scraped(url: &str, interval_ms: u64, advice: &str) -> Self {
+    fn not_scraped(url: &str, interval_ms: u64, advice: &str) -> Self {
         let mut session = Self::new(url, interval_ms);
         session.gave_up = true;
         session.not_scraped = Some(advice.to_owned());
@@ -306,7 +321,7 @@ pub struct MetricsCheck {
     pub text: String,
     /// A failure that will not mend by itself (a 404 or 501, a key wanted, CORS, nothing
     /// listening), as advice: runs of this URL do not scrape it
-    /// ([`ScrapeSession::not_scraped`]). `None` when metrics were found, or the failure may
+    /// ([`ScrapeSession::for_run`]). `None` when metrics were found, or the failure may
     /// pass (a timeout, a 503, an answer that is not Prometheus text).
     pub lasting: Option<String>,
 }

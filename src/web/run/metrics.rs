@@ -54,20 +54,16 @@ impl MetricsScrape {
     ) -> Option<Rc<Self>> {
         let url = config.client.metrics_url(&config.base_url)?;
         let interval_ms = config.client.server_metrics_interval_ms;
-        let lasting = check
-            .filter(|check| check.url == url)
-            .and_then(|check| check.lasting.as_deref());
-        let session = match lasting {
-            Some(advice) => ScrapeSession::not_scraped(&url, interval_ms, advice),
-            None => ScrapeSession::new(&url, interval_ms),
-        };
+        let session = ScrapeSession::for_run(&url, interval_ms, check);
+        // A session that gave up before it began sends nothing, not even a baseline.
+        let sends = !session.gave_up();
         let scrape = Rc::new(Self {
             session: Rc::new(RefCell::new(session)),
             url,
             clock,
             stopped: Rc::new(Cell::new(false)),
         });
-        if lasting.is_none() {
+        if sends {
             spawn_local(scrape.clone().schedule());
         }
         Some(scrape)

@@ -362,8 +362,11 @@ fn a_server_that_does_not_implement_metrics_is_given_up_on_and_named() {
 #[test]
 fn a_run_after_a_check_that_found_no_metrics_sends_nothing_and_says_why() {
     let check = check_metrics_answer(URL, 1_000, Ok((501, b"")), true);
-    let advice = check.lasting.expect("a 501 does not mend by itself");
-    let mut session = ScrapeSession::not_scraped(URL, 1_000, &advice);
+    let advice = check
+        .lasting
+        .clone()
+        .expect("a 501 does not mend by itself");
+    let mut session = ScrapeSession::for_run(URL, 1_000, Some(&check));
     assert!(session.gave_up());
     assert!(!session.next_send(0.0), "not even a baseline");
     session.want_now();
@@ -384,4 +387,29 @@ fn a_run_after_a_check_that_found_no_metrics_sends_nothing_and_says_why() {
     );
     assert!(block.notes[0]
         .contains("llama-server answers 501 on /metrics until it is started with --metrics"));
+}
+
+#[test]
+fn a_run_scrapes_unless_the_check_of_its_own_url_found_a_lasting_failure() {
+    // No check, a check that found metrics, a failure that may mend: the run scrapes.
+    let body = vllm_body(2, 40);
+    let found = check_metrics_answer(URL, 1_000, Ok((200, &body)), true);
+    let slow = check_metrics_answer(URL, 1_000, Err(ScrapeFailure::Timeout), true);
+    assert_eq!(slow.lasting, None);
+    for check in [None, Some(&found), Some(&slow)] {
+        let mut session = ScrapeSession::for_run(URL, 1_000, check);
+        assert!(!session.gave_up());
+        assert!(session.next_send(0.0), "the baseline is due at once");
+    }
+    // A lasting failure of another URL (the form changed after the check) says nothing here.
+    let other = "http://127.0.0.1:9/metrics";
+    let elsewhere = check_metrics_answer(other, 1_000, Ok((404, b"")), true);
+    assert!(elsewhere.lasting.is_some());
+    let mut session = ScrapeSession::for_run(URL, 1_000, Some(&elsewhere));
+    assert!(!session.gave_up());
+    assert!(session.next_send(0.0));
+    // The same failure of this URL: nothing is sent.
+    let mut session = ScrapeSession::for_run(other, 1_000, Some(&elsewhere));
+    assert!(session.gave_up());
+    assert!(!session.next_send(0.0));
 }
