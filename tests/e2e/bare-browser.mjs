@@ -60,12 +60,13 @@ export async function launchBareBrowser() {
     /**
      * One run: opens the app with `settings` in its link, presses Run, waits up to `timeoutMs`
      * for the end, downloads the artifact and closes the tab. `{ artifact, text, pageErrors }`
-     * (`text`: the file exactly as downloaded).
+     * (`text`: the file exactly as downloaded). `measure`, when given, is called with the span
+     * from pressing Run to the download (quiet-host.mjs), after the page has loaded.
      */
-    async run(siteUrl, settings, timeoutMs) {
+    async run(siteUrl, settings, timeoutMs, { measure = (start) => start() } = {}) {
       const page = await browser.openApp(siteUrl, settings);
       try {
-        return await page.runAndDownload(timeoutMs);
+        return await measure(() => page.runAndDownload(timeoutMs));
       } finally {
         await page.close();
       }

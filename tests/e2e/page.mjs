@@ -75,13 +75,20 @@ export async function emptyKeptLibrary(browser, siteUrl) {
 /**
  * Opens the app at `siteUrl` with `settings` in its link, presses Run and waits for the end.
  * `cancelAfterDone`: press Cancel once that many requests are done; `liveCharts`: tick the live
- * charts toggle first and wait for them to draw during the run.
+ * charts toggle first and wait for them to draw during the run. `measure`, when given, is
+ * called with the span from pressing Run to the run's end (quiet-host.mjs).
  */
-export async function runFromPage(browser, siteUrl, settings, { cancelAfterDone = null, liveCharts = false } = {}) {
+export async function runFromPage(browser, siteUrl, settings, { cancelAfterDone = null, liveCharts = false, measure = (start) => start() } = {}) {
   const { page, errors } = await openApp(browser, siteUrl, settings);
   const status = page.getByTestId('status');
   assert.equal(await status.getAttribute('data-state'), 'idle', 'a link never starts a run');
   if (liveCharts) await page.getByTestId('live-charts-toggle').check();
+  await measure(() => runToTheEnd(page, { cancelAfterDone, liveCharts }));
+  return { page, errors };
+}
+
+/** Presses Run and waits for the end (the part of {@link runFromPage} a timing test measures). */
+async function runToTheEnd(page, { cancelAfterDone, liveCharts }) {
   await page.getByTestId('run').click();
   if (liveCharts) {
     // The live charts draw while requests are still in flight.
@@ -101,7 +108,6 @@ export async function runFromPage(browser, siteUrl, settings, { cancelAfterDone 
     await page.getByTestId('cancel').click();
   }
   await waitForRunEnd(page, 120_000);
-  return { page, errors };
 }
 
 /** Waits until the run view says the run ended: finished, in error, or cancelled before it measured. */
