@@ -18,6 +18,17 @@ async function summaryP50(page, metric) {
   return Number(await row.locator('td').nth(1).textContent());
 }
 
+/**
+ * `value` to two decimals as the page writes it (Rust's `{:.2}`, like Python's `:.2f`): the
+ * nearest, and on an exact tie the even last digit. JavaScript's `toFixed` takes the larger of
+ * a tie: 67.625 (exactly a binary number) is 67.62 on the page and 67.63 there.
+ */
+function twoDecimals(value) {
+  const [whole, fraction] = value.toFixed(30).split('.');
+  const tie = /^\d\d50*$/.test(fraction);
+  return Number(tie && Number(fraction[1]) % 2 === 0 ? `${whole}.${fraction.slice(0, 2)}` : value.toFixed(2));
+}
+
 async function chooseBasis(page, basis) {
   await page.getByTestId('time-basis').selectOption(basis);
   await page.waitForFunction((id) => document.querySelector('[data-testid=summary-basis]')?.dataset.basis === id, basis);
@@ -39,10 +50,10 @@ test('the Times switch shows a run as measured or from the wire, SLO and CSV inc
 
     // As measured by default: the artifact's own numbers.
     assert.equal(await page.getByTestId('summary-basis').getAttribute('data-basis'), 'measured');
-    assert.equal(await summaryP50(page, 'TTFT'), Number(artifact.metrics.ttft_p50_ms.toFixed(2)));
+    assert.equal(await summaryP50(page, 'TTFT'), twoDecimals(artifact.metrics.ttft_p50_ms));
     await chooseBasis(page, 'from_wire');
-    assert.equal(await summaryP50(page, 'TTFT'), Number(fromWire.ttft_p50_ms.toFixed(2)));
-    assert.equal(await summaryP50(page, 'E2E'), Number(fromWire.e2e_p50_ms.toFixed(2)));
+    assert.equal(await summaryP50(page, 'TTFT'), twoDecimals(fromWire.ttft_p50_ms));
+    assert.equal(await summaryP50(page, 'E2E'), twoDecimals(fromWire.e2e_p50_ms));
     assert.ok(fromWire.ttft_p50_ms < artifact.metrics.ttft_p50_ms, 'from the wire reads lower');
 
     // An SLO just above every row's TTFT from the wire: all met from the wire, and on the
