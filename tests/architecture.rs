@@ -309,6 +309,30 @@ const CORE_FOLDERS: [&str; 17] = [
 /// platform, the page's state, the measuring thread, the page's side of a run, the components.
 const WEB_FOLDERS: [&str; 6] = ["js", "platform", "state", "measure", "run", "ui"];
 
+/// The measuring thread's modules from the bottom up (src/web/measure/mod.rs): the file reader's
+/// worker; one `fetch()` and its reads, a run's state, Resource Timing; one request on the wire,
+/// its body, one measured request; the measured run's three loops; the stages before it
+/// (bodies ahead, rehearsal and dry run, then the warm-up); the scheduler that runs the stages
+/// in order, and the worker's entry. A run's setup reads as one pipeline: no stage calls back
+/// into one above it.
+const MEASURE_MODULES: [&str; 15] = [
+    "reading",
+    "transport",
+    "live_run",
+    "resource_timing",
+    "send",
+    "body",
+    "request",
+    "slots",
+    "open_loop",
+    "sessions",
+    "prepare",
+    "warmup",
+    "scheduler",
+    "worker",
+    "read_bench",
+];
+
 /// `core::read`'s modules from the bottom up: the rules and the report's carried files, then a
 /// dropped file opened (an artifact, another tool's results, Locust's records), then what opens
 /// the files it finds (a `.zip`, a link).
@@ -407,6 +431,25 @@ fn the_web_folders_point_down() {
     assert!(
         broken.is_empty(),
         "imports against the web layers: {broken:#?}"
+    );
+}
+
+/// And on the measuring thread, module by module.
+#[test]
+fn the_measuring_thread_reads_as_one_pipeline() {
+    let graph = import_graph(&root().join("src"));
+    for module in MEASURE_MODULES {
+        assert!(
+            graph.keys().any(|found| found.len() == 3
+                && found[..2] == ["web", "measure"]
+                && found[2] == module),
+            "the walk found web::measure::{module}"
+        );
+    }
+    let broken = arrows_up(&graph, &["web", "measure"], &MEASURE_MODULES);
+    assert!(
+        broken.is_empty(),
+        "imports against the measuring thread's order: {broken:#?}"
     );
 }
 

@@ -81,14 +81,15 @@ pub struct LiveRun {
     pub(super) outcomes: RefCell<Vec<RequestOutcome>>,
     pub(super) controls: RefCell<BTreeMap<u64, Rc<RequestControl>>>,
     pub(super) warmup_controls: RefCell<Vec<Rc<RequestControl>>>,
-    /// One slot at a time takes its turn to send, first come first served (see [`run_slot`]).
+    /// One slot at a time takes its turn to send, first come first served
+    /// (see `slots::run_slot`).
     pub(super) sending_turns: SendingTurns,
     /// Request bodies built before anything was sent, as JavaScript strings, by request index
-    /// (see [`prepare_bodies`]); a request not in it builds its own.
+    /// (see `prepare::prepare_bodies`); a request not in it builds its own.
     pub(super) prepared_bodies: RefCell<BTreeMap<u64, JsValue>>,
     /// The headers every request sends, made once.
     pub(super) headers: RequestHeaders,
-    /// A dry run (see [`dry_run`]): requests are answered by synthetic streams, nothing is
+    /// A dry run (see `prepare::dry_run`): requests are answered by synthetic streams, nothing is
     /// sent.
     pub(super) dry_run: bool,
     /// Which endpoint each measured request went to, and when its `fetch()` was called: the

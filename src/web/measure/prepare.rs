@@ -1,7 +1,10 @@
-//! What runs before the first measured request goes out: every request's body built ahead, and
-//! the rehearsal and dry run that run the measured code with nothing on the wire, so the
-//! browser has compiled it, optimized, before anything is timed
-//! (docs/design/measurement.md, *Compiled before it is timed*).
+//! The stage before the wire ([`before_the_wire`]), the first of the scheduler's: Resource
+//! Timing's buffer sized for the run, every request's body built ahead, and the rehearsal and
+//! dry run that run the measured code with nothing on the wire, so the browser has compiled
+//! it, optimized, before anything is timed (docs/design/measurement.md, *Compiled before it is
+//! timed*). The page's side of the reports is rehearsed here too ([`rehearse_live_updates`]).
+
+use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
@@ -10,12 +13,42 @@ use crate::core::live::{
 };
 use crate::core::observe::accumulate::StreamResult;
 use crate::core::observe::conclude::{conclude_request, RequestPlanFacts};
-use crate::core::prompt::session::replies_known_ahead;
-use crate::core::prompt::workload::workload_request_body;
-use crate::core::prompt::{request_body, PromptSpec};
+use crate::core::prompt::PromptSpec;
 
+use crate::web::measure::body::planned_body;
 use crate::web::measure::live_run::{LiveRun, RunSetup};
+use crate::web::measure::request::rehearsal_content;
+use crate::web::measure::resource_timing::prepare_resource_timing;
+use crate::web::measure::slots::run_slots;
 use crate::web::measure::transport::rehearse_reading;
+
+/// What the stage before the wire hands the measured run.
+pub(super) struct Prepared {
+    /// The synthetic prompts' source, shared by every request that builds its body when sent.
+    pub prompt_spec: Rc<PromptSpec>,
+    /// How many requests the dry run ran (the artifact's `client.dry_run_requests`).
+    pub dry_run_requests: u64,
+}
+
+/// Everything before the first request goes on the wire, warm-up included: Resource Timing's
+/// buffer holds every request of the run, the bodies are built ([`prepare_bodies`]), the read
+/// path and conclusions rehearsed ([`rehearse_request`]) and the scheduler run dry
+/// ([`dry_run`]).
+pub(super) async fn before_the_wire(
+    live: &LiveRun,
+    setup: &Rc<RunSetup>,
+    urls: &[String],
+) -> Prepared {
+    prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
+    let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
+    prepare_bodies(live, setup, &prompt_spec);
+    rehearse_request(setup);
+    let dry_run_requests = dry_run(live, setup, &prompt_spec, urls).await;
+    Prepared {
+        prompt_spec,
+        dry_run_requests,
+    }
+}
 
 /// Runs, with nothing sent, the code a measured request runs after it is sent (its prompt and
 /// body are built ahead for every request by [`prepare_bodies`]): the read path
@@ -30,7 +63,7 @@ use crate::web::measure::transport::rehearse_reading;
 /// path runs optimized before anything goes on the wire. Nothing it makes is kept: no row, no
 /// state of the run. [`rehearse_live_updates`] does the same for the page's side of the
 /// reports.
-pub(super) fn rehearse_request(setup: &RunSetup) {
+fn rehearse_request(setup: &RunSetup) {
     let Some(sample) = rehearsal_row(setup) else {
         return;
     };
@@ -49,14 +82,14 @@ pub(super) fn rehearse_request(setup: &RunSetup) {
 
 /// How many conclusions [`rehearse_request`] runs (with [`dry_run`]'s, enough for the browser
 /// to optimize the functions a request's end runs: see there).
-pub(super) const REHEARSAL_CONCLUSIONS: usize = 512;
+const REHEARSAL_CONCLUSIONS: usize = 512;
 /// Rows per rehearsed progress message: about what a report carries at concurrency 64.
-pub(super) const REHEARSAL_ROWS_PER_REPORT: usize = 16;
+const REHEARSAL_ROWS_PER_REPORT: usize = 16;
 /// How many progress messages [`rehearse_live_updates`] decodes and tallies.
-pub(super) const REHEARSAL_REPORTS: usize = 128;
+const REHEARSAL_REPORTS: usize = 128;
 
 /// A rehearsed request: the result of reading a synthetic stream, and its plan.
-pub(super) struct RehearsalRow {
+struct RehearsalRow {
     facts: RequestPlanFacts,
     result: StreamResult,
 }
@@ -71,20 +104,10 @@ impl RehearsalRow {
 
 /// A request read through the read path (none when the browser lacks what the rehearsal
 /// needs).
-pub(super) fn rehearsal_row(setup: &RunSetup) -> Option<RehearsalRow> {
+fn rehearsal_row(setup: &RunSetup) -> Option<RehearsalRow> {
     let facts = setup.plan_facts(0, 0.0);
     let result = rehearse_reading(&rehearsal_content(setup, &facts))?;
     Some(RehearsalRow { facts, result })
-}
-
-/// What a rehearsed request's stream answers: the canary marker it is asked for, if any, then
-/// the requested words (at most [`REHEARSAL_MOST_WORDS`]: a run asking for more rehearses its
-/// conclusion on a short answer, which fails the word count; the code is the same).
-pub(super) fn rehearsal_content(setup: &RunSetup, facts: &RequestPlanFacts) -> Vec<String> {
-    let mut content: Vec<String> = facts.expected_marker.iter().cloned().collect();
-    let words = setup.config.response_words.clamp(1, REHEARSAL_MOST_WORDS) as usize;
-    content.extend(std::iter::repeat_n(" code".to_string(), words));
-    content
 }
 
 /// The page's side of a run's reports, rehearsed before the run starts (on the page, whichever
@@ -122,7 +145,7 @@ pub fn rehearse_live_updates(setup: &RunSetup, now_unix_ms: f64) {
 
 /// The most bytes of request bodies [`prepare_bodies`] builds ahead (the rest are built when
 /// sent): 1,000 requests of a 1,024-token context take about 3 MB.
-pub(super) const PREPARED_BODIES_BUDGET_BYTES: usize = 64 * 1024 * 1024;
+const PREPARED_BODIES_BUDGET_BYTES: usize = 64 * 1024 * 1024;
 
 /// Builds the requests' bodies (prompt and JSON) in index order before anything is sent, up to
 /// [`PREPARED_BODIES_BUDGET_BYTES`]. Built at send time, a body is thread time between one
@@ -130,7 +153,7 @@ pub(super) const PREPARED_BODIES_BUDGET_BYTES: usize = 64 * 1024 * 1024;
 /// every body ready, sending is the `fetch()` call alone (docs/design/measurement.md,
 /// *Sending*). It also compiles the prompt and body code before anything is timed. A prompt
 /// that cannot be built is left to its request, which fails with the reason.
-pub(super) fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &PromptSpec) {
+fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &PromptSpec) {
     let mut prepared = live.prepared_bodies.borrow_mut();
     let mut bytes = 0;
     for index in 0..setup.plan.requests() {
@@ -145,27 +168,34 @@ pub(super) fn prepare_bodies(live: &LiveRun, setup: &RunSetup, prompt_spec: &Pro
     }
 }
 
-/// Request `index`'s body: its workload record's, or its synthetic prompt's. The error is the
-/// request's failure (the reason its prompt or body cannot be built).
-pub(super) fn planned_body(
-    setup: &RunSetup,
-    prompt_spec: &PromptSpec,
-    index: u64,
-) -> Result<String, String> {
-    if setup.plan.workload().is_some() {
-        // A session's later turns carry the server's replies: those are built when sent.
-        let replies = replies_known_ahead(&setup.plan, index)
-            .ok_or_else(|| format!("request {index} needs the replies of its session's turns"))?;
-        return workload_request_body(&setup.plan, index, &replies)
-            .map_err(|error| error.to_string());
-    }
-    let budget = setup.plan.prompt_budget_tokens(index as usize);
-    prompt_spec
-        .build(index as usize, budget)
-        .map(|prompt| request_body(&setup.config, &prompt))
-        .map_err(|error| error.to_string())
-}
+/// How many requests [`dry_run`] runs in all, and at most per round.
+const DRY_RUN_REQUESTS: u64 = 384;
+const DRY_RUN_ROUND: u64 = 64;
 
-/// The most words a rehearsed stream answers with (a run asking for more rehearses its
-/// conclusion on a short answer, which fails the word count: the code is the same).
-pub(super) const REHEARSAL_MOST_WORDS: u64 = 256;
+/// Runs the scheduler dry before anything goes on the wire: [`DRY_RUN_REQUESTS`] requests of
+/// the plan (in rounds of at most [`DRY_RUN_ROUND`]) through the very code of the measured
+/// run, its slots, sending turns and yields, the transport's send and read path and the
+/// conclusion into rows, with each request answered by a synthetic stream
+/// ([`synthetic_stream`]) instead of being sent. Nothing it makes is kept.
+///
+/// Why: the browser optimizes a wasm function only after it has run enough, on a background
+/// thread, and the measured run's own request path runs nowhere before the run (the warm-up's
+/// requests take another path); without it, the largest optimizing compile came during the
+/// first wave (docs/design/measurement.md, *Compiled before it is timed*).
+/// [`rehearse_request`] covers the reads and conclusions, this the rest. Stops early when the
+/// run is cancelled. Returns how many requests it ran.
+async fn dry_run(
+    live: &LiveRun,
+    setup: &Rc<RunSetup>,
+    prompt_spec: &Rc<PromptSpec>,
+    urls: &[String],
+) -> u64 {
+    let round = setup.plan.requests().clamp(1, DRY_RUN_ROUND);
+    let mut done = 0;
+    while done < DRY_RUN_REQUESTS && !live.cancelled.get() {
+        let dry = LiveRun::new(live.clock.clone(), setup, round, true);
+        run_slots(&dry, setup, prompt_spec, urls).await;
+        done += dry.outcomes.borrow().len() as u64;
+    }
+    done
+}

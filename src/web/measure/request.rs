@@ -6,16 +6,16 @@
 use wasm_bindgen::JsValue;
 
 use crate::core::observe::accumulate::CapturedReply;
-use crate::core::observe::conclude::{conclude_request, RequestOutcome};
+use crate::core::observe::conclude::{conclude_request, RequestOutcome, RequestPlanFacts};
 use crate::core::observe::failure::RequestError;
 use crate::core::plan::RunPlan;
 use crate::core::prompt::PromptSpec;
 use crate::core::schema::rows::FailureRecord;
 
+use crate::web::measure::body::{planned_body, DRY_RUN_BODY};
 use crate::web::measure::live_run::{planned_context, LiveRun, RunSetup};
-use crate::web::measure::prepare::{planned_body, rehearsal_content};
+use crate::web::measure::send::{send_watched, SendOptions};
 use crate::web::measure::transport::{synthetic_stream, RequestControl, RequestHeaders};
-use crate::web::measure::warmup::{send_watched, SendOptions};
 
 /// The failure of a request the run was cancelled before it sent.
 pub(super) fn cancelled_before_sending(plan: &RunPlan, index: u64) -> RequestOutcome {
@@ -117,5 +117,16 @@ pub(super) async fn run_request(
     (outcome, reply)
 }
 
-/// The body of a dry run's requests, which are never sent.
-pub(super) const DRY_RUN_BODY: &str = "{}";
+/// What a rehearsed request's stream answers: the canary marker it is asked for, if any, then
+/// the requested words (at most [`REHEARSAL_MOST_WORDS`]: a run asking for more rehearses its
+/// conclusion on a short answer, which fails the word count; the code is the same).
+pub(super) fn rehearsal_content(setup: &RunSetup, facts: &RequestPlanFacts) -> Vec<String> {
+    let mut content: Vec<String> = facts.expected_marker.iter().cloned().collect();
+    let words = setup.config.response_words.clamp(1, REHEARSAL_MOST_WORDS) as usize;
+    content.extend(std::iter::repeat_n(" code".to_string(), words));
+    content
+}
+
+/// The most words a rehearsed stream answers with (a run asking for more rehearses its
+/// conclusion on a short answer, which fails the word count: the code is the same).
+pub(super) const REHEARSAL_MOST_WORDS: u64 = 256;

@@ -1,9 +1,10 @@
-//! The scheduler: primes the connections with an unmeasured warm-up, keeps exactly
-//! `concurrency` requests in flight until the plan is done or the user cancels (slot `k`
-//! sending to endpoint `k mod n` of the endpoint pool) — or hands the run to the open loop
-//! ([`run_open_loop`]) or, for conversations, to the sessions' slots ([`run_sessions`]) —
-//! turns every request into a row or a classified failure, and finally adds what the
-//! browser's Resource Timing says about each request's transport to its row.
+//! The scheduler: a run's stages in order, each in a module of its own. Before the wire
+//! ([`before_the_wire`]: bodies, rehearsal, dry run); the unmeasured warm-up ([`warm_up`]); the
+//! measured run through one of three loops, the closed loop's `concurrency` slots
+//! ([`run_slots`]), the open loop's arrival schedule ([`run_open_loop`]) or the conversations'
+//! sessions ([`run_sessions`]), each turning every request into a row or a classified failure;
+//! and after it, what the browser's Resource Timing says about each request's transport
+//! ([`account_transport`]) and the artifact. A watchdog aborts requests that fall idle.
 //!
 //! It runs on whichever thread measures, the measurement worker or the page, and renders
 //! nothing: the page reads [`LiveRun::progress`] and [`LiveRun::finished_since`] a few times a
@@ -12,43 +13,40 @@
 
 use std::rc::Rc;
 
-use futures::future::join_all;
 use wasm_bindgen_futures::spawn_local;
 
 use crate::core::artifact::build::{build_artifact, RunTiming};
 use crate::core::config::choices::MeasurementThread;
-use crate::core::prompt::PromptSpec;
 use crate::core::schema::client::{ClientBlock, ClientSseCounts, ClientTransport};
 use crate::core::schema::ArtifactV1;
 
 use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::open_loop::run_open_loop;
-use crate::web::measure::prepare::{prepare_bodies, rehearse_request};
-use crate::web::measure::request::{cancelled_before_sending, run_one};
-use crate::web::measure::resource_timing::{account_transport, prepare_resource_timing};
+use crate::web::measure::prepare::{before_the_wire, Prepared};
+use crate::web::measure::resource_timing::account_transport;
 use crate::web::measure::sessions::run_sessions;
+use crate::web::measure::slots::run_slots;
 use crate::web::measure::transport::{AbortCause, RequestControl};
 use crate::web::measure::warmup::warm_up;
 use crate::web::platform::clock::{cross_origin_isolated, protocols_seen, user_agent};
 use crate::web::platform::scope;
-use crate::web::platform::timers::{sleep_ms, yield_to_event_loop};
+use crate::web::platform::timers::sleep_ms;
 
 /// How often the run's [`watchdog`] looks for requests that fell idle past the timeout.
 const WATCHDOG_TICK_MS: f64 = 250.0;
 
-/// Warms the connections up (unless the user turned that off), runs every planned request with
-/// `concurrency` slots, and builds the artifact. A failed warm-up ends the run before any
-/// measured request, with the reason.
+/// Runs a run's stages in order: before the wire, the warm-up (unless the user turned it off),
+/// every planned request through the plan's loop, Resource Timing's account, and the artifact.
+/// A failed warm-up ends the run before any measured request, with the reason.
 pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV1, String> {
     let clock = live.clock.clone();
     spawn_local(watchdog(live.clone(), setup.config.timeout_s * 1000.0));
     let timer_resolution_ms = clock.measure_resolution_ms();
     let urls = setup.config.request_urls();
-    prepare_resource_timing(setup.plan.requests() + setup.plan.most_warmup_requests());
-    let prompt_spec = Rc::new(PromptSpec::for_plan(&setup.plan));
-    prepare_bodies(&live, &setup, &prompt_spec);
-    rehearse_request(&setup);
-    let dry_run_requests = dry_run(&live, &setup, &prompt_spec, &urls).await;
+    let Prepared {
+        prompt_spec,
+        dry_run_requests,
+    } = before_the_wire(&live, &setup, &urls).await;
     let warmup = if setup.plan.warmup_requests() > 0 {
         let warmup = warm_up(&live, &setup, &urls).await;
         live.warming_up.set(false);
@@ -125,104 +123,6 @@ pub async fn execute(live: Rc<LiveRun>, setup: Rc<RunSetup>) -> Result<ArtifactV
     };
     build_artifact(&setup.config, &setup.plan, outcomes, timing, Some(client))
         .map_err(|err| format!("the run finished but its artifact could not be built: {err}"))
-}
-
-/// How many requests [`dry_run`] runs in all, and at most per round.
-const DRY_RUN_REQUESTS: u64 = 384;
-const DRY_RUN_ROUND: u64 = 64;
-
-/// Runs the scheduler dry before anything goes on the wire: [`DRY_RUN_REQUESTS`] requests of
-/// the plan (in rounds of at most [`DRY_RUN_ROUND`]) through the very code of the measured
-/// run, its slots, sending turns and yields, the transport's send and read path and the
-/// conclusion into rows, with each request answered by a synthetic stream
-/// ([`synthetic_stream`]) instead of being sent. Nothing it makes is kept.
-///
-/// Why: the browser optimizes a wasm function only after it has run enough, on a background
-/// thread, and the measured run's own request path runs nowhere before the run (the warm-up's
-/// requests take another path); without it, the largest optimizing compile came during the
-/// first wave (docs/design/measurement.md, *Compiled before it is timed*).
-/// [`rehearse_request`] covers the reads and conclusions, this the rest. Stops early when the
-/// run is cancelled. Returns how many requests it ran.
-async fn dry_run(
-    live: &LiveRun,
-    setup: &Rc<RunSetup>,
-    prompt_spec: &Rc<PromptSpec>,
-    urls: &[String],
-) -> u64 {
-    let round = setup.plan.requests().clamp(1, DRY_RUN_ROUND);
-    let mut done = 0;
-    while done < DRY_RUN_REQUESTS && !live.cancelled.get() {
-        let dry = LiveRun::new(live.clock.clone(), setup, round, true);
-        run_slots(&dry, setup, prompt_spec, urls).await;
-        done += dry.outcomes.borrow().len() as u64;
-    }
-    done
-}
-
-/// Runs `run`'s requests with the plan's `concurrency` slots, slot `k` sending to endpoint
-/// `k mod n` of `urls`, until none is left.
-async fn run_slots(
-    run: &Rc<LiveRun>,
-    setup: &Rc<RunSetup>,
-    prompt_spec: &Rc<PromptSpec>,
-    urls: &[String],
-) {
-    let slots = (0..setup.plan.concurrency()).map(|slot| {
-        let endpoint = setup.plan.endpoint_of_slot(slot);
-        run_slot(
-            run.clone(),
-            setup.clone(),
-            prompt_spec.clone(),
-            endpoint,
-            urls[endpoint].clone(),
-        )
-    });
-    join_all(slots).await;
-}
-
-/// One concurrency slot: takes the next request index until none is left, and sends each to
-/// its endpoint.
-async fn run_slot(
-    live: Rc<LiveRun>,
-    setup: Rc<RunSetup>,
-    prompt_spec: Rc<PromptSpec>,
-    endpoint: usize,
-    url: String,
-) {
-    loop {
-        if live.cancelled.get() {
-            // Nothing more is sent: every index left is accounted for at once, without turns.
-            while let Some(index) = live.take_index() {
-                let outcome = cancelled_before_sending(&setup.plan, index);
-                live.outcomes.borrow_mut().push(outcome);
-            }
-            break;
-        }
-        // Each request is sent from a task of its own, and only after every read that was
-        // waiting when the previous request was sent: a `fetch()` call holds the thread, and a
-        // wave sent from one task would hold every read behind it (docs/design/measurement.md,
-        // *Sending*). A slot takes the sending turn, then yields to the event loop (a message to
-        // itself, which runs after the tasks queued before it: the reads); everything from here
-        // to its `fetch()` call is synchronous, so the next slot yields only once this one has
-        // sent. The index is taken inside the turn, so requests are sent in index order.
-        let index = {
-            let _turn = live.sending_turns.take().await;
-            yield_to_event_loop().await;
-            live.take_index()
-        };
-        let Some(index) = index else {
-            break;
-        };
-        let outcome = if live.cancelled.get() {
-            cancelled_before_sending(&setup.plan, index)
-        } else {
-            live.request_sent(endpoint);
-            let outcome = run_one(&live, &setup, &prompt_spec, endpoint, &url, index).await;
-            live.request_ended(endpoint);
-            outcome
-        };
-        live.outcomes.borrow_mut().push(outcome);
-    }
 }
 
 /// Aborts every running request, warm-up or measured, on which no data has arrived for

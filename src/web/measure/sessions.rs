@@ -106,7 +106,7 @@ async fn play_session(
                 .map(|body| JsValue::from_str(&body))
                 .map_err(|error| error.to_string()),
         };
-        // The sending turn, as the closed loop's slots take it (scheduler.rs, `run_slot`):
+        // The sending turn, as the closed loop's slots take it (slots.rs, `run_slot`):
         // reads waiting now are stamped before this `fetch()` call holds the thread.
         {
             let _turn = live.sending_turns.take().await;

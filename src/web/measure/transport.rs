@@ -305,7 +305,7 @@ const REHEARSAL_REASONING_TOKENS: usize = 8;
 /// [`REHEARSAL_EVENTS`] events in all) through the per-read path of a real request
 /// ([`BrowserReading::on_read`]: the copy out of a `Uint8Array`, the SSE decoder, the chunk
 /// interpreter, the accumulator), one event per read, and returns the last stream's result for
-/// the rest of a request's rehearsal ([`scheduler`](crate::web::measure::scheduler)). As for a
+/// the rest of a request's rehearsal ([`prepare`](crate::web::measure::prepare)). As for a
 /// real stream, reading stops at `[DONE]`; the body's end is read only when a stream has none.
 ///
 /// Why: V8 first runs wasm from a quick baseline compile and recompiles a hot function with its

@@ -3,14 +3,12 @@
 //! (docs/design/measurement.md, *Warm-up*).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::rc::Rc;
 
 use futures::future::join_all;
 use wasm_bindgen::JsValue;
 
 use crate::core::artifact::client::WarmupError;
 use crate::core::config::settings::WARMUP_CHECK_ROUNDS;
-use crate::core::observe::accumulate::StreamResult;
 use crate::core::observe::failure::RequestError;
 use crate::core::observe::transport::ResourceTimingEntry;
 use crate::core::prompt::{warmup_check_request_body, warmup_request_body};
@@ -18,9 +16,8 @@ use crate::core::schema::client::{ClientWarmup, WarmupConnections};
 
 use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::resource_timing::resource_entries;
-use crate::web::measure::transport::{
-    stream_chat, AbortCause, ChatRequest, RequestControl, RequestHeaders,
-};
+use crate::web::measure::send::{send_watched, SendOptions};
+use crate::web::measure::transport::RequestControl;
 
 /// Warms the connections up: a priming round, then check rounds until one shows the
 /// connections open (see [`WARMUP_CHECK_ROUNDS`] and [`WarmupConnections::of_round`]). Stops
@@ -156,47 +153,4 @@ pub(super) async fn warm_up_one(
     let (sent_ms, result) =
         send_watched(live, setup, &control, url, body, SendOptions::default()).await;
     (sent_ms, result.map(drop))
-}
-
-/// How one request is sent and read beyond its URL and body; the default is a warm-up's.
-#[derive(Default)]
-pub(super) struct SendOptions<'a> {
-    /// Record when each read that carried an event arrived.
-    pub chunk_traces: bool,
-    /// A dry run's answer: nothing is sent.
-    pub synthetic: Option<&'a js_sys::Array>,
-    /// A session's headers instead of the run's.
-    pub headers: Option<&'a RequestHeaders>,
-    /// Keep the whole reply, up to this many characters (a session's live history).
-    pub reply_limit: Option<usize>,
-}
-
-/// Sends one request (aborted at once when the run is already cancelled; the run's
-/// [`watchdog`] aborts it when it falls idle) and reads its stream to the end: `fetch()`'s
-/// clock reading and the result.
-pub(super) async fn send_watched(
-    live: &LiveRun,
-    setup: &RunSetup,
-    control: &Rc<RequestControl>,
-    url: &str,
-    body: &JsValue,
-    options: SendOptions<'_>,
-) -> (f64, Result<StreamResult, RequestError>) {
-    let clock = &live.clock;
-    if live.cancelled.get() {
-        control.abort(AbortCause::Cancelled);
-    }
-    let request = ChatRequest {
-        url,
-        body,
-        headers: options.headers.unwrap_or(&live.headers),
-        api_key: setup.api_key.as_deref(),
-        timeout_s: setup.config.timeout_s,
-        chunk_traces: options.chunk_traces,
-        synthetic: options.synthetic,
-        reply_limit: options.reply_limit,
-    };
-    let sent_and_result = stream_chat(clock, &request, control).await;
-    control.ended.set(true);
-    sent_and_result
 }
