@@ -26,7 +26,7 @@ use strobe::core::present::export::{rows_csv, rows_csv_with_slo, summary_markdow
 use strobe::core::read::opened::OpenedArtifact;
 use strobe::core::read::validate::report::Verdict;
 use strobe::core::read::validate::validate_artifact;
-use strobe::core::slo::judge_loaded;
+use strobe::core::slo::judge_opened;
 use synthetic::synthetic_artifact_text;
 use timing::time;
 
@@ -40,9 +40,9 @@ fn main() {
     );
 
     let mut stages: Vec<(String, f64, f64)> = Vec::new();
-    let (best, median, loaded) = time(|| OpenedArtifact::from_text("bench-10k.json", &text));
-    assert_eq!(loaded.verdict(), Verdict::Valid, "{}", loaded.report);
-    assert!(loaded.rows.len() > 9_800, "{} rows", loaded.rows.len());
+    let (best, median, opened) = time(|| OpenedArtifact::from_text("bench-10k.json", &text));
+    assert_eq!(opened.verdict(), Verdict::Valid, "{}", opened.report);
+    assert!(opened.rows.len() > 9_800, "{} rows", opened.rows.len());
     stages.push(("load + validate (from_text)".to_owned(), best, median));
 
     // The parts of from_text, for context: the JSON parse and the validator's rules.
@@ -55,36 +55,36 @@ fn main() {
     stages.push(("  of which: validation rules".to_owned(), best, median));
 
     let theme = ChartTheme::LIGHT;
-    let label = loaded.label();
+    let label = opened.label();
     for metric in DISTRIBUTION_CHART_METRICS {
-        let values = metric.values(&loaded.rows);
+        let values = metric.values(&opened.rows);
         let runs = [(label.as_str(), values.as_slice())];
         let (best, median, _) = time(|| distribution_histogram(&runs, metric, theme));
         stages.push((format!("histogram {}", metric.id()), best, median));
         let (best, median, _) = time(|| distribution_cdf(&runs, metric, theme));
         stages.push((format!("cdf {}", metric.id()), best, median));
     }
-    let (best, median, _) = time(|| timeline(&loaded.rows, &loaded.failures, theme));
+    let (best, median, _) = time(|| timeline(&opened.rows, &opened.failures, theme));
     stages.push(("timeline".to_owned(), best, median));
-    let (best, median, _) = time(|| context_scatter(&loaded.rows, theme));
+    let (best, median, _) = time(|| context_scatter(&opened.rows, theme));
     stages.push(("context scatter".to_owned(), best, median));
-    let (best, median, _) = time(|| throughput_over_time(&loaded.rows, theme));
+    let (best, median, _) = time(|| throughput_over_time(&opened.rows, theme));
     stages.push(("throughput over time".to_owned(), best, median));
-    let (best, median, charts) = time(|| artifact_charts(&loaded, theme));
+    let (best, median, charts) = time(|| artifact_charts(&opened, theme));
     stages.push(("all artifact charts".to_owned(), best, median));
-    let (best, median, comparison) = time(|| compare(&[&loaded, &loaded]));
+    let (best, median, comparison) = time(|| compare(&[&opened, &opened]));
     stages.push(("compare (2 runs)".to_owned(), best, median));
-    let (best, median, _) = time(|| comparison_charts(&[&loaded, &loaded], theme));
+    let (best, median, _) = time(|| comparison_charts(&[&opened, &opened], theme));
     stages.push(("comparison charts (2 runs)".to_owned(), best, median));
-    let (best, median, csv) = time(|| rows_csv(&loaded));
+    let (best, median, csv) = time(|| rows_csv(&opened));
     stages.push(("rows CSV".to_owned(), best, median));
     // An SLO applied after the fact: judging every row, then marking the drawn charts.
     let slo: Slo = "ttft:2000,tpot:50".parse().expect("a valid SLO");
-    let (best, median, _) = time(|| judge_loaded(&slo, &loaded));
+    let (best, median, _) = time(|| judge_opened(&slo, &opened));
     stages.push(("SLO: judge 10,000 rows".to_owned(), best, median));
     let (best, median, _) = time(|| {
         let mut marked = charts.clone();
-        overlay_slo(&mut marked, &slo, Some(&loaded.rows), theme);
+        overlay_slo(&mut marked, &slo, Some(&opened.rows), theme);
         marked
     });
     stages.push((
@@ -92,15 +92,15 @@ fn main() {
         best,
         median,
     ));
-    let (best, median, _) = time(|| rows_csv_with_slo(&loaded, Some(&slo)));
+    let (best, median, _) = time(|| rows_csv_with_slo(&opened, Some(&slo)));
     stages.push(("SLO: rows CSV with its columns".to_owned(), best, median));
-    let (best, median, _) = time(|| summary_markdown(&[&loaded, &loaded], &comparison));
+    let (best, median, _) = time(|| summary_markdown(&[&opened, &opened], &comparison));
     stages.push(("summary Markdown".to_owned(), best, median));
     let (best, median, _) = time(|| {
-        let loaded = OpenedArtifact::from_text("bench-10k.json", &text);
-        let charts = artifact_charts(&loaded, theme);
-        let comparison = compare(&[&loaded, &loaded]);
-        (loaded, charts, comparison)
+        let opened = OpenedArtifact::from_text("bench-10k.json", &text);
+        let charts = artifact_charts(&opened, theme);
+        let comparison = compare(&[&opened, &opened]);
+        (opened, charts, comparison)
     });
     stages.push((
         "end to end: load + all charts + compare".to_owned(),

@@ -46,33 +46,33 @@ fn every_fixture_gets_exactly_the_validators_report() {
     assert!(paths.len() >= 20, "found {} fixtures", paths.len());
     for path in paths {
         let bytes = fs::read(&path).expect("fixture bytes");
-        let loaded = OpenedArtifact::from_bytes(&file_name(&path), &bytes);
+        let opened = OpenedArtifact::from_bytes(&file_name(&path), &bytes);
         match std::str::from_utf8(&bytes) {
             Ok(text) => {
                 assert_eq!(
-                    loaded.report,
+                    opened.report,
                     validate_artifact_text(text),
                     "{}",
                     path.display()
                 );
-                assert_eq!(loaded.refusal, None);
+                assert_eq!(opened.refusal, None);
             }
             Err(_) => {
                 // not-utf8.json: the validator takes text, so the loader refuses the bytes.
                 assert!(
-                    matches!(loaded.refusal, Some(OpenRefusal::NotUtf8 { offset }) if offset > 0),
+                    matches!(opened.refusal, Some(OpenRefusal::NotUtf8 { offset }) if offset > 0),
                     "{}",
                     path.display()
                 );
-                assert_eq!(loaded.verdict(), Verdict::Invalid);
-                assert!(loaded.status_line().contains("not UTF-8"));
+                assert_eq!(opened.verdict(), Verdict::Invalid);
+                assert!(opened.status_line().contains("not UTF-8"));
             }
         }
-        if loaded.verdict() == Verdict::Invalid {
-            assert!(!loaded.problems().is_empty(), "{}", path.display());
+        if opened.verdict() == Verdict::Invalid {
+            assert!(!opened.problems().is_empty(), "{}", path.display());
             assert!(
-                loaded.status_line().starts_with("Not read")
-                    || loaded.status_line().starts_with("Invalid")
+                opened.status_line().starts_with("Not read")
+                    || opened.status_line().starts_with("Invalid")
             );
         }
     }
@@ -102,8 +102,8 @@ fn verdicts_name_each_generation() {
     ];
     for (relative, verdict) in cases {
         let path = repo_path(relative);
-        let loaded = OpenedArtifact::from_bytes(&file_name(&path), &fs::read(&path).expect("read"));
-        assert_eq!(loaded.verdict(), verdict, "{relative}");
+        let opened = OpenedArtifact::from_bytes(&file_name(&path), &fs::read(&path).expect("read"));
+        assert_eq!(opened.verdict(), verdict, "{relative}");
     }
 }
 
@@ -116,41 +116,41 @@ fn hostile_files_get_clear_messages() {
         ("wrong-schema.json", RuleId::SchemaMismatch),
     ] {
         let path = repo_path(&format!("tests/fixtures/invalid/{name}"));
-        let loaded = OpenedArtifact::from_bytes(name, &fs::read(&path).expect("read"));
-        assert_eq!(loaded.verdict(), Verdict::Invalid, "{name}");
+        let opened = OpenedArtifact::from_bytes(name, &fs::read(&path).expect("read"));
+        assert_eq!(opened.verdict(), Verdict::Invalid, "{name}");
         assert!(
-            loaded.report.rules().contains(&rule),
+            opened.report.rules().contains(&rule),
             "{name}: {}",
-            loaded.report
+            opened.report
         );
         assert!(
-            loaded.status_line().contains(rule.id()),
+            opened.status_line().contains(rule.id()),
             "{name}: {}",
-            loaded.status_line()
+            opened.status_line()
         );
-        assert!(loaded.rows.is_empty() && loaded.failures.is_empty());
+        assert!(opened.rows.is_empty() && opened.failures.is_empty());
     }
 }
 
 #[test]
 fn oversized_text_is_refused_before_parsing() {
     let huge = " ".repeat(MAX_ARTIFACT_TEXT_BYTES + 1);
-    let loaded = OpenedArtifact::from_text("huge.json", &huge);
+    let opened = OpenedArtifact::from_text("huge.json", &huge);
     assert_eq!(
-        loaded.refusal,
+        opened.refusal,
         Some(OpenRefusal::TooLarge {
             bytes: MAX_ARTIFACT_TEXT_BYTES + 1,
             limit: MAX_ARTIFACT_TEXT_BYTES,
         })
     );
-    assert_eq!(loaded.verdict(), Verdict::Invalid);
+    assert_eq!(opened.verdict(), Verdict::Invalid);
     assert!(
-        loaded.status_line().contains("limit"),
+        opened.status_line().contains("limit"),
         "{}",
-        loaded.status_line()
+        opened.status_line()
     );
     let from_bytes = OpenedArtifact::from_bytes("huge.json", huge.as_bytes());
-    assert_eq!(from_bytes.refusal, loaded.refusal);
+    assert_eq!(from_bytes.refusal, opened.refusal);
 }
 
 #[test]
@@ -162,18 +162,18 @@ fn legacy_artifacts_without_rows_show_their_p50_and_p95() {
         let Ok(text) = fs::read_to_string(&path) else {
             continue;
         };
-        let loaded = OpenedArtifact::from_text(&file_name(&path), &text);
-        let Verdict::ValidLegacy(_) = loaded.verdict() else {
+        let opened = OpenedArtifact::from_text(&file_name(&path), &text);
+        let Verdict::ValidLegacy(_) = opened.verdict() else {
             continue;
         };
-        if loaded.has_rows() {
+        if opened.has_rows() {
             continue;
         }
         legacy_without_rows += 1;
         let value: Value = serde_json::from_str(&text).expect("valid legacy parses");
         let metrics = &value["metrics"];
         for (kind, key) in [(MetricKind::Ttft, "ttft"), (MetricKind::E2e, "e2e")] {
-            let summary = loaded.metrics.get(kind);
+            let summary = opened.metrics.get(kind);
             assert_eq!(
                 summary.p50,
                 metrics[format!("{key}_p50_ms")].as_f64(),
@@ -191,13 +191,13 @@ fn legacy_artifacts_without_rows_show_their_p50_and_p95() {
             }
         }
         assert_eq!(
-            loaded.metrics.throughput_tok_s,
+            opened.metrics.throughput_tok_s,
             metrics["throughput_tok_s"].as_f64()
         );
         assert!(
-            loaded.status_line().contains("p50/p95"),
+            opened.status_line().contains("p50/p95"),
             "{}",
-            loaded.status_line()
+            opened.status_line()
         );
     }
     assert!(
@@ -215,16 +215,16 @@ fn g3_rows_and_tpot_fall_back_to_the_legacy_keys() {
     let path = repo_path("tests/fixtures/generations/g3.json");
     let text = fs::read_to_string(&path).expect("g3");
     let value: Value = serde_json::from_str(&text).expect("g3 parses");
-    let loaded = OpenedArtifact::from_text("g3.json", &text);
-    let tpot = loaded.metrics.get(MetricKind::Tpot);
+    let opened = OpenedArtifact::from_text("g3.json", &text);
+    let tpot = opened.metrics.get(MetricKind::Tpot);
     assert_eq!(tpot.source_prefix, Some("mean_inter_token_latency_ms"));
     assert_eq!(
         tpot.p50,
         value["metrics"]["mean_inter_token_latency_ms_p50"].as_f64()
     );
     let rows = value["request_timings"].as_array().expect("rows");
-    assert_eq!(loaded.rows.len(), rows.len());
-    for (view, row) in loaded.rows.iter().zip(rows) {
+    assert_eq!(opened.rows.len(), rows.len());
+    for (view, row) in opened.rows.iter().zip(rows) {
         assert_eq!(view.request_index, row["request_index"].as_u64());
         assert_eq!(view.tpot_ms, row["mean_inter_token_latency_ms"].as_f64());
         assert_eq!(view.ttft_ms, row["ttft_ms"].as_f64());
@@ -232,9 +232,9 @@ fn g3_rows_and_tpot_fall_back_to_the_legacy_keys() {
         assert_eq!(view.started_at_ms, None);
     }
     let failures = value["failures"].as_array().expect("failures");
-    assert_eq!(loaded.failures.len(), failures.len());
+    assert_eq!(opened.failures.len(), failures.len());
     assert_eq!(
-        loaded.failures[0]
+        opened.failures[0]
             .error_message
             .as_ref()
             .map(|text| text.as_str()),
@@ -248,17 +248,17 @@ fn hostile_strings_arrive_verbatim_as_data() {
     value["model"] = json!(HOSTILE);
     value["engine"] = json!(HOSTILE);
     value["gpu"] = json!(HOSTILE);
-    let loaded = load_value(HOSTILE, &value);
+    let opened = load_value(HOSTILE, &value);
     // Markup in names does not make an artifact invalid: it is data, shown as text.
-    assert_eq!(loaded.verdict(), Verdict::Valid, "{}", loaded.report);
+    assert_eq!(opened.verdict(), Verdict::Valid, "{}", opened.report);
     for field in [
-        &loaded.identity.model,
-        &loaded.identity.engine,
-        &loaded.identity.gpu,
+        &opened.identity.model,
+        &opened.identity.engine,
+        &opened.identity.gpu,
     ] {
         assert_eq!(field.as_ref().map(|text| text.as_str()), Some(HOSTILE));
     }
-    let flagged: Vec<&str> = loaded
+    let flagged: Vec<&str> = opened
         .notices
         .iter()
         .filter_map(|notice| match notice {
@@ -268,7 +268,7 @@ fn hostile_strings_arrive_verbatim_as_data() {
         .collect();
     assert_eq!(flagged, ["$.engine", "$.gpu", "$.model"]);
 
-    let markdown = summary_markdown(&[&loaded], &compare(&[&loaded]));
+    let markdown = summary_markdown(&[&opened], &compare(&[&opened]));
     assert!(!markdown.contains('<'), "{markdown}");
     assert!(
         markdown.contains("&lt;img src=x onerror=alert(1)&gt;"),
@@ -280,8 +280,8 @@ fn hostile_strings_arrive_verbatim_as_data() {
 fn a_ten_megabyte_model_name_is_capped_for_display() {
     let mut value = reference_value();
     value["model"] = json!("m".repeat(10 * 1024 * 1024));
-    let loaded = load_value("big-name.json", &value);
-    let model = loaded.identity.model.expect("model");
+    let opened = load_value("big-name.json", &value);
+    let model = opened.identity.model.expect("model");
     assert!(model.truncated);
     assert_eq!(model.original_chars, 10 * 1024 * 1024);
     assert_eq!(
@@ -301,9 +301,9 @@ fn failure_messages_are_data_and_the_exports_neutralize_them() {
     value["failures"][1]["error_message"] = json!(formula);
     value["failures"][2]["error_message"] = json!("line one\r\nline | two");
     value["failures"][3]["error_type"] = json!("-2+3");
-    let loaded = load_value("hostile-failures.json", &value);
-    assert_eq!(loaded.verdict(), Verdict::Valid, "{}", loaded.report);
-    let messages: Vec<Option<&str>> = loaded
+    let opened = load_value("hostile-failures.json", &value);
+    assert_eq!(opened.verdict(), Verdict::Valid, "{}", opened.report);
+    let messages: Vec<Option<&str>> = opened
         .failures
         .iter()
         .take(3)
@@ -314,7 +314,7 @@ fn failure_messages_are_data_and_the_exports_neutralize_them() {
         [Some(HOSTILE), Some(formula), Some("line one\r\nline | two")]
     );
 
-    let csv = rows_csv(&loaded);
+    let csv = rows_csv(&opened);
     let lines: Vec<&str> = csv.split("\r\n").collect();
     assert_eq!(lines[0], CSV_COLUMNS.join(","));
     // One header, 12 failures, the CRLF inside one quoted message, and the empty string
@@ -333,15 +333,15 @@ fn failure_messages_are_data_and_the_exports_neutralize_them() {
         "a formula-like error type is guarded: {csv}"
     );
 
-    let markdown = summary_markdown(&[&loaded], &compare(&[&loaded]));
+    let markdown = summary_markdown(&[&opened], &compare(&[&opened]));
     assert!(!markdown.contains('<'));
 }
 
 #[test]
 fn reference_rows_export_as_csv_with_their_values() {
     let value = reference_value();
-    let loaded = load_value("reference-artifact.json", &value);
-    let csv = rows_csv(&loaded);
+    let opened = load_value("reference-artifact.json", &value);
+    let csv = rows_csv(&opened);
     let rows = value["request_timings"].as_array().expect("rows");
     let lines: Vec<&str> = csv.trim_end().split("\r\n").collect();
     assert_eq!(lines.len(), 1 + rows.len());
@@ -563,26 +563,26 @@ fn live_rows_and_failures_read_like_loaded_ones() {
     // Every row of the reference artifact, taken as the typed row strobe measures, gives the
     // same view as the tolerant reader of the file.
     let text = reference_text();
-    let loaded = OpenedArtifact::from_text("reference.json", &text);
+    let opened = OpenedArtifact::from_text("reference.json", &text);
     let value: Value = serde_json::from_str(&text).unwrap();
     let rows = value["request_timings"].as_array().unwrap();
     for (position, row) in rows.iter().enumerate() {
         let timing: RequestTiming = serde_json::from_value(row.clone()).unwrap();
         assert_eq!(
             RowView::from_timing(position, &timing),
-            loaded.rows[position]
+            opened.rows[position]
         );
     }
 
     let swift = fixture_text("real/2026-10-05-swift__swift-capacity-8k-c1.json");
-    let loaded = OpenedArtifact::from_text("swift.json", &swift);
+    let opened = OpenedArtifact::from_text("swift.json", &swift);
     let value: Value = serde_json::from_str(&swift).unwrap();
     let failures = value["failures"].as_array().unwrap();
     assert!(!failures.is_empty());
     for (position, failure) in failures.iter().enumerate() {
         let record = serde_json::from_value(failure.clone()).unwrap();
         let view = FailureView::from_record(position, &record);
-        let from_file = &loaded.failures[position];
+        let from_file = &opened.failures[position];
         assert_eq!(view.request_index, from_file.request_index);
         assert_eq!(view.failure_class, from_file.failure_class);
         assert_eq!(view.error_type, from_file.error_type);

@@ -25,7 +25,7 @@ fn json_of(args: &[&str]) -> Value {
     serde_json::from_str(&stdout(&output)).expect("compare --json prints JSON")
 }
 
-fn loaded(relative: &str) -> OpenedArtifact {
+fn opened(relative: &str) -> OpenedArtifact {
     OpenedArtifact::from_text(relative, &common::fixture_text(relative))
 }
 
@@ -35,7 +35,7 @@ fn two_real_runs_give_the_issues_json_with_the_cores_p_values() {
     assert_eq!(json["alpha"], 0.05);
     assert_eq!(json["correction"], "holm");
     assert_eq!(json["compared"], "runs");
-    let (a, b) = (loaded(REAL_A), loaded(REAL_B));
+    let (a, b) = (opened(REAL_A), opened(REAL_B));
     let mut tested = 0;
     for (key, metric) in METRICS {
         let entry = &json["metrics"][key];
@@ -118,7 +118,7 @@ fn every_generation_compares_as_runs_and_as_groups() {
     let p50s = |files: &[&str]| -> Vec<f64> {
         files
             .iter()
-            .filter_map(|file| loaded(file).metrics.ttft.p50)
+            .filter_map(|file| opened(file).metrics.ttft.p50)
             .collect()
     };
     let (a, b) = (p50s(&generations), p50s(&reals));
@@ -140,7 +140,7 @@ fn peers_results_compare_with_their_rows() {
     let b = "peers/guidellm/guidellm-0.8.1-c4.json";
     let json = json_of(&["compare", "--json", &fixture(a), &fixture(b)]);
     let e2e = &json["metrics"]["e2e_ms"];
-    let (run_a, run_b) = (loaded(a), loaded(b));
+    let (run_a, run_b) = (opened(a), opened(b));
     assert!(run_a.foreign.is_some() && run_b.foreign.is_some());
     let direct = mann_whitney_u(
         &MetricKind::E2e.values(&run_a.rows),

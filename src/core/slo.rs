@@ -275,18 +275,18 @@ pub enum Unjudgeable {
 
 /// Judges a loaded artifact: its rows, its failed requests (`failed`, or the `failures` listed
 /// when more) and its `wall_clock_ms`.
-pub fn judge_loaded(slo: &Slo, loaded: &OpenedArtifact) -> Result<SloOutcome, Unjudgeable> {
-    let generation = loaded.generation();
+pub fn judge_opened(slo: &Slo, opened: &OpenedArtifact) -> Result<SloOutcome, Unjudgeable> {
+    let generation = opened.generation();
     if matches!(generation, Generation::G1LegacyMinimal | Generation::G2) {
         return Err(Unjudgeable::SummaryOnly { generation });
     }
-    let failed = loaded
+    let failed = opened
         .workload
         .failed
         .unwrap_or(0)
-        .max(loaded.failures.len() as u64);
-    if loaded.rows.is_empty() && failed == 0 {
-        let reason = match &loaded.refusal {
+        .max(opened.failures.len() as u64);
+    if opened.rows.is_empty() && failed == 0 {
+        let reason = match &opened.refusal {
             Some(refusal) => refusal.to_string(),
             None if generation == Generation::Unknown => "it is not an artifact".to_owned(),
             None => "no request succeeded or failed".to_owned(),
@@ -295,9 +295,9 @@ pub fn judge_loaded(slo: &Slo, loaded: &OpenedArtifact) -> Result<SloOutcome, Un
     }
     Ok(judge_rows(
         slo,
-        &loaded.rows,
+        &opened.rows,
         failed,
-        loaded.workload.wall_clock_ms,
+        opened.workload.wall_clock_ms,
     ))
 }
 

@@ -73,7 +73,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
     };
     let text = read.text;
     let shown_name = read.name;
-    let loaded = match &read.aiperf_summary {
+    let opened = match &read.aiperf_summary {
         Some(summary) => match read_aiperf_pair(&text, summary) {
             Ok(run) => vec![OpenedArtifact::from_foreign(&shown_name, text.len(), run)],
             Err(error) => {
@@ -87,12 +87,12 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         },
         None => OpenedArtifact::all_from_text(&shown_name, &text),
     };
-    if loaded.iter().any(|run| run.foreign.is_some()) {
-        write!(out, "{}", render_foreign_summary(&loaded))?;
+    if opened.iter().any(|run| run.foreign.is_some()) {
+        write!(out, "{}", render_foreign_summary(&opened))?;
         return Ok(Outcome::Success);
     }
     if let Some(OpenRefusal::BrokenForeign(error)) =
-        loaded.first().and_then(|run| run.refusal.as_ref())
+        opened.first().and_then(|run| run.refusal.as_ref())
     {
         return fail(
             err,
@@ -124,7 +124,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<
         }
     };
     write!(out, "{}", render_summary(&shown_name, &artifact, &report))?;
-    if let Some(table) = loaded.first().and_then(turns_table) {
+    if let Some(table) = opened.first().and_then(turns_table) {
         write!(out, "{}", turns_text(&table))?;
     }
     Ok(if report.is_acceptable() {

@@ -155,14 +155,14 @@ fn a_repeat_names_its_file_after_its_number_stays_valid_and_reads_back() {
     assert!(report.is_acceptable(), "{report}");
     let parsed: schema::ArtifactV1 = serde_json::from_str(&text).expect("reads back");
     assert_eq!(parsed.repeat, artifact.repeat);
-    let loaded = OpenedArtifact::from_text("r.json", &text)
+    let opened = OpenedArtifact::from_text("r.json", &text)
         .repeat
         .expect("a repeat");
     assert_eq!(
         (
-            loaded.group_id.map(|id| id.to_string()),
-            loaded.index,
-            loaded.count
+            opened.group_id.map(|id| id.to_string()),
+            opened.index,
+            opened.count
         ),
         (Some("repeat-20231114T221320Z".to_owned()), Some(2), Some(3))
     );

@@ -15,7 +15,7 @@ use crate::core::read::opened::text::CappedText;
 use crate::core::read::opened::views::SamplingView;
 use crate::core::read::opened::workload::WorkloadBlockView;
 use crate::core::read::opened::OpenedArtifact;
-use crate::core::slo::{judge_loaded, SloOutcome};
+use crate::core::slo::{judge_opened, SloOutcome};
 
 /// What a [`MetricComparison`] row measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,7 @@ impl Comparison {
     pub fn add_slo(&mut self, runs: &[&OpenedArtifact], slo: &Slo) {
         self.slo = Some(slo.clone());
         let outcomes: Vec<Option<SloOutcome>> =
-            runs.iter().map(|run| judge_loaded(slo, run).ok()).collect();
+            runs.iter().map(|run| judge_opened(slo, run).ok()).collect();
         type Read = fn(&SloOutcome) -> Option<f64>;
         let rows: [(ComparedMetric, Read); 3] = [
             (ComparedMetric::SloAttainment, |o| {

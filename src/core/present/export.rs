@@ -18,7 +18,7 @@ use crate::core::read::opened::text::CappedText;
 use crate::core::read::opened::views::{FailureView, RowView};
 use crate::core::read::opened::OpenedArtifact;
 use crate::core::schema::ArtifactV1;
-use crate::core::slo::{check_bound, judge_loaded, row_meets, BoundCheck};
+use crate::core::slo::{check_bound, judge_opened, row_meets, BoundCheck};
 
 /// The CSV header, one column per [`RowView`] field plus the failure columns.
 pub const CSV_COLUMNS: [&str; 17] = [
@@ -277,7 +277,7 @@ fn write_slo_section(
          no TPOT, so its TPOT bound is skipped.\n"
     );
     for (run, label) in runs.iter().zip(labels) {
-        let said = match judge_loaded(slo, run) {
+        let said = match judge_opened(slo, run) {
             Ok(outcome) => outcome.summary(),
             Err(reason) => reason.to_string(),
         };
@@ -736,14 +736,14 @@ mod tests {
             runs.iter().map(ArtifactV1::file_name).collect();
         assert_eq!(names.len(), 4, "every run its own name: {names:?}");
         let bytes = artifact_files_zip(&runs, false).expect("zips");
-        let loaded = open_dropped("sweep.zip", &bytes);
-        assert_eq!(loaded.len(), 4);
-        let groups = group_repeats(&loaded);
+        let opened = open_dropped("sweep.zip", &bytes);
+        assert_eq!(opened.len(), 4);
+        let groups = group_repeats(&opened);
         assert_eq!(groups.len(), 2, "one repeat group per step");
         assert!(groups.iter().all(|group| group.members.len() == 2
             && group.missing.is_empty()
             && group.duplicated.is_empty()));
-        let refs: Vec<&OpenedArtifact> = loaded.iter().collect();
+        let refs: Vec<&OpenedArtifact> = opened.iter().collect();
         let series = capacity_series(&refs);
         assert_eq!(series.len(), 1, "one sweep, one curve");
         assert_eq!(series[0].name, format!("sweep-{}", reference.run_id));

@@ -140,7 +140,7 @@ pub fn open_dropped(file_name: &str, bytes: &[u8]) -> Vec<OpenedArtifact> {
     }
     match read_bundle(bytes) {
         Ok(bundle) => {
-            let mut loaded: Vec<OpenedArtifact> = bundle
+            let mut opened: Vec<OpenedArtifact> = bundle
                 .entries
                 .iter()
                 .flat_map(|entry| {
@@ -150,7 +150,7 @@ pub fn open_dropped(file_name: &str, bytes: &[u8]) -> Vec<OpenedArtifact> {
                     )
                 })
                 .collect();
-            loaded.extend(bundle.skipped.iter().map(|reason| {
+            opened.extend(bundle.skipped.iter().map(|reason| {
                 OpenedArtifact::unreadable(
                     &format!(
                         "{file_name} › {}",
@@ -159,13 +159,13 @@ pub fn open_dropped(file_name: &str, bytes: &[u8]) -> Vec<OpenedArtifact> {
                     &format!("left out of the archive: {reason}"),
                 )
             }));
-            if loaded.is_empty() {
-                loaded.push(OpenedArtifact::unreadable(
+            if opened.is_empty() {
+                opened.push(OpenedArtifact::unreadable(
                     file_name,
                     "the archive holds no .json artifact",
                 ));
             }
-            loaded
+            opened
         }
         Err(error) => vec![OpenedArtifact::unreadable(file_name, &error.to_string())],
     }
@@ -210,12 +210,12 @@ pub fn open_dropped_batch(files: &[(String, Vec<u8>)]) -> Vec<OpenedArtifact> {
             None => others.push(file),
         }
     }
-    let mut loaded = Vec::new();
+    let mut opened = Vec::new();
     if !locust.is_empty() {
-        loaded.push(OpenedArtifact::from_locust_records(&locust));
+        opened.push(OpenedArtifact::from_locust_records(&locust));
     }
-    loaded.extend(open_dropped_others(&others));
-    loaded
+    opened.extend(open_dropped_others(&others));
+    opened
 }
 
 /// [`open_dropped_batch`] of files that are no Locust records.
@@ -257,20 +257,20 @@ fn open_dropped_others(files: &[&(String, Vec<u8>)]) -> Vec<OpenedArtifact> {
             (Some(*records), Some(*summary))
         });
     let mut run = pair.map(|(_, _, run)| run);
-    let mut loaded = Vec::new();
+    let mut opened = Vec::new();
     for (position, (name, bytes)) in files.iter().enumerate() {
         if Some(position) == paired_summary {
             continue;
         }
         if Some(position) == paired_records {
             if let Some(run) = run.take() {
-                loaded.push(OpenedArtifact::from_foreign(name, bytes.len(), run));
+                opened.push(OpenedArtifact::from_foreign(name, bytes.len(), run));
             }
             continue;
         }
-        loaded.extend(open_dropped(name, bytes));
+        opened.extend(open_dropped(name, bytes));
     }
-    loaded
+    opened
 }
 
 #[cfg(test)]
@@ -346,11 +346,11 @@ mod tests {
             &[("a.json", br#"{"concurrency": 1}"#), ("notes.txt", b"hi")],
             zip::CompressionMethod::Deflated,
         );
-        let loaded = open_dropped("sweep.zip", &bytes);
-        let labels: Vec<String> = loaded.iter().map(OpenedArtifact::label).collect();
+        let opened = open_dropped("sweep.zip", &bytes);
+        let labels: Vec<String> = opened.iter().map(OpenedArtifact::label).collect();
         assert_eq!(labels, ["sweep.zip › a.json", "sweep.zip › notes.txt"]);
-        assert_eq!(loaded[0].workload.concurrency, Some(1));
-        assert!(loaded[1].rows.is_empty());
+        assert_eq!(opened[0].workload.concurrency, Some(1));
+        assert!(opened[1].rows.is_empty());
         assert_eq!(open_dropped("plain.json", b"{}").len(), 1);
         let broken = open_dropped("broken.zip", b"PK\x03\x04broken");
         assert_eq!(broken.len(), 1);
@@ -370,10 +370,10 @@ mod tests {
             read("profile_export_aiperf.json"),
         );
         let other = ("plain.json".to_owned(), b"{}".to_vec());
-        let loaded = open_dropped_batch(&[summary.clone(), other.clone(), records.clone()]);
-        let labels: Vec<String> = loaded.iter().map(OpenedArtifact::label).collect();
+        let opened = open_dropped_batch(&[summary.clone(), other.clone(), records.clone()]);
+        let labels: Vec<String> = opened.iter().map(OpenedArtifact::label).collect();
         assert_eq!(labels, ["plain.json", "profile_export.jsonl"]);
-        let run = &loaded[1];
+        let run = &opened[1];
         assert_eq!(run.rows.len(), 48);
         assert_eq!(run.workload.concurrency, Some(4));
         assert_eq!(run.verdict_label(), "read as AIPerf 0.13.0");

@@ -13,7 +13,7 @@ fn slo(text: &str) -> Slo {
 }
 
 fn judge(text: &str, file: &str) -> Result<SloOutcome, Unjudgeable> {
-    judge_loaded(&slo(text), &OpenedArtifact::from_text("f.json", file))
+    judge_opened(&slo(text), &OpenedArtifact::from_text("f.json", file))
 }
 
 /// The reference run: six requests over 42385.45840000006 ms, no failures. Its rows (ttft,
@@ -167,17 +167,17 @@ fn the_slo_block_round_trips_through_a_file_and_restores_the_slo() {
     let report = crate::core::read::validate::validate_artifact_text(&text);
     assert!(report.is_acceptable(), "{report}");
 
-    let loaded = OpenedArtifact::from_text("held.json", &text);
-    let view = loaded.slo.as_ref().expect("an slo block");
+    let opened = OpenedArtifact::from_text("held.json", &text);
+    let view = opened.slo.as_ref().expect("an slo block");
     assert_eq!(view.slo.as_ref(), Some(&spec.slo));
     assert_eq!((view.target, view.problem.as_deref()), (Some(0.9), None));
-    assert_eq!(judge_loaded(&spec.slo, &loaded), Ok(outcome));
+    assert_eq!(judge_opened(&spec.slo, &opened), Ok(outcome));
 
     // A hostile block restores nothing and says why.
     let mut hostile: serde_json::Value = serde_json::from_str(REFERENCE).expect("JSON");
     hostile["slo"] = serde_json::json!({"spec": "<b>ttft</b>:5", "target": 7});
-    let loaded = OpenedArtifact::from_text("hostile.json", &hostile.to_string());
-    let view = loaded.slo.as_ref().expect("an slo block");
+    let opened = OpenedArtifact::from_text("hostile.json", &hostile.to_string());
+    let view = opened.slo.as_ref().expect("an slo block");
     assert_eq!((view.slo.as_ref(), view.target), (None, None));
     assert!(view
         .problem

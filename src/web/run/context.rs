@@ -19,7 +19,7 @@ use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::opened::OpenedArtifact;
 use crate::core::schema::calibration::ContextCalibration;
 use crate::core::schema::ArtifactV1;
-use crate::core::slo::{judge_artifact, judge_loaded, judge_rows, slo_block};
+use crate::core::slo::{judge_artifact, judge_opened, judge_rows, slo_block};
 use crate::core::telemetry::beside::attach_beside_client;
 use crate::core::telemetry::reset::{reset_block, RunFacts};
 
@@ -229,16 +229,16 @@ impl RunContext {
         let text = artifact
             .to_json_text()
             .map_err(|error| RunError::Artifact(error.to_string()))?;
-        let loaded = OpenedArtifact::from_text(&artifact.file_name(), &text);
-        let mut point = capacity_point(&loaded);
+        let opened = OpenedArtifact::from_text(&artifact.file_name(), &text);
+        let mut point = capacity_point(&opened);
         if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
-            point.slo = judge_loaded(&spec.slo, &loaded).ok();
+            point.slo = judge_opened(&spec.slo, &opened).ok();
         }
         keep::add_run(
             self.library,
             &artifact.file_name(),
             &text,
-            loaded,
+            opened,
             self.checkpoint.take(),
         );
         let artifact = Rc::new(artifact);

@@ -17,8 +17,8 @@ use crate::web::state::library::Library;
 
 /// Adds `loaded` (what was read from `files`) to the library, and keeps `files`; the ids of
 /// the entries added.
-pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<OpenedArtifact>) -> Vec<u64> {
-    add_batch_in_place(library, files, loaded, None)
+pub fn add_batch(library: Library, files: Vec<KeptFile>, opened: Vec<OpenedArtifact>) -> Vec<u64> {
+    add_batch_in_place(library, files, opened, None)
 }
 
 /// [`add_batch`], keeping `files` in the place of the batch kept under `in_place_of` (a run's
@@ -26,11 +26,11 @@ pub fn add_batch(library: Library, files: Vec<KeptFile>, loaded: Vec<OpenedArtif
 fn add_batch_in_place(
     library: Library,
     files: Vec<KeptFile>,
-    loaded: Vec<OpenedArtifact>,
+    opened: Vec<OpenedArtifact>,
     in_place_of: Option<f64>,
 ) -> Vec<u64> {
-    let readable = loaded.iter().any(|artifact| artifact.refusal.is_none());
-    let ids: Vec<u64> = loaded
+    let readable = opened.iter().any(|artifact| artifact.refusal.is_none());
+    let ids: Vec<u64> = opened
         .into_iter()
         .map(|artifact| library.add(artifact))
         .collect();
@@ -57,13 +57,13 @@ pub fn add_run(
     library: Library,
     name: &str,
     text: &str,
-    loaded: OpenedArtifact,
+    opened: OpenedArtifact,
     checkpoint: Option<f64>,
 ) -> Vec<u64> {
     add_batch_in_place(
         library,
         vec![(name.to_owned(), text.as_bytes().to_vec())],
-        vec![loaded],
+        vec![opened],
         checkpoint,
     )
 }

@@ -21,7 +21,7 @@ use crate::core::read::opened::load::LoadView;
 use crate::core::read::opened::metrics::MetricStat;
 use crate::core::read::opened::views::{row_notes, RowView};
 use crate::core::read::opened::OpenedArtifact;
-use crate::core::slo::judge_loaded;
+use crate::core::slo::judge_opened;
 use crate::web::state::AppState;
 use crate::web::ui::capacity::CapacityView;
 use crate::web::ui::notes::LoadWarnings;
@@ -261,7 +261,7 @@ fn SingleRun(
     let slo_outcome = Signal::derive(move || {
         let spec = state.current_slo()?;
         Some(
-            measured("strobe:slo-judge", || judge_loaded(&spec.slo, &judged_run))
+            measured("strobe:slo-judge", || judge_opened(&spec.slo, &judged_run))
                 .map_err(|reason| reason.to_string()),
         )
     });

@@ -48,11 +48,11 @@ async fn open_files(library: Library, state: AppState, files: Vec<web_sys::File>
             }
         }
     }
-    let loaded = measured("strobe:load-artifact", || open_dropped_batch(&batch));
-    for artifact in &loaded {
+    let opened = measured("strobe:load-artifact", || open_dropped_batch(&batch));
+    for artifact in &opened {
         restore_slo(state, artifact);
     }
-    keep::add_batch(library, batch, loaded);
+    keep::add_batch(library, batch, opened);
 }
 
 fn open_file_list(library: Library, state: AppState, files: Option<web_sys::FileList>) {

@@ -99,8 +99,8 @@ pub fn SloOutcomeLine(
 /// Restores the SLO of a dropped file that was held to one: its `slo` and `slo_target` go into
 /// the form (and so into the link), and the panel says where they came from — or why a file's
 /// block could not be read. The last such file dropped wins.
-pub fn restore_slo(state: AppState, loaded: &OpenedArtifact) {
-    let Some(view) = &loaded.slo else {
+pub fn restore_slo(state: AppState, opened: &OpenedArtifact) {
+    let Some(view) = &opened.slo else {
         return;
     };
     match &view.slo {
@@ -113,12 +113,12 @@ pub fn restore_slo(state: AppState, loaded: &OpenedArtifact) {
             }
             state.restore_slo(
                 fields,
-                format!("SLO {slo} restored from {}.", loaded.file_name),
+                format!("SLO {slo} restored from {}.", opened.file_name),
             );
         }
         None => {
             if let Some(problem) = &view.problem {
-                state.restore_slo(Vec::new(), format!("{}: {problem}.", loaded.file_name));
+                state.restore_slo(Vec::new(), format!("{}: {problem}.", opened.file_name));
             }
         }
     }

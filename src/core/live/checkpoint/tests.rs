@@ -148,17 +148,17 @@ fn a_checkpoint_says_it_is_partial_and_reads_back_valid() {
     assert_eq!(client.sse.reads, 51);
     // The reader takes it as a valid artifact and labels it partial.
     let text = artifact.to_json_text().expect("writes");
-    let loaded = OpenedArtifact::from_text(&artifact.file_name(), &text);
-    assert_eq!(loaded.verdict(), Verdict::Valid, "{:?}", loaded.problems());
-    assert_eq!(loaded.rows.len(), 3);
+    let opened = OpenedArtifact::from_text(&artifact.file_name(), &text);
+    assert_eq!(opened.verdict(), Verdict::Valid, "{:?}", opened.problems());
+    assert_eq!(opened.rows.len(), 3);
     assert_eq!(
-        loaded.partial_label().as_deref(),
+        opened.partial_label().as_deref(),
         Some("partial: the tab closed during the run, 4 of 10 requests")
     );
     assert!(
-        loaded.status_line().starts_with("Partial run"),
+        opened.status_line().starts_with("Partial run"),
         "{}",
-        loaded.status_line()
+        opened.status_line()
     );
 }
 
@@ -197,9 +197,9 @@ fn a_failed_run_says_why_and_nothing_is_made_before_a_request_ended() {
     };
     let artifact = checkpoint_artifact(failed).expect("a checkpoint");
     let text = artifact.to_json_text().expect("writes");
-    let loaded = OpenedArtifact::from_text("x.json", &text);
+    let opened = OpenedArtifact::from_text("x.json", &text);
     assert_eq!(
-        loaded.partial_label().as_deref(),
+        opened.partial_label().as_deref(),
         Some("partial: the run failed (the measurement worker fell silent), 1 of 5 requests")
     );
     // Warming up, or nothing ended: no checkpoint.

@@ -23,7 +23,7 @@ use crate::core::present::verdict::{across_runs_text, disagreement};
 use crate::core::read::opened::metrics::{KeyMetrics, MetricKind, MetricStat};
 use crate::core::read::opened::OpenedArtifact;
 use crate::core::slo::{
-    capacity_at_slo, judge_loaded, AttainmentAtLoad, CapacityAtSlo, SloOutcome,
+    capacity_at_slo, judge_opened, AttainmentAtLoad, CapacityAtSlo, SloOutcome,
 };
 
 use repeats::merge_repeats;
@@ -162,7 +162,7 @@ pub fn capacity_series_with_slo(
         let Some(mut point) = capacity_point(run) else {
             continue;
         };
-        point.slo = slo.and_then(|slo| judge_loaded(slo, run).ok());
+        point.slo = slo.and_then(|slo| judge_opened(slo, run).ok());
         let repeat_group = run
             .repeat
             .as_ref()

@@ -235,9 +235,9 @@ pub fn pareto(series: &[CapacitySeries], theme: ChartTheme) -> Value {
 pub fn capacity_server(series: &[CapacitySeries], theme: ChartTheme) -> Value {
     let title = "The server's queue against load";
     let file_stem = "strobe-capacity-server";
-    let (loaded, x_name) = by_load(series);
+    let (on_load, x_name) = by_load(series);
     let drawn = |read: fn(&CapacityPoint) -> Option<f64>| {
-        loaded
+        on_load
             .iter()
             .any(|curve| curve.points.iter().any(|p| read(p).is_some()))
     };
@@ -252,7 +252,7 @@ pub fn capacity_server(series: &[CapacitySeries], theme: ChartTheme) -> Value {
         );
     }
     let palette = theme.palette();
-    let names: Vec<String> = loaded.iter().map(|s| s.name.clone()).collect();
+    let names: Vec<String> = on_load.iter().map(|s| s.name.clone()).collect();
     let names = distinct_labels(&names);
     let mut chart = base_chart(
         title,
@@ -276,7 +276,7 @@ pub fn capacity_server(series: &[CapacitySeries], theme: ChartTheme) -> Value {
         .max(100)
         .split_line(SplitLine::new().show(false)),
     );
-    for (position, (curve, name)) in loaded.iter().zip(&names).enumerate() {
+    for (position, (curve, name)) in on_load.iter().zip(&names).enumerate() {
         let color = theme.series_color(position);
         let data = |read: fn(&CapacityPoint) -> Option<f64>| -> Vec<DataPoint> {
             curve
@@ -324,7 +324,7 @@ pub fn capacity_server(series: &[CapacitySeries], theme: ChartTheme) -> Value {
 /// Each curve with its points' values replaced by the load they stand for on it (an `auto`
 /// curve's mixed steps become requests per second), and the x axis name that goes with it.
 fn by_load(series: &[CapacitySeries]) -> (Vec<CapacitySeries>, &'static str) {
-    let loaded = series
+    let on_load = series
         .iter()
         .map(|curve| CapacitySeries {
             points: curve
@@ -344,13 +344,13 @@ fn by_load(series: &[CapacitySeries]) -> (Vec<CapacitySeries>, &'static str) {
         Some(&"rate") if variables.iter().all(|v| *v == "rate") => "Offered rate (req/s)",
         _ => "Load (concurrency, or req/s carried)",
     };
-    (loaded, name)
+    (on_load, name)
 }
 
 /// Goodput (requests, or output tokens, per second that met the SLO) against the load of each
 /// step: where it stops growing, more load only adds requests that miss the SLO.
 pub fn goodput_curve(series: &[CapacitySeries], axis: CapacityAxis, theme: ChartTheme) -> Value {
-    let (loaded, x_name) = by_load(series);
+    let (on_load, x_name) = by_load(series);
     let (y_name, file_stem) = match axis {
         CapacityAxis::Tokens => ("Goodput (output tok/s)", "strobe-goodput-tokens"),
         CapacityAxis::Requests => ("Goodput (req/s)", "strobe-goodput-requests"),
@@ -359,7 +359,7 @@ pub fn goodput_curve(series: &[CapacitySeries], axis: CapacityAxis, theme: Chart
         "Goodput against load",
         "requests that met the SLO, per second of wall time · one point per step",
         file_stem,
-        &loaded,
+        &on_load,
         (x_name, y_name),
         |point| {
             let outcome = point.slo.as_ref()?;
@@ -376,11 +376,11 @@ pub fn goodput_curve(series: &[CapacitySeries], axis: CapacityAxis, theme: Chart
 /// SLO attainment (% of sent requests that met it) against the load of each step, with the
 /// target as a dashed line: the curve crosses it at the capacity at SLO.
 pub fn attainment_curve(series: &[CapacitySeries], target: f64, theme: ChartTheme) -> Value {
-    let (loaded, x_name) = by_load(series);
+    let (on_load, x_name) = by_load(series);
     let title = "SLO attainment against load";
     let file_stem = "strobe-slo-attainment";
     let xy = |point: &CapacityPoint| Some((point.value, point.slo.as_ref()?.attainment? * 100.0));
-    let drawable = loaded
+    let drawable = on_load
         .iter()
         .any(|s| s.points.iter().filter(|point| xy(point).is_some()).count() >= 2);
     if !drawable {
@@ -398,12 +398,12 @@ pub fn attainment_curve(series: &[CapacitySeries], target: f64, theme: ChartThem
             "share of sent requests that met the SLO · dashed: the {target_percent:.0} % target"
         ),
         file_stem,
-        &loaded,
+        &on_load,
         (x_name, "Met the SLO (%)"),
         xy,
         theme,
     );
-    let most = loaded
+    let most = on_load
         .iter()
         .flat_map(|s| s.points.iter().map(|point| point.value))
         .fold(0.0_f64, f64::max);

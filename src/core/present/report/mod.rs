@@ -38,7 +38,7 @@ use crate::core::read::opened::metrics::{MetricKind, MetricStat, TimeBasis};
 use crate::core::read::opened::text::CappedText;
 use crate::core::read::opened::views::row_notes;
 use crate::core::read::opened::OpenedArtifact;
-use crate::core::slo::judge_loaded;
+use crate::core::slo::judge_opened;
 
 pub mod html;
 pub mod size;
@@ -230,7 +230,7 @@ fn write_run(body: &mut String, position: usize, run: &OpenedArtifact, slo: Opti
         escape(&run.verdict_label()),
         escape(&run.status_line())
     );
-    let outcome = slo.map(|spec| judge_loaded(&spec.slo, run));
+    let outcome = slo.map(|spec| judge_opened(&spec.slo, run));
     let judged = outcome.as_ref().and_then(|outcome| outcome.as_ref().ok());
     let failed = run
         .workload

@@ -168,8 +168,8 @@ fn the_carried_artifact_comes_back_byte_for_byte_and_loads_the_same_run() {
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].name, "run.json");
     assert_eq!(files[0].text.as_bytes(), REFERENCE.as_bytes());
-    let loaded = open_dropped("report.html", report.html.as_bytes());
-    assert_eq!(loaded, vec![run]);
+    let opened = open_dropped("report.html", report.html.as_bytes());
+    assert_eq!(opened, vec![run]);
 }
 
 #[test]
@@ -240,10 +240,10 @@ fn a_run_read_from_several_files_is_shown_and_said_not_carried() {
     });
     assert_eq!(report.not_carried, ["pair"]);
     assert!(report.html.contains("Not carried"));
-    let loaded = open_dropped("r.html", report.html.as_bytes());
-    assert_eq!(loaded.len(), 1);
+    let opened = open_dropped("r.html", report.html.as_bytes());
+    assert_eq!(opened.len(), 1);
     assert!(
-        loaded[0].refusal.is_some(),
+        opened[0].refusal.is_some(),
         "a report with no artifact says so"
     );
 }

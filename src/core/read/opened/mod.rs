@@ -308,9 +308,9 @@ impl OpenedArtifact {
         });
         match text {
             Ok((name, text)) => {
-                let mut loaded = Self::from_text(&format!("{name} (from {names})"), &text);
-                loaded.text_bytes = bytes;
-                loaded
+                let mut opened = Self::from_text(&format!("{name} (from {names})"), &text);
+                opened.text_bytes = bytes;
+                opened
             }
             Err(error) => Self::refused(&names, bytes, OpenRefusal::BrokenLocust(error)),
         }
@@ -327,16 +327,16 @@ impl OpenedArtifact {
             generation: Generation::Unknown,
             violations: Vec::new(),
         };
-        let mut loaded = Self::empty(&name, text_bytes, report);
-        loaded.identity = run.identity;
-        loaded.workload = run.workload;
-        loaded.metrics = run.metrics;
-        loaded.rows = run.rows;
-        loaded.failures = run.failures;
-        loaded.load = run.load;
-        loaded.sweep = run.sweep;
-        loaded.foreign = Some(run.source);
-        loaded
+        let mut opened = Self::empty(&name, text_bytes, report);
+        opened.identity = run.identity;
+        opened.workload = run.workload;
+        opened.metrics = run.metrics;
+        opened.rows = run.rows;
+        opened.failures = run.failures;
+        opened.load = run.load;
+        opened.sweep = run.sweep;
+        opened.foreign = Some(run.source);
+        opened
     }
 
     /// The artifact `value` (parsed from `text_bytes` bytes of text).
@@ -346,10 +346,10 @@ impl OpenedArtifact {
         // when the parse succeeds `validate_artifact` on the value gives the same report as
         // `validate_artifact_text`, without a second parse of a possibly large file.
         let report = validate_artifact(value);
-        let mut loaded = Self::empty(file_name, text_bytes, report);
-        loaded.unrecognized = !looks_like_an_artifact(value);
-        loaded.read_value(value);
-        loaded
+        let mut opened = Self::empty(file_name, text_bytes, report);
+        opened.unrecognized = !looks_like_an_artifact(value);
+        opened.read_value(value);
+        opened
     }
 
     /// The verdict: valid, valid legacy (with its generation) or invalid.
@@ -500,7 +500,7 @@ impl OpenedArtifact {
     }
 
     fn refused(file_name: &str, text_bytes: usize, refusal: OpenRefusal) -> Self {
-        let mut loaded = Self::empty(
+        let mut opened = Self::empty(
             file_name,
             text_bytes,
             Report {
@@ -509,8 +509,8 @@ impl OpenedArtifact {
                 violations: Vec::new(),
             },
         );
-        loaded.refusal = Some(refusal);
-        loaded
+        opened.refusal = Some(refusal);
+        opened
     }
 
     fn empty(file_name: &str, text_bytes: usize, report: Report) -> Self {

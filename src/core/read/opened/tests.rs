@@ -8,16 +8,16 @@ use serde_json::Value;
 
 #[test]
 fn a_non_object_is_invalid_with_nothing_read() {
-    let loaded = OpenedArtifact::from_text("list.json", "[1, 2]");
-    assert_eq!(loaded.verdict(), Verdict::Invalid);
-    assert!(loaded.rows.is_empty());
-    assert_eq!(loaded.identity, RunIdentity::default());
+    let opened = OpenedArtifact::from_text("list.json", "[1, 2]");
+    assert_eq!(opened.verdict(), Verdict::Invalid);
+    assert!(opened.rows.is_empty());
+    assert_eq!(opened.identity, RunIdentity::default());
     // JSON of no shape strobe reads says what it reads; the validator's reasons stay listed.
-    assert!(loaded.unrecognized);
-    assert!(loaded
+    assert!(opened.unrecognized);
+    assert!(opened
         .status_line()
         .starts_with("Not a file strobe reads: it reads strobe and anvil artifacts"));
-    assert!(!loaded.problems().is_empty());
+    assert!(!opened.problems().is_empty());
 }
 
 #[test]
@@ -28,9 +28,9 @@ fn other_tools_files_load_as_runs_of_their_tool() {
             .join(relative)
     };
     let text = std::fs::read_to_string(path("vllm/vllm-0.33.0-c1.json")).expect("fixture");
-    let loaded = OpenedArtifact::all_from_text("vllm.json", &text);
-    assert_eq!(loaded.len(), 1);
-    let run = &loaded[0];
+    let opened = OpenedArtifact::all_from_text("vllm.json", &text);
+    assert_eq!(opened.len(), 1);
+    let run = &opened[0];
     assert_eq!(run.verdict(), Verdict::Foreign);
     assert_eq!(run.verdict_label(), "read as vLLM (version not recorded)");
     assert_eq!(run.rows.len(), 48);
@@ -105,19 +105,19 @@ fn malformed_rows_and_fields_are_skipped_not_fatal() {
         "failures": [{"error_type": ["TypeError"], "request_index": 3}],
     })
     .to_string();
-    let loaded = OpenedArtifact::from_text("odd.json", &text);
-    assert_eq!(loaded.verdict(), Verdict::Invalid);
-    assert_eq!(loaded.identity.run_id, None, "a number is not a run id");
-    assert_eq!(loaded.workload.concurrency, None, "a bool is not a count");
-    assert_eq!(loaded.rows.len(), 1);
-    let row = &loaded.rows[0];
+    let opened = OpenedArtifact::from_text("odd.json", &text);
+    assert_eq!(opened.verdict(), Verdict::Invalid);
+    assert_eq!(opened.identity.run_id, None, "a number is not a run id");
+    assert_eq!(opened.workload.concurrency, None, "a bool is not a count");
+    assert_eq!(opened.rows.len(), 1);
+    let row = &opened.rows[0];
     assert_eq!((row.position, row.request_index), (1, None));
     assert_eq!(row.index_or_position(), 1);
     assert_eq!((row.ttft_ms, row.e2e_ms), (None, Some(12.5)));
     assert_eq!(row.cached_tokens, Some(7));
-    assert_eq!(loaded.failures[0].error_type, None);
-    assert_eq!(loaded.failures[0].index_or_position(), 3);
-    assert!(loaded
+    assert_eq!(opened.failures[0].error_type, None);
+    assert_eq!(opened.failures[0].index_or_position(), 3);
+    assert!(opened
         .notices
         .contains(&LoadNotice::RowsSkipped { count: 1 }));
 }
@@ -147,8 +147,8 @@ fn the_client_block_says_how_the_numbers_were_taken() {
                    "connections": "ready"}
     }})
     .to_string();
-    let loaded = OpenedArtifact::from_text("run.json", &text);
-    let notes = loaded
+    let opened = OpenedArtifact::from_text("run.json", &text);
+    let notes = opened
         .client
         .map(|client| client.notes())
         .unwrap_or_default();
@@ -276,8 +276,8 @@ fn the_client_block_says_how_the_numbers_were_taken() {
         {"request_index": 0, "output_token_source": "usage"},
         {"request_index": 1, "output_token_source": "content_chunks"},
     ]});
-    let loaded = OpenedArtifact::from_text("r.json", &rows.to_string());
-    let notes = row_notes(&loaded.rows);
+    let opened = OpenedArtifact::from_text("r.json", &rows.to_string());
+    let notes = row_notes(&opened.rows);
     assert_eq!(notes.len(), 1);
     assert!(
         notes[0].starts_with("1 of 2 requests got no usage"),
@@ -291,21 +291,21 @@ fn the_client_block_says_how_the_numbers_were_taken() {
     let rows = json!({"request_timings": [
         session(0, 20, 21), session(1, 20, 180), session(2, 20, 400),
     ]});
-    let loaded = OpenedArtifact::from_text("s.json", &rows.to_string());
+    let opened = OpenedArtifact::from_text("s.json", &rows.to_string());
     assert!(
-        row_notes(&loaded.rows).is_empty(),
+        row_notes(&opened.rows).is_empty(),
         "{:?}",
-        row_notes(&loaded.rows)
+        row_notes(&opened.rows)
     );
     let rows = json!({"request_timings": [session(0, 20, 60), session(1, 20, 180)]});
-    let loaded = OpenedArtifact::from_text("s.json", &rows.to_string());
-    assert!(row_notes(&loaded.rows)[0].starts_with("Prompts measured 3.00 server tokens"));
+    let opened = OpenedArtifact::from_text("s.json", &rows.to_string());
+    assert!(row_notes(&opened.rows)[0].starts_with("Prompts measured 3.00 server tokens"));
     // An older strobe file: no thread, no pool, nothing suspected.
     let old =
         json!({"client": {"name": "strobe", "version": "0.0.9", "cross_origin_isolated": false}});
-    let loaded = OpenedArtifact::from_text("old.json", &old.to_string());
+    let opened = OpenedArtifact::from_text("old.json", &old.to_string());
     assert_eq!(
-        loaded.client.map(|client| client.notes()),
+        opened.client.map(|client| client.notes()),
         Some(vec![
             "Measured by strobe 0.0.9; not cross-origin isolated (coarser timer).".to_owned()
         ])

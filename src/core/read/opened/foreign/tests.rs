@@ -431,13 +431,13 @@ fn every_fixture_with_rows_converts_to_an_artifact_the_validator_accepts() {
         );
         // Read back, the artifact names its tool and keeps the tool's definitions.
         let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
-        let loaded = OpenedArtifact::from_text("converted.json", &text);
-        assert_eq!(loaded.verdict(), Verdict::Valid);
-        let source = loaded.foreign.as_ref().expect("source read");
+        let opened = OpenedArtifact::from_text("converted.json", &text);
+        assert_eq!(opened.verdict(), Verdict::Valid);
+        let source = opened.foreign.as_ref().expect("source read");
         assert_eq!(source.tool, tool);
         assert_eq!(source.definitions, tool.definitions());
-        assert!(loaded.verdict_label().starts_with("valid (converted from "));
-        assert_eq!(loaded.rows.len(), run.rows.len());
+        assert!(opened.verdict_label().starts_with("valid (converted from "));
+        assert_eq!(opened.rows.len(), run.rows.len());
     }
     // vLLM records no TTFT: the converted rows say so with null, never a copy of its TTFO.
     let vllm = convert::to_artifact(&runs[0]).expect("converts");
@@ -482,12 +482,12 @@ fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_fil
         .expect("traces");
     assert_eq!(arrivals.len(), run.rows[0].read_gaps_ms.len() + 1);
     let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
-    let loaded = OpenedArtifact::from_text("converted.json", &text);
+    let opened = OpenedArtifact::from_text("converted.json", &text);
     assert_eq!(
-        loaded.rows[0].read_gaps_ms.len(),
+        opened.rows[0].read_gaps_ms.len(),
         run.rows[0].read_gaps_ms.len()
     );
-    for (read_back, original) in loaded.rows[0]
+    for (read_back, original) in opened.rows[0]
         .read_gaps_ms
         .iter()
         .zip(&run.rows[0].read_gaps_ms)
@@ -495,7 +495,7 @@ fn conversion_keeps_failures_traces_and_dates_and_pairs_only_matching_aiperf_fil
         assert!((read_back - original).abs() < 1e-9);
     }
     // The tool's start label survives the round trip.
-    assert_eq!(loaded.identity.started_at, run.identity.started_at);
+    assert_eq!(opened.identity.started_at, run.identity.started_at);
 
     // One AIPerf record alone is one JSON value, and still AIPerf's.
     let records = fixture_text("aiperf/aiperf-0.13.0-c1/profile_export.jsonl");
@@ -580,8 +580,8 @@ fn a_conversion_says_which_numbers_it_cannot_give_and_carries_the_tools_own() {
 
         // Read back, the list is the one written.
         let text = crate::core::python::json::dumps_artifact(&artifact).expect("writes");
-        let loaded = OpenedArtifact::from_text("converted.json", &text);
-        let source = loaded.foreign.expect("a converted file");
+        let opened = OpenedArtifact::from_text("converted.json", &text);
+        let source = opened.foreign.expect("a converted file");
         let headlines: Vec<Headline> = source.unavailable.iter().map(|u| u.headline).collect();
         assert_eq!(headlines, lost);
         let tpot = &source.unavailable[0];

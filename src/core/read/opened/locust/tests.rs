@@ -393,13 +393,13 @@ fn records_dropped_together_on_the_page_are_one_run_with_its_notes() {
             include_bytes!("../../../../../tests/fixtures/reference-artifact.json").to_vec(),
         )])
         .collect();
-    let loaded = open_dropped_batch(&dropped);
+    let opened = open_dropped_batch(&dropped);
     assert_eq!(
-        loaded.len(),
+        opened.len(),
         2,
         "the records are one run, the artifact another"
     );
-    let run = &loaded[0];
+    let run = &opened[0];
     assert_eq!(run.verdict_label(), "valid (sent by Locust 2.47.0)");
     assert!(
         run.file_name
