@@ -69,19 +69,39 @@ function sleep() {
 sleep();
 `;
 
+/** A tick of `Date.now()` seen between two monotonic readings this close is read exactly. */
+const TIGHT_TICK_MS = 0.02;
+/** The most ticks {@link wallMinusMonotonicMs} waits for a tight one. */
+const MOST_TICKS = 50;
+
 /**
  * The wall clock minus the monotonic clock, in ms, to a few microseconds: the moment
- * `Date.now()` ticks to its next millisecond, read on `process.hrtime` (spins up to 1 ms).
+ * `Date.now()` ticks to its next millisecond, read on `process.hrtime`. A tick is taken only when
+ * the readings around it are within TIGHT_TICK_MS, so a thread descheduled meanwhile (a busy
+ * host) does not bias it; it spins up to MOST_TICKS ms for one, and takes the tightest it saw.
  */
 export function wallMinusMonotonicMs() {
-  const start = Date.now();
-  let before = process.hrtime.bigint();
-  for (;;) {
-    const now = Date.now();
-    const after = process.hrtime.bigint();
-    if (now !== start) return now - Number((before + after) / 2n) / 1e6;
-    before = after;
+  let best = null;
+  for (let tick = 0; tick < MOST_TICKS; tick += 1) {
+    // The tick falls between the last read that saw the old millisecond and the first that saw
+    // the new one, so the bracket opens before the first of those two reads.
+    let opened = process.hrtime.bigint();
+    const start = Date.now();
+    for (;;) {
+      const before = process.hrtime.bigint();
+      const now = Date.now();
+      const after = process.hrtime.bigint();
+      if (now !== start) {
+        const width = Number(after - opened) / 1e6;
+        const offset = now - Number((opened + after) / 2n) / 1e6;
+        if (!best || width < best.width) best = { width, offset };
+        break;
+      }
+      opened = before;
+    }
+    if (best.width <= TIGHT_TICK_MS) break;
   }
+  return best.offset;
 }
 
 /** The wall clock's offset when this file was loaded, about when its browser started. */
