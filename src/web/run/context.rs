@@ -15,11 +15,16 @@ use crate::core::config::slo::SloSpec;
 use crate::core::live::LiveSnapshot;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
-use crate::core::present::capacity::{capacity_point, CapacityPoint};
+#[cfg(not(feature = "size-probe"))]
+use crate::core::present::capacity::capacity_point;
+use crate::core::present::capacity::CapacityPoint;
+#[cfg(not(feature = "size-probe"))]
 use crate::core::read::opened::OpenedArtifact;
 use crate::core::schema::calibration::ContextCalibration;
 use crate::core::schema::ArtifactV1;
-use crate::core::slo::{judge_artifact, judge_opened, judge_rows, slo_block};
+#[cfg(not(feature = "size-probe"))]
+use crate::core::slo::judge_opened;
+use crate::core::slo::{judge_artifact, judge_rows, slo_block};
 use crate::core::telemetry::beside::attach_beside_client;
 use crate::core::telemetry::reset::{reset_block, RunFacts};
 
@@ -29,6 +34,7 @@ use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::checkpoint::Checkpoints;
 use crate::web::run::host::Measurement;
+#[cfg(not(feature = "size-probe"))]
 use crate::web::run::keep;
 use crate::web::run::metrics::MetricsScrape;
 use crate::web::run::reset::{reset_prefix_cache, ResetCancel};
@@ -229,21 +235,36 @@ impl RunContext {
         let text = artifact
             .to_json_text()
             .map_err(|error| RunError::Artifact(error.to_string()))?;
-        let opened = OpenedArtifact::from_text(&artifact.file_name(), &text);
+        let point = self.keep_in_library(&artifact.file_name(), &text);
+        let artifact = Rc::new(artifact);
+        self.state.show_run(artifact.clone());
+        Ok((artifact, point))
+    }
+
+    /// Opens the finished run's file as the library reads it, keeps it there (with its
+    /// checkpoint's key), and gives its capacity point, judged against the run's SLO.
+    #[cfg(not(feature = "size-probe"))]
+    fn keep_in_library(&self, file_name: &str, text: &str) -> Option<CapacityPoint> {
+        let opened = OpenedArtifact::from_text(file_name, text);
         let mut point = capacity_point(&opened);
         if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
             point.slo = judge_opened(&spec.slo, &opened).ok();
         }
         keep::add_run(
             self.library,
-            &artifact.file_name(),
-            &text,
+            file_name,
+            text,
             opened,
             self.checkpoint.take(),
         );
-        let artifact = Rc::new(artifact);
-        self.state.show_run(artifact.clone());
-        Ok((artifact, point))
+        point
+    }
+
+    /// The size probe's build (Cargo.toml, `size-probe`) has no results side: nothing is
+    /// opened or kept.
+    #[cfg(feature = "size-probe")]
+    fn keep_in_library(&self, _file_name: &str, _text: &str) -> Option<CapacityPoint> {
+        None
     }
 }
 

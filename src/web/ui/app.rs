@@ -5,9 +5,11 @@ use leptos::prelude::*;
 use crate::core::config::form::RunForm;
 
 use crate::web::platform::storage;
+#[cfg(not(feature = "size-probe"))]
 use crate::web::run::{keep, link};
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
+#[cfg(not(feature = "size-probe"))]
 use crate::web::ui::results::ResultsView;
 use crate::web::ui::run_view::RunView;
 
@@ -21,15 +23,7 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     let library = Library::new();
     provide_context(library);
-    // What the library kept on an earlier visit; then the run of the link the page was opened
-    // with, if it was (read now: the address bar soon shows the form's link instead), and of
-    // any link pasted into this tab's address bar later.
-    let hash = window().location().hash().unwrap_or_default();
-    keep::restore(library, move || link::open(library, &hash));
-    let on_hash_change = window_event_listener_untyped("hashchange", move |_| {
-        link::open(library, &window().location().hash().unwrap_or_default());
-    });
-    on_cleanup(move || on_hash_change.remove());
+    open_kept_and_linked(library);
 
     // Keep the URL in step with the form, so the address bar is always a link to this setup.
     // The API key is not part of the form, so it can never reach the URL.
@@ -54,7 +48,7 @@ pub fn App() -> impl IntoView {
         </header>
         <main class="app-main" data-testid="app-ready">
             <RunView />
-            <ResultsView />
+            {results_view()}
         </main>
         <footer class="app-footer">
             <span>"Writes and reads "</span>
@@ -63,3 +57,30 @@ pub fn App() -> impl IntoView {
         </footer>
     }
 }
+
+/// What the library kept on an earlier visit; then the run of the link the page was opened
+/// with, if it was (read now: the address bar soon shows the form's link instead), and of any
+/// link pasted into this tab's address bar later.
+#[cfg(not(feature = "size-probe"))]
+fn open_kept_and_linked(library: Library) {
+    let hash = window().location().hash().unwrap_or_default();
+    keep::restore(library, move || link::open(library, &hash));
+    let on_hash_change = window_event_listener_untyped("hashchange", move |_| {
+        link::open(library, &window().location().hash().unwrap_or_default());
+    });
+    on_cleanup(move || on_hash_change.remove());
+}
+
+/// The results: the finished run, the library and what it compares.
+#[cfg(not(feature = "size-probe"))]
+fn results_view() -> impl IntoView {
+    view! { <ResultsView /> }
+}
+
+/// The size probe's build (Cargo.toml, `size-probe`) has no results side: nothing kept, linked
+/// or shown after a run.
+#[cfg(feature = "size-probe")]
+fn open_kept_and_linked(_library: Library) {}
+
+#[cfg(feature = "size-probe")]
+fn results_view() -> impl IntoView {}

@@ -24,6 +24,7 @@ use crate::web::state::library::Library;
 use crate::web::state::workload::WorkloadState;
 use crate::web::state::{AppState, RunPhase};
 use crate::web::ui::echart::load_charts;
+#[cfg(not(feature = "size-probe"))]
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::workload::WorkloadPicker;
 
@@ -218,7 +219,7 @@ pub fn RunView() -> impl IntoView {
             </form>
             <PreflightStatus />
             <LivePanel />
-            <LiveCharts />
+            {live_charts()}
         </section>
     }
 }
@@ -750,3 +751,13 @@ fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String
         }
     }
 }
+
+/// The live charts under the run's progress.
+#[cfg(not(feature = "size-probe"))]
+fn live_charts() -> impl IntoView {
+    view! { <LiveCharts /> }
+}
+
+/// The size probe's build (Cargo.toml, `size-probe`) draws no live charts.
+#[cfg(feature = "size-probe")]
+fn live_charts() -> impl IntoView {}
