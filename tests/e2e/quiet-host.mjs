@@ -129,16 +129,18 @@ export function watchHostClosely() {
     const stolen = (hostCpu?.steal_pct ?? 0) >= NOISY_STEAL_PCT;
     const moved = Math.abs(clockMoved) >= CLOCK_MOVED_MS;
     const noisy = stolen || moved || seen.stalls >= NOISY_STALLS;
-    const cpuText = hostDuring({ host_cpu: hostCpu }).replace(/\)$/, '');
-    const stallText = `${seen.stalls} stalls of ${STALL_MS} ms or more, worst ${seen.worst_ms.toFixed(1)} ms, `
-      + `wall clock moved ${clockMoved >= 0 ? '+' : ''}${clockMoved.toFixed(2)} ms since the file began`;
-    const text = cpuText ? `${cpuText}, ${stallText})` : ` (host over the run: ${stallText})`;
+    const text = hostDuring(
+      { host_cpu: hostCpu },
+      `${seen.stalls} stalls of ${STALL_MS} ms or more`,
+      `worst ${seen.worst_ms.toFixed(1)} ms`,
+      `wall clock moved ${clockMoved >= 0 ? '+' : ''}${clockMoved.toFixed(2)} ms since the file began`,
+    );
     return { host_cpu: hostCpu, stalls: seen.stalls, worst_stall_ms: seen.worst_ms, clock_moved_ms: clockMoved, noisy, text };
   };
 }
 
 /**
- * Runs `attempt({ attempt, measure })` until it passes, judging its timing bars on a quiet host.
+ * Runs `attempt({ measure })` until it passes, judging its timing bars on a quiet host.
  * `measure(start)` calls `start()` (the span whose timing is judged: the run itself, not the
  * servers' start or the checks after) under {@link watchHostClosely} and resolves to its result;
  * the host's reading is printed and added to a miss's message. A {@link TimingMiss} runs the
@@ -159,7 +161,7 @@ export async function judgeOnAQuietHost(t, attempt) {
       }
     };
     try {
-      await attempt({ attempt: run, measure });
+      await attempt({ measure });
       return;
     } catch (error) {
       if (!(error instanceof TimingMiss)) throw error;

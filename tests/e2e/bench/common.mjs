@@ -167,10 +167,13 @@ export async function settleHost() {
 /**
  * " (host over the run: steal 3.1 %, busy 64.2 %)" from a {@link watchHost} reading, for a timing
  * test's output and failure message: a bar missed while the hypervisor took CPU time from this
- * machine reads differently from one missed on a quiet host. Nothing without a reading.
+ * machine reads differently from one missed on a quiet host. `more` phrases follow inside the
+ * brackets. Nothing without a reading or a phrase.
  */
-export function hostDuring({ host_cpu: host }) {
-  return host ? ` (host over the run: steal ${host.steal_pct.toFixed(1)} %, busy ${host.busy_pct.toFixed(1)} %)` : '';
+export function hostDuring({ host_cpu: host }, ...more) {
+  const cpu = host ? [`steal ${host.steal_pct.toFixed(1)} %`, `busy ${host.busy_pct.toFixed(1)} %`] : [];
+  const parts = [...cpu, ...more];
+  return parts.length > 0 ? ` (host over the run: ${parts.join(', ')})` : '';
 }
 
 /** ", steal 1.2 %" for a progress line, or nothing without a reading. */
