@@ -8,7 +8,6 @@
 
 use std::rc::Rc;
 
-use futures::future::join_all;
 use wasm_bindgen::JsValue;
 
 use crate::core::config::choices::HistoryMode;
@@ -18,6 +17,7 @@ use crate::core::prompt::session::{SessionPlay, TurnEnd, HISTORY_REPLY_LIMIT_CHA
 use crate::web::measure::live_run::{LiveRun, RunSetup};
 use crate::web::measure::open_loop::wait_until;
 use crate::web::measure::request::{never_sent, run_request, RequestSend};
+use crate::web::measure::slots::on_every_slot;
 use crate::web::measure::transport::RequestHeaders;
 use crate::web::platform::timers::yield_to_event_loop;
 
@@ -29,17 +29,10 @@ pub(super) async fn run_sessions(live: &Rc<LiveRun>, setup: &Rc<RunSetup>, urls:
             .workload()
             .and_then(|workload| workload.session_arrivals_ms(setup.config.workload.trace_speed)),
     );
-    let slots = (0..setup.plan.concurrency()).map(|slot| {
-        let endpoint = setup.plan.endpoint_of_slot(slot);
-        session_slot(
-            live.clone(),
-            setup.clone(),
-            arrivals.clone(),
-            endpoint,
-            urls[endpoint].clone(),
-        )
-    });
-    join_all(slots).await;
+    on_every_slot(setup, urls, |endpoint, url| {
+        session_slot(live.clone(), setup.clone(), arrivals.clone(), endpoint, url)
+    })
+    .await;
 }
 
 /// One slot: takes the next session until none is left, and plays it to its end.

@@ -4,6 +4,7 @@
 //! no conversations; the [`prepare`](super::prepare) stage's dry run uses it with nothing on
 //! the wire.
 
+use std::future::Future;
 use std::rc::Rc;
 
 use futures::future::join_all;
@@ -22,15 +23,29 @@ pub(super) async fn run_slots(
     prompt_spec: &Rc<PromptSpec>,
     urls: &[String],
 ) {
-    let slots = (0..setup.plan.concurrency()).map(|slot| {
-        let endpoint = setup.plan.endpoint_of_slot(slot);
+    on_every_slot(setup, urls, |endpoint, url| {
         run_slot(
             run.clone(),
             setup.clone(),
             prompt_spec.clone(),
             endpoint,
-            urls[endpoint].clone(),
+            url,
         )
+    })
+    .await;
+}
+
+/// Runs `slot(endpoint, url)` for each of the plan's `concurrency` slots at once, slot `k` on
+/// endpoint `k mod n` of `urls`, until every one has ended: the closed loop's slots, and the
+/// sessions'.
+pub(super) async fn on_every_slot<Slot, Ends>(setup: &RunSetup, urls: &[String], slot: Slot)
+where
+    Slot: Fn(usize, String) -> Ends,
+    Ends: Future<Output = ()>,
+{
+    let slots = (0..setup.plan.concurrency()).map(|slot_index| {
+        let endpoint = setup.plan.endpoint_of_slot(slot_index);
+        slot(endpoint, urls[endpoint].clone())
     });
     join_all(slots).await;
 }

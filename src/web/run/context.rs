@@ -15,16 +15,11 @@ use crate::core::config::slo::SloSpec;
 use crate::core::live::LiveSnapshot;
 use crate::core::plan::workload::WorkloadRequests;
 use crate::core::plan::RunPlan;
-#[cfg(not(feature = "size-probe"))]
-use crate::core::present::capacity::capacity_point;
-use crate::core::present::capacity::CapacityPoint;
-#[cfg(not(feature = "size-probe"))]
+use crate::core::present::capacity::{capacity_point, CapacityPoint};
 use crate::core::read::opened::OpenedArtifact;
 use crate::core::schema::calibration::ContextCalibration;
 use crate::core::schema::ArtifactV1;
-#[cfg(not(feature = "size-probe"))]
-use crate::core::slo::judge_opened;
-use crate::core::slo::{judge_artifact, judge_rows, slo_block};
+use crate::core::slo::{judge_artifact, judge_opened, judge_rows, slo_block};
 use crate::core::telemetry::beside::attach_beside_client;
 use crate::core::telemetry::reset::{reset_block, RunFacts};
 
@@ -34,7 +29,6 @@ use crate::web::platform::scope;
 use crate::web::platform::timers::sleep_ms;
 use crate::web::run::checkpoint::Checkpoints;
 use crate::web::run::host::Measurement;
-#[cfg(not(feature = "size-probe"))]
 use crate::web::run::keep;
 use crate::web::run::metrics::MetricsScrape;
 use crate::web::run::reset::{reset_prefix_cache, ResetCancel};

@@ -5,11 +5,9 @@ use leptos::prelude::*;
 use crate::core::config::form::RunForm;
 
 use crate::web::platform::storage;
-#[cfg(not(feature = "size-probe"))]
 use crate::web::run::{keep, link};
 use crate::web::state::library::Library;
 use crate::web::state::AppState;
-#[cfg(not(feature = "size-probe"))]
 use crate::web::ui::results::ResultsView;
 use crate::web::ui::run_view::RunView;
 

@@ -24,7 +24,6 @@ use crate::web::state::library::Library;
 use crate::web::state::workload::WorkloadState;
 use crate::web::state::{AppState, RunPhase};
 use crate::web::ui::echart::load_charts;
-#[cfg(not(feature = "size-probe"))]
 use crate::web::ui::live_charts::LiveCharts;
 use crate::web::ui::workload::WorkloadPicker;
 
