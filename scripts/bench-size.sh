@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a first visit costs: the gzip and brotli bytes of every file the built page loads, the
 # first usable render on loopback and on a throttled network, the wasm's largest contributors
-# (by crate, strobe module and function, with twiggy), the first visit of the size probe (a
-# build without the results side), and the time until a dropped 10,000-row artifact is charted. Builds what is missing or stale first; measures, never
+# (by crate, strobe module and function, with twiggy, before the split), the parts of the split
+# wasm a first visit does not fetch, and the time until a dropped 10,000-row artifact is
+# charted. Builds what is missing or stale first; measures, never
 # asserts (docs/develop/benchmarks.md, scripts/bench-size.sh). Arguments: --repeat N (default 5).
 set -euo pipefail
 source "$(dirname "$0")/bench-prepare.sh"
@@ -21,14 +22,6 @@ if ! command -v twiggy >/dev/null; then
     cargo install --locked twiggy --version 0.8.0
 fi
 node tests/e2e/bench/wasm-weight.mjs --top 15
-
-step "the size probe: the first visit without the results side and the live charts"
-# The `size-probe` feature (Cargo.toml) leaves out what a second wasm module would load later:
-# its first visit is what the first module of such a split could weigh at most.
-if stale target/dist-probe/index.html src index.html style public scripts/echarts Cargo.toml Cargo.lock Trunk.toml; then
-  trunk build --release --locked --features size-probe --dist target/dist-probe
-fi
-STROBE_DIST=target/dist-probe node tests/e2e/bench/size.mjs --repeat 1
 
 step "a dropped 10,000-row artifact, charted"
 if [ ! -f target/bench-dump/bench-10k.json ]; then

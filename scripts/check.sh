@@ -23,10 +23,9 @@ cargo fmt --all -- --check
 step "clippy (host)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "clippy (wasm32, as shipped, with the benchmark hooks and as the size probe)"
+step "clippy (wasm32, as shipped and with the benchmark hooks)"
 cargo clippy -p strobe --target wasm32-unknown-unknown --locked -- -D warnings
 cargo clippy -p strobe --target wasm32-unknown-unknown --features bench-hooks --locked -- -D warnings
-cargo clippy -p strobe --target wasm32-unknown-unknown --features size-probe --locked -- -D warnings
 
 step "native tests"
 cargo test --workspace --locked

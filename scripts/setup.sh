@@ -18,6 +18,8 @@ prebuild=false
 [ "${1:-}" = "--prebuild" ] && prebuild=true
 
 TRUNK_VERSION=0.21.14
+# Splits the app's wasm at its lazy split points (scripts/split-wasm.mjs, a trunk hook).
+WASM_SPLIT_VERSION=0.2.4
 WASM_BINDGEN_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"$/\1/p' | head -1)
 WASM_BINDGEN_VERSION=${WASM_BINDGEN_VERSION:-0.2.130}
 LOGS=target/setup
@@ -41,6 +43,11 @@ if ! command -v wasm-bindgen >/dev/null || ! wasm-bindgen --version | grep -q "$
   need_bindgen=true
 fi
 
+need_split=false
+if ! command -v wasm-split-cli >/dev/null || [ "$(cat "$HOME/.cargo/wasm-split-cli.version" 2>/dev/null)" != "$WASM_SPLIT_VERSION" ]; then
+  need_split=true
+fi
+
 # npm tools: ECharts (bundled into the app), esbuild (builds its custom bundle), binaryen's
 # wasm-opt (Debian's is too old), playwright-core and axe-core for the end-to-end tests.
 need_npm=false
@@ -58,7 +65,7 @@ command -v openssl >/dev/null || need_apt+=(openssl)
 # The Locust test installs Locust into a virtualenv of its own (scripts/setup-locust.sh).
 python3 -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
 
-if [ ${#need_rustup[@]} -eq 0 ] && ! $need_trunk && ! $need_bindgen && ! $need_npm && [ ${#need_apt[@]} -eq 0 ]; then
+if [ ${#need_rustup[@]} -eq 0 ] && ! $need_trunk && ! $need_bindgen && ! $need_split && ! $need_npm && [ ${#need_apt[@]} -eq 0 ]; then
   say "ready (everything present)"
   exit 0
 fi
@@ -119,6 +126,13 @@ trunk_job() { fast_install --locked --no-default-features "trunk@$TRUNK_VERSION"
 bindgen_job() {
   fast_install --no-default-features --bin wasm-bindgen "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 }
+# wasm-split-cli from the crate Leptos's own build tool (cargo-leptos) splits with; it prints
+# no version, so the installed one is noted beside it.
+split_job() {
+  fast_install --locked --features build-binary --bin wasm-split-cli \
+    "wasm_split_cli_support@$WASM_SPLIT_VERSION"
+  echo "$WASM_SPLIT_VERSION" >"$HOME/.cargo/wasm-split-cli.version"
+}
 # What `trunk build --release` and `trunk serve --release` compile first (the same command,
 # profile and environment, so trunk finds it fresh), and the simulator serve.sh starts. The
 # app's fat-LTO link is single-threaded: here it uses the core the tools' compilation leaves idle.
@@ -132,8 +146,9 @@ $need_npm && run_job npm "npm ci (echarts, esbuild, binaryen, playwright-core, a
 run_job rustup "rustup ${need_rustup[*]:-(nothing)}, cargo fetch" rustup_job
 $need_trunk && run_job trunk "cargo install trunk $TRUNK_VERSION" trunk_job
 $need_bindgen && run_job bindgen "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION" bindgen_job
+$need_split && run_job split "cargo install wasm_split_cli_support $WASM_SPLIT_VERSION (wasm-split-cli)" split_job
 # Only worth it while tools compile beside it; otherwise trunk builds the app as usual.
-$prebuild && { $need_trunk || $need_bindgen; } || prebuild=false
+$prebuild && { $need_trunk || $need_bindgen || $need_split; } || prebuild=false
 
 # --- progress until every job has ended --------------------------------------------------------
 # One line every 15 s: each running job, for how long, and what it is doing (for a cargo job,

@@ -1,6 +1,7 @@
 //! The browser entry point, built by trunk for wasm32: on a page, mount the app; in a worker
 //! the page starts (the same wasm, with no window), read a workload file or serve
-//! measurements, as the worker's name says.
+//! measurements, as the worker's name says (each from a part of the wasm the worker fetches as
+//! it starts).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -8,9 +9,9 @@ fn main() {
     if web_sys::window().is_some() {
         leptos::mount::mount_to_body(strobe::web::App);
     } else if strobe::web::is_reader() {
-        strobe::web::serve_reading();
+        wasm_bindgen_futures::spawn_local(strobe::web::serve_reading());
     } else {
-        strobe::web::serve_measurements();
+        wasm_bindgen_futures::spawn_local(strobe::web::serve_measurements());
     }
 }
 

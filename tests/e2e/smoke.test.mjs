@@ -1,7 +1,8 @@
 // Smoke test: the release build mounts in headless Chromium, at the root and under a sub-path,
 // cross-origin isolated, without ECharts until the first chart (then loaded from the build, under
-// the sub-path too), and no error on the console; a build whose ECharts cannot be loaded says so
-// in each chart and loses nothing else.
+// the sub-path too), and no error on the console; a first visit fetches only the main part of
+// the split wasm, the others come when used; a build whose ECharts or wasm parts cannot be
+// loaded says so and loses nothing else.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -35,6 +36,12 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
       const loadedScripts = () => page.evaluate(() => performance.getEntriesByType('resource')
         .map((entry) => new URL(entry.name).pathname).filter((path) => path.endsWith('.js')));
       assert.ok(!(await loadedScripts()).some((path) => path.endsWith('/echarts.min.js')), 'no request for ECharts');
+      // …nor any part of the split wasm but the main one (scripts/split-wasm.mjs).
+      const loadedWasm = () => page.evaluate(() => performance.getEntriesByType('resource')
+        .map((entry) => new URL(entry.name).pathname).filter((path) => path.endsWith('.wasm')));
+      const firstVisit = await loadedWasm();
+      assert.equal(firstVisit.length, 1, `a first visit fetches only the main module: ${firstVisit}`);
+      assert.match(firstVisit[0], /\/strobe-[0-9a-f]+_bg\.wasm$/);
       assert.equal(await page.evaluate(() => window.crossOriginIsolated), true, 'page is cross-origin isolated');
       assert.equal(
         await page.evaluate(() => typeof window.wasmBindings?.bench_read_path),
@@ -47,6 +54,10 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
       await page.waitForFunction(() => document.querySelector('[data-testid=chart-cdf-ttft]')?.dataset.drawn === 'true');
       assert.equal(await page.evaluate(() => typeof window.echarts?.init), 'function', 'ECharts is bundled');
       assert.ok((await loadedScripts()).includes(`${basePath}echarts.min.js`), 'ECharts came from the build');
+      // The results part of the wasm came with the first file opened, from beside the page.
+      const parts = (await loadedWasm()).filter((path) => !firstVisit.includes(path));
+      assert.ok(parts.length > 0, 'opening a file fetched the results part');
+      assert.ok(parts.every((path) => path.startsWith(basePath)), `parts from the build: ${parts}`);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
@@ -72,6 +83,33 @@ test('a build whose ECharts cannot be loaded says so in each chart, and keeps th
     // The run itself is there: its headline numbers and its row in the library.
     assert.equal(await page.getByTestId('library-row').count(), 1);
     assert.ok((await page.getByTestId('single-run').textContent()).length > 0);
+  } finally {
+    await page.close();
+    await site.close();
+  }
+});
+
+test('a part of the wasm the host cannot send is said, with what to do, and the page keeps going', async () => {
+  const site = await serveStatic({ root: DIST });
+  const page = await browser.newPage();
+  try {
+    // The host has only the main module: a site updated since the page was opened, whose old
+    // parts are gone, answers so.
+    await page.route(/\.wasm$/, (route) => (/\/strobe-[0-9a-f]+_bg\.wasm$/.test(route.request().url())
+      ? route.continue()
+      : route.fulfill({ status: 404, body: 'not found' })));
+    await page.goto(site.url);
+    await page.getByTestId('app-ready').waitFor({ timeout: 20_000 });
+    await page.getByTestId('open-example').click();
+    const note = page.getByTestId('library-note');
+    await note.waitFor({ timeout: 10_000 });
+    assert.match(await note.textContent(), /part of strobe's code could not be loaded.*reload the page/);
+    // Run needs its own part: the status says why it did not start, and the page still answers.
+    await page.getByTestId('run').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.dataset.state === 'error', null, { timeout: 10_000 });
+    assert.match(await page.getByTestId('status').textContent(), /part of strobe's code could not be loaded.*reload the page/);
+    await page.getByTestId('field-requests').fill('7');
+    assert.equal(await page.getByTestId('field-requests').inputValue(), '7');
   } finally {
     await page.close();
     await site.close();

@@ -2,8 +2,10 @@
 // comes from `worker_script_url`), then posts `{glue, module}`: the URL of the app's JavaScript
 // glue and the page's own compiled `WebAssembly.Module` (or, failing that, the wasm's URL).
 // Sharing the page's module shares its compiled and optimized code, so the worker does not
-// compile the app again while it measures. The app's `main` then sees no window and serves
-// measurements (docs/design/measurement.md, The measurement worker).
+// compile the app again while it measures. The app's `main` then sees no window, fetches the
+// part of the split wasm that measures (or reads a workload), and serves measurements
+// (docs/design/measurement.md, The measurement worker; docs/design/architecture.md, Parts of
+// the wasm).
 //
 // The page's glue imports this module too (for `worker_script_url`), so nothing below runs
 // outside a worker; in the worker, the glue's import of it is the same module instance.

@@ -11,6 +11,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use js_sys::{Reflect, Uint8Array};
+use leptos::wasm_split::wasm_split;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::{spawn_local, JsFuture};
@@ -24,6 +25,7 @@ use crate::core::workload::{too_large, Workload};
 
 use crate::web::platform::clock::Clock;
 use crate::web::platform::js_error::{js_text, settle_quietly};
+use crate::web::platform::parts::PartNotLoaded;
 
 /// The name the page gives a reading worker (a measurement worker has another).
 pub const READER_NAME: &str = "strobe-reader";
@@ -40,7 +42,18 @@ pub fn is_reader() -> bool {
 }
 
 /// Waits for the page's one request; called by `main` in a reading worker.
-pub fn serve_reading() {
+pub async fn serve_reading() {
+    if let Err(error) = serve_part().await {
+        post(&FromReader::Refused {
+            reason: format!("the reading worker could not start: {error}"),
+        });
+    }
+}
+
+/// Sets the worker's message handler and says it is ready (a split point: the reading part of
+/// the wasm, fetched as the worker starts).
+#[wasm_split(reader, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn serve_part() -> Result<(), PartNotLoaded> {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let taken = Rc::new(Cell::new(false));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -76,6 +89,7 @@ pub fn serve_reading() {
     // The listener lives as long as the worker.
     on_message.forget();
     post(&FromReader::Ready);
+    Ok(())
 }
 
 /// Reads the file (or fetches the URL) of `request` to its end.

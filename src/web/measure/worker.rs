@@ -8,6 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use leptos::wasm_split::wasm_split;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
@@ -24,14 +25,30 @@ use crate::core::schema::calibration::ContextCalibration;
 use crate::web::measure::live_run::{self, LiveRun, RunSetup};
 use crate::web::measure::scheduler;
 use crate::web::platform::clock::Clock;
+use crate::web::platform::parts::PartNotLoaded;
 use crate::web::platform::timers::sleep_ms;
 
 /// How often the worker sends the page what finished: as often as the page refreshes its
 /// numbers, and cheap (a few rows of JSON) next to the reads it shares the thread with.
 const PROGRESS_INTERVAL_MS: f64 = 250.0;
 
-/// Listens for the page's messages; called by `main` when it runs in a worker.
-pub fn serve_measurements() {
+/// Listens for the page's messages; called by `main` when it runs in a worker. The measuring
+/// code is a part of the wasm of its own, fetched as the worker starts (the page waits for its
+/// `Ready`); one that cannot be fetched is a `Failed` message with what to do.
+pub async fn serve_measurements() {
+    if let Err(error) = serve_part().await {
+        post(&FromMeasurement::Failed {
+            progress: LiveProgress::default(),
+            finished: Vec::new(),
+            reason: format!("the measurement worker could not start: {error}"),
+        });
+    }
+}
+
+/// Sets the worker's message handler and says it is ready (a split point: the measuring part
+/// of the wasm).
+#[wasm_split(measure, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn serve_part() -> Result<(), PartNotLoaded> {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let current: Rc<RefCell<Option<Rc<LiveRun>>>> = Rc::new(RefCell::new(None));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -76,6 +93,7 @@ pub fn serve_measurements() {
     // The listener lives as long as the worker.
     on_message.forget();
     post(&FromMeasurement::Ready);
+    Ok(())
 }
 
 async fn run(

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos::wasm_split::wasm_split;
 
 use crate::core::config::choices::{LiveView, PrefixCacheReset};
 use crate::core::config::settings::RunConfig;
@@ -214,7 +215,7 @@ impl RunContext {
     /// The page also records whether a service worker controlled it (only the page can tell).
     /// An artifact that cannot be written as text (a number JSON cannot hold) is not filed, and
     /// the error says so.
-    pub fn file(
+    pub async fn file(
         &self,
         mut artifact: ArtifactV1,
     ) -> Result<(Rc<ArtifactV1>, Option<CapacityPoint>), RunError> {
@@ -229,37 +230,38 @@ impl RunContext {
         let text = artifact
             .to_json_text()
             .map_err(|error| RunError::Artifact(error.to_string()))?;
-        let point = self.keep_in_library(&artifact.file_name(), &text);
+        let point = keep_in_library(
+            self.library,
+            artifact.file_name(),
+            text,
+            self.slo.clone(),
+            self.checkpoint.take(),
+        )
+        .await?;
         let artifact = Rc::new(artifact);
         self.state.show_run(artifact.clone());
         Ok((artifact, point))
     }
+}
 
-    /// Opens the finished run's file as the library reads it, keeps it there (with its
-    /// checkpoint's key), and gives its capacity point, judged against the run's SLO.
-    #[cfg(not(feature = "size-probe"))]
-    fn keep_in_library(&self, file_name: &str, text: &str) -> Option<CapacityPoint> {
-        let opened = OpenedArtifact::from_text(file_name, text);
-        let mut point = capacity_point(&opened);
-        if let (Some(spec), Some(point)) = (&self.slo, point.as_mut()) {
-            point.slo = judge_opened(&spec.slo, &opened).ok();
-        }
-        keep::add_run(
-            self.library,
-            file_name,
-            text,
-            opened,
-            self.checkpoint.take(),
-        );
-        point
+/// Opens the finished run's file as the library reads it, keeps it there (in the place of its
+/// checkpoint), and gives its capacity point, judged against the run's SLO (a split point: the
+/// results part of the wasm, which the run's own code does not need).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn keep_in_library(
+    library: Library,
+    file_name: String,
+    text: String,
+    slo: Option<SloSpec>,
+    checkpoint: Option<f64>,
+) -> Result<Option<CapacityPoint>, RunError> {
+    let opened = OpenedArtifact::from_text(&file_name, &text);
+    let mut point = capacity_point(&opened);
+    if let (Some(spec), Some(point)) = (&slo, point.as_mut()) {
+        point.slo = judge_opened(&spec.slo, &opened).ok();
     }
-
-    /// The size probe's build (Cargo.toml, `size-probe`) has no results side: nothing is
-    /// opened or kept.
-    #[cfg(feature = "size-probe")]
-    fn keep_in_library(&self, _file_name: &str, _text: &str) -> Option<CapacityPoint> {
-        None
-    }
+    keep::add_run(library, &file_name, &text, opened, checkpoint);
+    Ok(point)
 }
 
 /// The plan of `config` with the page's workload, if one is chosen: refused, with what to do,

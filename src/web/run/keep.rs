@@ -6,12 +6,18 @@
 //! so a kept run shows the numbers it showed. What keeping runs into (no storage, a full
 //! quota) is the library's note, with what to do; nothing loaded is lost by it.
 
+use std::future::Future;
+
+use futures::future::LocalBoxFuture;
+use futures::FutureExt;
 use leptos::task::spawn_local;
+use leptos::wasm_split::wasm_split;
 
 use crate::core::read::bundle::open_dropped_batch;
 use crate::core::read::opened::OpenedArtifact;
 
-use crate::web::platform::kept::{self, KeepError, KeptFile};
+use crate::web::platform::kept::{self, KeepError, KeptBatch, KeptFile};
+use crate::web::platform::parts::PartNotLoaded;
 use crate::web::platform::timers::yield_to_event_loop;
 use crate::web::state::library::Library;
 
@@ -109,28 +115,46 @@ pub fn clear(library: Library) {
 /// opens), then calls `then` (which opens a link's run, once the library it may already be in
 /// is there); only the last batch's runs start selected (a library of many runs would otherwise
 /// open as one large comparison).
-pub fn restore(library: Library, then: impl FnOnce() + 'static) {
+pub fn restore<Then>(library: Library, then: impl FnOnce() -> Then + 'static)
+where
+    Then: Future<Output = ()> + 'static,
+{
     spawn_local(async move {
         match kept::kept().await {
-            Ok(batches) => {
-                let last = batches.len().saturating_sub(1);
-                let mut read = Vec::new();
-                for (position, batch) in batches.into_iter().enumerate() {
-                    for artifact in open_dropped_batch(&batch.files) {
-                        read.push((artifact, batch.key, position == last));
-                    }
-                    // Reading a run takes milliseconds: the page answers between runs, so a
-                    // long library does not freeze it as it opens.
-                    yield_to_event_loop().await;
-                }
-                // Listed at once: the table is drawn once, not once per run.
-                library.add_all_kept(read);
-            }
+            // Nothing kept: the readers are not loaded for it.
+            Ok(batches) if batches.is_empty() => {}
+            Ok(batches) => match open_kept(library, batches).await {
+                Ok(opening) => opening.await,
+                Err(error) => library.set_note(Some(error.to_string())),
+            },
             Err(error) => note(library, &error),
         }
         library.set_restored();
-        then();
+        then().await;
     });
+}
+
+/// Opens the kept batches and lists their runs (a split point: the results part of the wasm).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn open_kept(
+    library: Library,
+    batches: Vec<KeptBatch>,
+) -> Result<LocalBoxFuture<'static, ()>, PartNotLoaded> {
+    Ok(async move {
+        let last = batches.len().saturating_sub(1);
+        let mut read = Vec::new();
+        for (position, batch) in batches.into_iter().enumerate() {
+            for artifact in open_dropped_batch(&batch.files) {
+                read.push((artifact, batch.key, position == last));
+            }
+            // Reading a run takes milliseconds: the page answers between runs, so a
+            // long library does not freeze it as it opens.
+            yield_to_event_loop().await;
+        }
+        // Listed at once: the table is drawn once, not once per run.
+        library.add_all_kept(read);
+    }
+    .boxed_local())
 }
 
 fn note(library: Library, error: &KeepError) {

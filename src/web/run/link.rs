@@ -5,15 +5,30 @@
 //! and nothing else on the page changes. The fragment is read once: the address bar then shows
 //! the form's link again, so a reload does not open it twice.
 
+use leptos::wasm_split::wasm_split;
+
 use crate::core::read::link::{link_runs, read_link};
 
+use crate::web::platform::parts::PartNotLoaded;
 use crate::web::run::keep;
 use crate::web::state::library::{Library, SharedRun};
 
-/// Opens the run the fragment `hash` (`location.hash`) carries, if it is a link to one.
-pub fn open(library: Library, hash: &str) {
-    let Some(read) = read_link(hash) else {
+/// Opens the run the fragment `hash` (`location.hash`) carries, if it is a link to one; a page
+/// opened without a fragment loads nothing for it.
+pub async fn open(library: Library, hash: String) {
+    if hash.is_empty() {
         return;
+    }
+    if let Err(error) = open_fragment(library, hash).await {
+        library.set_shared(Some(SharedRun::Refused(error.to_string())));
+    }
+}
+
+/// Reads the fragment and opens its run (a split point: the results part of the wasm).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn open_fragment(library: Library, hash: String) -> Result<(), PartNotLoaded> {
+    let Some(read) = read_link(&hash) else {
+        return Ok(());
     };
     let outcome = read.and_then(|file| {
         let runs = link_runs(&file)?;
@@ -32,4 +47,5 @@ pub fn open(library: Library, hash: &str) {
         }
         Err(error) => library.set_shared(Some(SharedRun::Refused(error.to_string()))),
     }
+    Ok(())
 }

@@ -5,7 +5,10 @@
 
 use std::cell::Cell;
 
+use futures::future::LocalBoxFuture;
+use futures::FutureExt;
 use leptos::prelude::*;
+use leptos::wasm_split::wasm_split;
 
 use crate::core::config::error::ConfigError;
 use crate::core::config::fields::FieldKey;
@@ -37,7 +40,11 @@ async fn run(state: AppState, library: Library) {
     if !state.begin_run() {
         return;
     }
-    match start(state, library).await {
+    let outcome = match start_part(state, library).await {
+        Ok(running) => running.await,
+        Err(error) => Err(error),
+    };
+    match outcome {
         Ok(()) => {}
         // Cancel during the prefix-cache reset or while the worker started: nothing of the
         // run was sent, nothing failed.
@@ -46,6 +53,15 @@ async fn run(state: AppState, library: Library) {
         }
         Err(error) => state.fail(error),
     }
+}
+
+/// [`start`], from the part of the wasm that runs (a split point: fetched at the first Run).
+#[wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn start_part(
+    state: AppState,
+    library: Library,
+) -> Result<LocalBoxFuture<'static, Result<(), RunError>>, RunError> {
+    Ok(start(state, library).boxed_local())
 }
 
 /// Checks, plans, calibrates and runs what the form asks for (one run or a sweep); the run's
@@ -134,7 +150,7 @@ async fn run_repeats(
                 count,
             });
         }
-        let (filed, _) = context.file(artifact)?;
+        let (filed, _) = context.file(artifact).await?;
         if count > 1 {
             context.state.repeat_filed(filed);
         }

@@ -187,7 +187,7 @@ impl SweepRun<'_> {
             if let Some(block) = step.repeat_block(&first_run_id, repeat, self.repeats) {
                 artifact.repeat = Some(block);
             }
-            let (artifact, point) = context.file(artifact).map_err(|error| {
+            let (artifact, point) = context.file(artifact).await.map_err(|error| {
                 SweepEnd::Stopped(
                     StopReason::StepFailed,
                     format!("{} could not be filed: {error}", run_name(repeat)),

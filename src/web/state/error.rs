@@ -2,9 +2,12 @@
 //! to do next, in one place: the page shows its text in the status line, and a worker sends its
 //! reasons to the page as text inside [`FromMeasurement::Failed`](crate::core::live::FromMeasurement).
 
+use leptos::wasm_split::SplitLoaderError;
 use thiserror::Error;
 
 use crate::core::config::fields::FieldKey;
+
+use crate::web::platform::parts::PartNotLoaded;
 
 /// What the page suggests when the measurement worker cannot do its job.
 pub const USE_MAIN_THREAD: &str =
@@ -96,6 +99,15 @@ pub enum RunError {
          the run was sent and nothing was measured; the server may still have done the reset"
     )]
     CancelledDuringReset(String),
+    /// The part of the app's code a run needs could not be fetched.
+    #[error("{0}")]
+    PartNotLoaded(PartNotLoaded),
+}
+
+impl From<SplitLoaderError> for RunError {
+    fn from(error: SplitLoaderError) -> Self {
+        Self::PartNotLoaded(error.into())
+    }
 }
 
 impl RunError {

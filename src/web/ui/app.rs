@@ -46,7 +46,7 @@ pub fn App() -> impl IntoView {
         </header>
         <main class="app-main" data-testid="app-ready">
             <RunView />
-            {results_view()}
+            <ResultsView />
         </main>
         <footer class="app-footer">
             <span>"Writes and reads "</span>
@@ -59,26 +59,12 @@ pub fn App() -> impl IntoView {
 /// What the library kept on an earlier visit; then the run of the link the page was opened
 /// with, if it was (read now: the address bar soon shows the form's link instead), and of any
 /// link pasted into this tab's address bar later.
-#[cfg(not(feature = "size-probe"))]
 fn open_kept_and_linked(library: Library) {
     let hash = window().location().hash().unwrap_or_default();
-    keep::restore(library, move || link::open(library, &hash));
+    keep::restore(library, move || link::open(library, hash));
     let on_hash_change = window_event_listener_untyped("hashchange", move |_| {
-        link::open(library, &window().location().hash().unwrap_or_default());
+        let hash = window().location().hash().unwrap_or_default();
+        leptos::task::spawn_local(link::open(library, hash));
     });
     on_cleanup(move || on_hash_change.remove());
 }
-
-/// The results: the finished run, the library and what it compares.
-#[cfg(not(feature = "size-probe"))]
-fn results_view() -> impl IntoView {
-    view! { <ResultsView /> }
-}
-
-/// The size probe's build (Cargo.toml, `size-probe`) has no results side: nothing kept, linked
-/// or shown after a run.
-#[cfg(feature = "size-probe")]
-fn open_kept_and_linked(_library: Library) {}
-
-#[cfg(feature = "size-probe")]
-fn results_view() -> impl IntoView {}

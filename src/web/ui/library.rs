@@ -7,6 +7,7 @@
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos::wasm_split::wasm_split;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::core::format::format_bytes;
@@ -17,6 +18,7 @@ use crate::core::read::validate::report::Verdict;
 
 use crate::web::platform::clock::measured;
 use crate::web::platform::js_error::js_text;
+use crate::web::platform::parts::PartNotLoaded;
 use crate::web::run::keep;
 use crate::web::state::library::{Library, LibraryEntry};
 use crate::web::state::AppState;
@@ -27,7 +29,7 @@ const PROBLEMS_SHOWN: usize = 50;
 
 /// Reads the files picked or dropped together (artifacts, `.zip`s of them, or other tools'
 /// results; an AIPerf run's two exports become one run) and adds what they hold to the library,
-/// in the order given. A file held to an SLO brings it into the form ([`restore_slo`]).
+/// in the order given.
 async fn open_files(library: Library, state: AppState, files: Vec<web_sys::File>) {
     let mut batch = Vec::new();
     for file in files {
@@ -48,11 +50,25 @@ async fn open_files(library: Library, state: AppState, files: Vec<web_sys::File>
             }
         }
     }
+    if let Err(error) = open_batch(library, state, batch).await {
+        library.set_note(Some(error.to_string()));
+    }
+}
+
+/// Opens a batch of files' bytes and keeps what they hold in the library; a file held to an
+/// SLO brings it into the form ([`restore_slo`]). A split point: the results part of the wasm.
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn open_batch(
+    library: Library,
+    state: AppState,
+    batch: Vec<(String, Vec<u8>)>,
+) -> Result<(), PartNotLoaded> {
     let opened = measured("strobe:load-artifact", || open_dropped_batch(&batch));
     for artifact in &opened {
         restore_slo(state, artifact);
     }
     keep::add_batch(library, batch, opened);
+    Ok(())
 }
 
 fn open_file_list(library: Library, state: AppState, files: Option<web_sys::FileList>) {
@@ -76,18 +92,22 @@ async fn open_example(library: Library) {
     };
     match text {
         Ok(text) => {
-            keep::add_run(
-                library,
-                "example-artifact.json",
-                &text,
-                OpenedArtifact::from_text("example-artifact.json", &text),
-                None,
-            );
+            if let Err(error) = keep_example(library, text).await {
+                library.set_note(Some(error.to_string()));
+            }
         }
         Err(reason) => {
             library.add(OpenedArtifact::unreadable("example-artifact.json", &reason));
         }
     }
+}
+
+/// Opens the example's text and keeps it (a split point: the results part of the wasm).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn keep_example(library: Library, text: String) -> Result<(), PartNotLoaded> {
+    let opened = OpenedArtifact::from_text("example-artifact.json", &text);
+    keep::add_run(library, "example-artifact.json", &text, opened, None);
+    Ok(())
 }
 
 /// Drop zone, file picker and the example button.
@@ -229,9 +249,18 @@ pub fn ArtifactList() -> impl IntoView {
                 </p>
             </div>
         </Show>
-        {move || library.note().get().map(|note| view! {
-            <p class="warning" role="status" data-testid="library-note">{note}</p>
-        })}
+    }
+}
+
+/// What the library has to say: a file it could not keep, storage it could not use, a part of
+/// the app it could not load.
+#[component]
+pub fn LibraryNote() -> impl IntoView {
+    let library = expect_context::<Library>();
+    move || {
+        library.note().get().map(|note| {
+            view! { <p class="warning" role="status" data-testid="library-note">{note}</p> }
+        })
     }
 }
 

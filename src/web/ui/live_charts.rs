@@ -8,6 +8,7 @@
 //! [`LIVE_CHART_REFRESH_MS`].
 
 use leptos::prelude::*;
+use leptos::wasm_split::wasm_split;
 use serde_json::Value;
 
 use crate::core::present::charts::distribution_cdf;
@@ -16,15 +17,39 @@ use crate::core::present::charts::timeline;
 use crate::core::present::charts::ChartTheme;
 use crate::core::read::opened::metrics::MetricKind;
 
+use crate::web::platform::parts::PartNotLoaded;
 #[allow(unused_imports)] // named by the module's documentation
 use crate::web::run::context::LIVE_CHART_REFRESH_MS;
 use crate::web::state::{AppState, RunPhase};
 use crate::web::ui::echart::{prefers_dark, EChart};
+use crate::web::ui::part::part_view;
 
-/// The live charts; shown only while a run is in progress.
+/// The toggle, and the live charts while a run is in progress with them on.
 #[component]
 pub fn LiveCharts() -> impl IntoView {
     let state = AppState::expect();
+    view! {
+        <label class="checkbox live-toggle">
+            <input
+                type="checkbox"
+                data-testid="live-charts-toggle"
+                prop:checked=move || state.live_charts().get()
+                on:change=move |ev| state.set_live_charts(event_target_checked(&ev))
+            />
+            " Draw charts during the run (each redraw takes main-thread time and can delay the \
+             timestamps of reads arriving meanwhile; off gives the truest numbers)"
+        </label>
+        <Show when=move || {
+            state.phase().get() == RunPhase::Running && state.live_charts().get() && !state.quiet_run().get()
+        }>
+            {part_view(move || live_chart_grid(state))}
+        </Show>
+    }
+}
+
+/// The four charts, rebuilt as rows arrive (a split point: the live charts' part of the wasm).
+#[wasm_split(live_charts, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn live_chart_grid(state: AppState) -> Result<AnyView, PartNotLoaded> {
     let theme = ChartTheme {
         dark: prefers_dark(),
     };
@@ -41,26 +66,13 @@ pub fn LiveCharts() -> impl IntoView {
         Signal::derive(move || rows.with(|live| timeline(&live.rows, &live.failures, theme)));
     let throughput_option =
         Signal::derive(move || rows.with(|live| throughput_over_time(&live.rows, theme)));
-    view! {
-        <label class="checkbox live-toggle">
-            <input
-                type="checkbox"
-                data-testid="live-charts-toggle"
-                prop:checked=move || state.live_charts().get()
-                on:change=move |ev| state.set_live_charts(event_target_checked(&ev))
-            />
-            " Draw charts during the run (each redraw takes main-thread time and can delay the \
-             timestamps of reads arriving meanwhile; off gives the truest numbers)"
-        </label>
-        <Show when=move || {
-            state.phase().get() == RunPhase::Running && state.live_charts().get() && !state.quiet_run().get()
-        }>
-            <div class="chart-grid" data-testid="live-charts">
-                <EChart option=cdf(MetricKind::Ttft) title="TTFT (live)" test_id="live-chart-ttft" height="260px" />
-                <EChart option=cdf(MetricKind::Ttfo) title="Time to first output (live)" test_id="live-chart-ttfo" height="260px" />
-                <EChart option=timeline_option title="Request timeline (live)" test_id="live-chart-timeline" height="260px" />
-                <EChart option=throughput_option title="Throughput (live)" test_id="live-chart-throughput" height="260px" />
-            </div>
-        </Show>
+    Ok(view! {
+        <div class="chart-grid" data-testid="live-charts">
+            <EChart option=cdf(MetricKind::Ttft) title="TTFT (live)" test_id="live-chart-ttft" height="260px" />
+            <EChart option=cdf(MetricKind::Ttfo) title="Time to first output (live)" test_id="live-chart-ttfo" height="260px" />
+            <EChart option=timeline_option title="Request timeline (live)" test_id="live-chart-timeline" height="260px" />
+            <EChart option=throughput_option title="Throughput (live)" test_id="live-chart-throughput" height="260px" />
+        </div>
     }
+    .into_any())
 }

@@ -12,6 +12,7 @@ pub mod echart;
 pub mod library;
 pub mod live_charts;
 pub mod notes;
+pub mod part;
 pub mod repeats;
 pub mod report;
 pub mod results;

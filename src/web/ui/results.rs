@@ -2,6 +2,7 @@
 //! artifact download (a sweep's and a repeat group's too).
 
 use leptos::prelude::*;
+use leptos::wasm_split::wasm_split;
 
 use crate::core::artifact::file::ArtifactFile;
 use crate::core::present::summary::RunSummaryView;
@@ -9,11 +10,14 @@ use crate::core::read::opened::basis::TimeBasis;
 use crate::core::schema::ArtifactV1;
 use crate::web::platform::clock::measured;
 use crate::web::platform::files::download_text;
+use crate::web::platform::parts::PartNotLoaded;
+use crate::web::state::library::Library;
 use crate::web::state::AppState;
 use crate::web::ui::analysis::SelectionView;
 use crate::web::ui::controls::RedactToggle;
-use crate::web::ui::library::{ArtifactDrop, ArtifactList};
+use crate::web::ui::library::{ArtifactDrop, ArtifactList, LibraryNote};
 use crate::web::ui::notes::LoadWarnings;
+use crate::web::ui::part::part_view;
 use crate::web::ui::repeats::RepeatGroupDownload;
 use crate::web::ui::share::SharedBanner;
 use crate::web::ui::slo::{SloOutcomeLine, SloPanel};
@@ -24,32 +28,70 @@ use crate::web::ui::sweep::SweepSummary;
 #[component]
 pub fn ResultsView() -> impl IntoView {
     let state = AppState::expect();
+    let library = expect_context::<Library>();
     view! {
         <section class="panel results-view" data-testid="results-view">
             <h2>"Results"</h2>
             <SharedBanner />
             <TimeBasisSwitch />
             <SloPanel />
-            <SweepSummary />
-            <RepeatGroupDownload />
-            {move || match state.finished().get() {
-                None => view! {
+            <Show when=move || state.sweep().with(Option::is_some)>
+                {part_view(sweep_summary)}
+            </Show>
+            <Show when=move || state.repeat_group().with(|group| !group.is_empty())>
+                {part_view(repeat_group_download)}
+            </Show>
+            <Show
+                when=move || state.finished().with(Option::is_some)
+                fallback=|| view! {
                     <p class="empty-state" data-testid="results-empty">
                         "No run yet on this page. Finish a run, or load saved artifacts below."
                     </p>
                 }
-                .into_any(),
-                Some(run) => {
-                    view! { <RunSummary artifact=run.artifact.clone() basis=state.basis().get() /> }
-                        .into_any()
-                }
-            }}
+            >
+                {part_view(move || finished_run(state))}
+            </Show>
             <h2>"Artifacts"</h2>
             <ArtifactDrop />
-            <ArtifactList />
-            <SelectionView />
+            <Show when=move || library.entries().with(|entries| !entries.is_empty())>
+                {part_view(library_views)}
+            </Show>
+            <LibraryNote />
         </section>
     }
+}
+
+/// The finished run's summary (a split point: the results part of the wasm).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn finished_run(state: AppState) -> Result<AnyView, PartNotLoaded> {
+    Ok(view! {
+        {move || state.finished().get().map(|run| {
+            view! { <RunSummary artifact=run.artifact.clone() basis=state.basis().get() /> }
+        })}
+    }
+    .into_any())
+}
+
+/// The library's table and what its selected runs show (a split point: the results part).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn library_views() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! {
+        <ArtifactList />
+        <SelectionView />
+    }
+    .into_any())
+}
+
+/// A sweep's table and its download (a split point: the results part).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn sweep_summary() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <SweepSummary /> }.into_any())
+}
+
+/// A repeat group's download (a split point: the results part).
+#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn repeat_group_download() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <RepeatGroupDownload /> }.into_any())
 }
 
 /// The *Times* switch: the basis every result on the page shows TTFO, TTFT and E2E on

@@ -218,7 +218,7 @@ pub fn RunView() -> impl IntoView {
             </form>
             <PreflightStatus />
             <LivePanel />
-            {live_charts()}
+            <LiveCharts />
         </section>
     }
 }
@@ -750,13 +750,3 @@ fn status_text(phase: &RunPhase, snapshot: &LiveSnapshot, quiet: bool) -> String
         }
     }
 }
-
-/// The live charts under the run's progress.
-#[cfg(not(feature = "size-probe"))]
-fn live_charts() -> impl IntoView {
-    view! { <LiveCharts /> }
-}
-
-/// The size probe's build (Cargo.toml, `size-probe`) draws no live charts.
-#[cfg(feature = "size-probe")]
-fn live_charts() -> impl IntoView {}

@@ -6,11 +6,12 @@
 // 9, as `gzip -9`) and brotli-compressed (quality 11), both by node's zlib. It also times the
 // first usable render: navigation start → the app's `app-ready` marker in the DOM, read by a
 // MutationObserver in the page (optionally on a throttled network, `--throttle`, by Chromium's
-// network emulation), the median of `--repeat N` visits.
+// network emulation), the median of `--repeat N` visits. Then it weighs the parts of the split
+// wasm the visit did not fetch (each loads the first time it is used).
 //
 // Usage: node tests/e2e/bench/size.mjs [--repeat N] [--throttle] [--json FILE]
 // (scripts/bench-size.sh builds what is missing and adds the wasm's largest contributors)
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -106,11 +107,29 @@ for (const file of files) {
   console.log(`${file.path.padEnd(44)} ${kb(file.raw)} ${kb(file.gzip)} ${kb(file.brotli)}`);
 }
 console.log(`${'total'.padEnd(44)} ${kb(total.raw)} ${kb(total.gzip)} ${kb(total.brotli)}`);
+// The parts of the split wasm a first visit does not fetch: each loads the first time it is used
+// (the results side, a run's code, the workers', the live charts; scripts/split-wasm.mjs).
+const fetched = new Set(files.map((file) => file.path));
+const later = readdirSync(DIST)
+  .filter((name) => name.endsWith('.wasm') && !fetched.has(`/${name}`))
+  .sort()
+  .map((name) => ({ path: `/${name}`, ...weigh(join(DIST, name)) }));
+const laterTotal = later.reduce(
+  (sum, file) => ({ raw: sum.raw + file.raw, gzip: sum.gzip + file.gzip, brotli: sum.brotli + file.brotli }),
+  { raw: 0, gzip: 0, brotli: 0 },
+);
+if (later.length > 0) {
+  console.log(`loaded on use, not on a first visit (${later.length} parts of the wasm):`);
+  for (const file of later) {
+    console.log(`${file.path.padEnd(44)} ${kb(file.raw)} ${kb(file.gzip)} ${kb(file.brotli)}`);
+  }
+  console.log(`${'total'.padEnd(44)} ${kb(laterTotal.raw)} ${kb(laterTotal.gzip)} ${kb(laterTotal.brotli)}`);
+}
 const network = flags.throttle ? 'throttled to 20/5 Mbit/s, 40 ms RTT' : 'loopback';
 console.log(
   `first usable render (navigation → app-ready), ${network}: median ${median(renders).toFixed(0)} ms ` +
     `of ${REPEAT} (min ${Math.min(...renders).toFixed(0)}, max ${Math.max(...renders).toFixed(0)})`,
 );
 if (flags.json) {
-  writeFileSync(flags.json, JSON.stringify({ files, total, render_ms: renders, network }, null, 2));
+  writeFileSync(flags.json, JSON.stringify({ files, total, later, later_total: laterTotal, render_ms: renders, network }, null, 2));
 }
