@@ -49,6 +49,10 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
         'the shipped build carries no benchmark hook',
       );
       if (basePath === '/') await page.screenshot({ path: 'test-results/smoke.png', fullPage: true });
+      // The pointer on the drop zone starts fetching the results part, before any file is given.
+      await page.getByTestId('drop-zone').hover();
+      await page.waitForFunction((before) => performance.getEntriesByType('resource')
+        .filter((entry) => entry.name.endsWith('.wasm')).length > before, firstVisit.length, { timeout: 10_000 });
       // …which the first chart loads, from beside the page (under the sub-path too).
       await page.getByTestId('open-example').click();
       await page.waitForFunction(() => document.querySelector('[data-testid=chart-cdf-ttft]')?.dataset.drawn === 'true');

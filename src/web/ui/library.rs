@@ -57,7 +57,12 @@ async fn open_files(library: Library, state: AppState, files: Vec<web_sys::File>
 
 /// Opens a batch of files' bytes and keeps what they hold in the library; a file held to an
 /// SLO brings it into the form ([`restore_slo`]). A split point: the results part of the wasm.
-#[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
+#[wasm_split(
+    results,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible,
+    preload(preload_results)
+)]
 fn open_batch(
     library: Library,
     state: AppState,
@@ -102,6 +107,15 @@ async fn open_example(library: Library) {
     }
 }
 
+/// Starts fetching the results part of the wasm when a file is about to be given (dragged over
+/// the drop zone, the pointer or the keyboard on it), so opening it does not wait for the part;
+/// a fetch that fails is tried again, and said, when the file is opened.
+fn fetch_readers() {
+    spawn_local(async {
+        let _ = preload_results().await;
+    });
+}
+
 /// Opens the example's text and keeps it (a split point: the results part of the wasm).
 #[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn keep_example(library: Library, text: String) -> Result<(), PartNotLoaded> {
@@ -122,6 +136,9 @@ pub fn ArtifactDrop() -> impl IntoView {
             class:dragging=move || dragging.get()
             data-testid="drop-zone"
             data-restored=move || library.restored().get().to_string()
+            on:dragenter=move |_| fetch_readers()
+            on:pointerenter=move |_| fetch_readers()
+            on:focusin=move |_| fetch_readers()
             on:dragover=move |ev: web_sys::DragEvent| {
                 ev.prevent_default();
                 dragging.set(true);
