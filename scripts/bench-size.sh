@@ -29,3 +29,5 @@ if [ ! -f target/bench-dump/bench-10k.json ]; then
   STROBE_BENCH_DUMP=target/bench-dump cargo bench --bench load_10k --locked >/dev/null
 fi
 node tests/e2e/bench/load-10k.mjs --repeat "$repeat"
+step "the same, the pointer on the drop zone first (the results part fetched meanwhile)"
+node tests/e2e/bench/load-10k.mjs --repeat "$repeat" --near | tail -2
