@@ -1,7 +1,8 @@
 //! The house rules of the source tree, checked on every `cargo test`: no import circle between
 //! the modules of `src/` or `sim/src/`, the core's and the browser layer's folders in one order
 //! each with every import pointing down (nothing that reads files imports what presents them),
-//! and the pure core free of clocks and the browser.
+//! the pure core free of clocks and the browser, and every split point of the wasm fallible and
+//! documented.
 //! See docs/design/architecture.md.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -598,6 +599,55 @@ fn no_source_file_is_over_a_thousand_lines() {
         })
         .collect();
     assert!(long.is_empty(), "split these by what they own: {long:#?}");
+}
+
+/// The parts of the split wasm (docs/design/architecture.md, *Parts of the wasm*).
+const WASM_PARTS: [&str; 5] = ["results", "run", "measure", "reader", "live_charts"];
+
+/// Every split point of the wasm names one of the documented parts, is `fallible` (a part that
+/// cannot be fetched must be an error the page shows, never a panic, which would abort the whole
+/// wasm), and is listed by name in the architecture page.
+#[test]
+fn every_split_point_is_fallible_and_documented() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let doc = fs::read_to_string(root().join("docs/design/architecture.md")).expect("readable");
+    let mut found = 0;
+    let mut problems = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("readable");
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("#[wasm_split(") {
+            let attribute_and_after = &rest[at..];
+            let end = attribute_and_after.find(")]").expect("the attribute closes");
+            let arguments = &attribute_and_after["#[wasm_split(".len()..end];
+            let part = arguments
+                .split(',')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+            let after = &attribute_and_after[end..];
+            let name: String = after[after.find("fn ").expect("a function follows") + 3..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let place = format!("{} `{name}`", file.display());
+            if !WASM_PARTS.contains(&part.as_str()) {
+                problems.push(format!("{place}: part `{part}` is not one of {WASM_PARTS:?}"));
+            }
+            if !arguments.split(',').any(|argument| argument.trim() == "fallible") {
+                problems.push(format!("{place}: not `fallible`"));
+            }
+            if !doc.contains(&name) {
+                problems.push(format!("{place}: not named in docs/design/architecture.md"));
+            }
+            found += 1;
+            rest = &rest[at + end..];
+        }
+    }
+    assert!(found >= WASM_PARTS.len(), "the walk found {found} split points");
+    assert!(problems.is_empty(), "split points: {problems:#?}");
 }
 
 /// The checker itself: a circle it is shown is a circle it reports.
