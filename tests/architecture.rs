@@ -619,7 +619,9 @@ fn every_split_point_is_fallible_and_documented() {
         let mut rest = text.as_str();
         while let Some(at) = rest.find("#[wasm_split(") {
             let attribute_and_after = &rest[at..];
-            let end = attribute_and_after.find(")]").expect("the attribute closes");
+            let end = attribute_and_after
+                .find(")]")
+                .expect("the attribute closes");
             let arguments = &attribute_and_after["#[wasm_split(".len()..end];
             let part = arguments
                 .split(',')
@@ -634,9 +636,14 @@ fn every_split_point_is_fallible_and_documented() {
                 .collect();
             let place = format!("{} `{name}`", file.display());
             if !WASM_PARTS.contains(&part.as_str()) {
-                problems.push(format!("{place}: part `{part}` is not one of {WASM_PARTS:?}"));
+                problems.push(format!(
+                    "{place}: part `{part}` is not one of {WASM_PARTS:?}"
+                ));
             }
-            if !arguments.split(',').any(|argument| argument.trim() == "fallible") {
+            if !arguments
+                .split(',')
+                .any(|argument| argument.trim() == "fallible")
+            {
                 problems.push(format!("{place}: not `fallible`"));
             }
             if !doc.contains(&name) {
@@ -646,7 +653,10 @@ fn every_split_point_is_fallible_and_documented() {
             rest = &rest[at + end..];
         }
     }
-    assert!(found >= WASM_PARTS.len(), "the walk found {found} split points");
+    assert!(
+        found >= WASM_PARTS.len(),
+        "the walk found {found} split points"
+    );
     assert!(problems.is_empty(), "split points: {problems:#?}");
 }
 

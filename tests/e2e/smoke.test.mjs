@@ -53,6 +53,11 @@ for (const basePath of ['/', '/team/tools/strobe/']) {
       await page.getByTestId('drop-zone').hover();
       await page.waitForFunction((before) => performance.getEntriesByType('resource')
         .filter((entry) => entry.name.endsWith('.wasm')).length > before, firstVisit.length, { timeout: 10_000 });
+      // And on Run, the part that runs.
+      const beforeRun = (await loadedWasm()).length;
+      await page.getByTestId('run').hover();
+      await page.waitForFunction((before) => performance.getEntriesByType('resource')
+        .filter((entry) => entry.name.endsWith('.wasm')).length > before, beforeRun, { timeout: 10_000 });
       // …which the first chart loads, from beside the page (under the sub-path too).
       await page.getByTestId('open-example').click();
       await page.waitForFunction(() => document.querySelector('[data-testid=chart-cdf-ttft]')?.dataset.drawn === 'true');

@@ -8,6 +8,7 @@ use std::cell::Cell;
 use futures::future::LocalBoxFuture;
 use futures::FutureExt;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use leptos::wasm_split::wasm_split;
 
 use crate::core::config::error::ConfigError;
@@ -55,8 +56,18 @@ async fn run(state: AppState, library: Library) {
     }
 }
 
-/// [`start`], from the part of the wasm that runs (a split point: fetched at the first Run).
-#[wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible)]
+/// Starts fetching the part of the wasm that runs, when Run is about to be pressed (the pointer
+/// or the keyboard on it), so the press does not wait for it; a fetch that fails is tried again,
+/// and said, when Run is pressed.
+pub fn fetch_run_code() {
+    spawn_local(async {
+        let _ = preload_run().await;
+    });
+}
+
+/// [`start`], from the part of the wasm that runs (a split point: fetched at the first Run, or
+/// when the pointer reaches Run).
+#[wasm_split(run, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_run))]
 fn start_part(
     state: AppState,
     library: Library,

@@ -18,7 +18,9 @@ use crate::core::plan::context_window_note;
 use crate::core::prompt::export::{holds_prompts, plan_document_with};
 use crate::web::platform::files::download_text;
 use crate::web::run::preflight::CORS_RECIPES;
-use crate::web::run::start::{config_for_preflight, load_models, run_action, FILLED_BY_PREFLIGHT};
+use crate::web::run::start::{
+    config_for_preflight, fetch_run_code, load_models, run_action, FILLED_BY_PREFLIGHT,
+};
 use crate::web::run::workload::choose_file;
 use crate::web::state::library::Library;
 use crate::web::state::workload::WorkloadState;
@@ -155,6 +157,8 @@ pub fn RunView() -> impl IntoView {
                         type="submit"
                         class="primary"
                         data-testid="run"
+                        on:pointerenter=move |_| fetch_run_code()
+                        on:focus=move |_| fetch_run_code()
                         disabled=move || {
                             busy()
                                 || errors
