@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a first visit costs: the gzip and brotli bytes of every file the built page loads, the
 # first usable render on loopback and on a throttled network, the wasm's largest contributors
-# (by crate, strobe module and function, with twiggy, before the split), the parts of the split
+# (by crate, strobe module and function, with twiggy, before the split, and of the main part
+# after it), the parts of the split
 # wasm a first visit does not fetch, and the time until a dropped 10,000-row artifact is
 # charted. Builds what is missing or stale first; measures, never
 # asserts (docs/develop/benchmarks.md, scripts/bench-size.sh). Arguments: --repeat N (default 5).
@@ -22,6 +23,13 @@ if ! command -v twiggy >/dev/null; then
     cargo install --locked twiggy --version 0.8.0
 fi
 node tests/e2e/bench/wasm-weight.mjs --top 15
+step "the main part's largest contributors (what a first visit loads, before wasm-opt)"
+main_part=$(ls target/wasm-split/release/strobe-*_bg.wasm 2>/dev/null | grep -v '\.opt$' | head -1)
+if [ -n "$main_part" ]; then
+  STROBE_WASM=$main_part node tests/e2e/bench/wasm-weight.mjs --top 10
+else
+  echo "no split build in target/wasm-split/release/: build with trunk build --release first"
+fi
 
 step "a dropped 10,000-row artifact, charted"
 if [ ! -f target/bench-dump/bench-10k.json ]; then
