@@ -189,9 +189,19 @@ pub fn redacted(file: &CarriedFile) -> Result<CarriedFile, LinkError> {
 /// The file a page's fragment (`location.hash`, with or without its `#`) carries, or `None`
 /// when the fragment is no link to a run (empty, or an anchor of the page).
 pub fn read_link(hash: &str) -> Option<Result<CarriedFile, LinkError>> {
+    link_payload(hash).map(decode)
+}
+
+/// Whether the fragment is a link to a run (whether or not it reads): a cheap test of its
+/// prefix, so a page opened with no link, or with an anchor, needs none of the readers.
+pub fn is_link(hash: &str) -> bool {
+    link_payload(hash).is_some()
+}
+
+/// What follows the link's prefix in the fragment, if it has the prefix.
+fn link_payload(hash: &str) -> Option<&str> {
     let fragment = hash.strip_prefix('#').unwrap_or(hash);
-    let encoded = fragment.strip_prefix(LINK_FRAGMENT_PREFIX)?;
-    Some(decode(encoded))
+    fragment.strip_prefix(LINK_FRAGMENT_PREFIX)
 }
 
 fn decode(encoded: &str) -> Result<CarriedFile, LinkError> {

@@ -7,16 +7,16 @@
 
 use leptos::wasm_split::wasm_split;
 
-use crate::core::read::link::{link_runs, read_link};
+use crate::core::read::link::{is_link, link_runs, read_link};
 
 use crate::web::platform::parts::PartNotLoaded;
 use crate::web::run::keep;
 use crate::web::state::library::{Library, SharedRun};
 
 /// Opens the run the fragment `hash` (`location.hash`) carries, if it is a link to one; a page
-/// opened without a fragment loads nothing for it.
+/// opened without a link (no fragment, or an anchor) loads nothing for it.
 pub async fn open(library: Library, hash: String) {
-    if hash.is_empty() {
+    if !is_link(&hash) {
         return;
     }
     if let Err(error) = open_fragment(library, hash).await {

@@ -76,6 +76,12 @@ fn fragments_that_are_not_links_are_left_alone() {
     assert_eq!(read_link("#"), None);
     assert_eq!(read_link("#the-one-file-report"), None);
     assert_eq!(read_link("#runs"), None);
+    for hash in ["", "#", "#the-one-file-report", "#runs"] {
+        assert!(!is_link(hash), "{hash:?}");
+    }
+    // A link is one by its prefix, whether or not what follows reads.
+    assert!(is_link("#run=not-base64!"));
+    assert!(is_link("run="));
 }
 
 #[test]
