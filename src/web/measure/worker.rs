@@ -37,11 +37,9 @@ const PROGRESS_INTERVAL_MS: f64 = 250.0;
 /// `Ready`); one that cannot be fetched is a `Failed` message with what to do.
 pub async fn serve_measurements() {
     if let Err(error) = serve_part().await {
-        post(&FromMeasurement::Failed {
-            progress: LiveProgress::default(),
-            finished: Vec::new(),
-            reason: format!("the measurement worker could not start: {error}"),
-        });
+        post(&failed(format!(
+            "the measurement worker could not start: {error}"
+        )));
     }
 }
 
@@ -82,11 +80,7 @@ fn serve_part() -> Result<(), PartNotLoaded> {
                     live.cancel();
                 }
             }
-            Err(reason) => post(&FromMeasurement::Failed {
-                progress: LiveProgress::default(),
-                finished: Vec::new(),
-                reason,
-            }),
+            Err(reason) => post(&failed(reason)),
         }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -104,11 +98,6 @@ async fn run(
     workload: Option<Arc<WorkloadRequests>>,
     current: Rc<RefCell<Option<Rc<LiveRun>>>>,
 ) {
-    let failed = |reason: String| FromMeasurement::Failed {
-        progress: LiveProgress::default(),
-        finished: Vec::new(),
-        reason,
-    };
     let plan = match RunPlan::for_run(&config, discovered_max_model_len, workload) {
         Ok(plan) => match calibration {
             Some(calibration) => plan.with_calibration(calibration),
@@ -168,15 +157,18 @@ async fn report_progress(live: Rc<LiveRun>, sent: Rc<Cell<usize>>, done: Rc<Cell
     }
 }
 
+/// The worker's failure before any request of the run ended: no counters, no rows, the reason.
+fn failed(reason: String) -> FromMeasurement {
+    FromMeasurement::Failed {
+        progress: LiveProgress::default(),
+        finished: Vec::new(),
+        reason,
+    }
+}
+
 fn post(message: &FromMeasurement) {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let text = encode_message(message).unwrap_or_else(|reason| {
-        encode_message(&FromMeasurement::Failed {
-            progress: LiveProgress::default(),
-            finished: Vec::new(),
-            reason,
-        })
-        .unwrap_or_default()
-    });
+    let text = encode_message(message)
+        .unwrap_or_else(|reason| encode_message(&failed(reason)).unwrap_or_default());
     let _ = scope.post_message(&JsValue::from_str(&text));
 }
